@@ -1,0 +1,2 @@
+//! The `toolstream` command-line tool.
+fn main() {}

@@ -1,0 +1,224 @@
+//! Parser configuration: dialects, prefill, known tools, limits and id generation.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::dialect::Dialect;
+use crate::error::ToolsError;
+
+/// Resource limits. Every buffer the parser holds is bounded by one of these;
+/// they are a security boundary for untrusted model output.
+///
+/// When a limit is reached inside a tool call, the call ends with
+/// `truncated: true` and a [`crate::RepairKind::LimitExceeded`] repair, and the
+/// rest of the input continues as text. When it is reached while the parser is
+/// still deciding whether some bytes are a call at all, those bytes are
+/// released as text with a [`crate::DiagnosticKind::LimitExceeded`] diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum nesting depth of a JSON value (default 128).
+    pub max_depth: usize,
+    /// Maximum size of one call's arguments JSON, in bytes (default 16 MiB).
+    pub max_args_bytes: usize,
+    /// Maximum number of input bytes held back while undecided (a candidate
+    /// call whose name is not known yet, a partial tag), default 1 MiB.
+    pub max_held_bytes: usize,
+    /// Maximum size of one held token (an object key, a number, a bare word)
+    /// before it is written out as it stands (default 64 KiB).
+    pub max_token_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 128,
+            max_args_bytes: 16 << 20,
+            max_held_bytes: 1 << 20,
+            max_token_bytes: 64 << 10,
+        }
+    }
+}
+
+/// Generates the id of a call whose model did not write one.
+///
+/// The default produces `call_0`, `call_1`, … from the call index, so output
+/// is deterministic.
+#[derive(Clone)]
+pub struct IdGenerator(Arc<dyn Fn(usize) -> String + Send + Sync>);
+
+impl IdGenerator {
+    /// Wraps a function from call index to id.
+    pub fn new(f: impl Fn(usize) -> String + Send + Sync + 'static) -> Self {
+        IdGenerator(Arc::new(f))
+    }
+
+    /// The id for call `index`.
+    pub fn id(&self, index: usize) -> String {
+        (self.0)(index)
+    }
+}
+
+impl Default for IdGenerator {
+    fn default() -> Self {
+        IdGenerator::new(|i| format!("call_{i}"))
+    }
+}
+
+impl fmt::Debug for IdGenerator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("IdGenerator(..)")
+    }
+}
+
+/// One tool the model was offered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// Its JSON schema for arguments, if given.
+    pub parameters: Option<Value>,
+}
+
+/// The tools the model was offered: used to match names and to type values
+/// in dialects whose values are untyped text (XML parameters, …).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tools {
+    specs: Vec<ToolSpec>,
+}
+
+impl Tools {
+    /// Builds a tool set from specs.
+    pub fn new(specs: Vec<ToolSpec>) -> Self {
+        Tools { specs }
+    }
+
+    /// Parses an OpenAI-format tool list
+    /// (`[{"type":"function","function":{"name","description","parameters"}}]`);
+    /// bare `{"name", "parameters"}` objects, Anthropic's `input_schema` and a
+    /// single object instead of a list are accepted too.
+    pub fn from_json(text: &str) -> Result<Self, ToolsError> {
+        let value: Value = serde_json::from_str(text).map_err(ToolsError::Json)?;
+        Self::from_value(&value)
+    }
+
+    /// Like [`Tools::from_json`], from an already parsed value.
+    pub fn from_value(value: &Value) -> Result<Self, ToolsError> {
+        let items: Vec<&Value> = match value {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(o) if o.contains_key("tools") => match &o["tools"] {
+                Value::Array(a) => a.iter().collect(),
+                _ => return Err(ToolsError::Shape("`tools` is not a list".into())),
+            },
+            Value::Object(_) => vec![value],
+            _ => return Err(ToolsError::Shape("expected a list of tools".into())),
+        };
+        let mut specs = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let obj = match item.get("function") {
+                Some(f @ Value::Object(_)) => f,
+                _ => item,
+            };
+            let name = obj
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ToolsError::Shape(format!("tool {i} has no name")))?;
+            let parameters = obj
+                .get("parameters")
+                .or_else(|| obj.get("input_schema"))
+                .or_else(|| obj.get("parametersJsonSchema"))
+                .cloned();
+            specs.push(ToolSpec {
+                name: name.to_owned(),
+                parameters,
+            });
+        }
+        Ok(Tools { specs })
+    }
+
+    /// All tools.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+        self.specs.iter().find(|s| s.name == name)
+    }
+
+    /// True when no tool is known.
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
+    /// The schema type (`"integer"`, `"string"`, …) of parameter `param` of tool `name`.
+    pub fn param_type(&self, name: &str, param: &str) -> Option<&str> {
+        let schema = self.get(name)?.parameters.as_ref()?;
+        let prop = schema.get("properties")?.get(param)?;
+        match prop.get("type")? {
+            Value::String(s) => Some(s.as_str()),
+            Value::Array(types) => types
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|t| *t != "null"),
+            _ => None,
+        }
+    }
+}
+
+/// Everything a [`crate::Parser`] needs to know before the first byte.
+///
+/// ```
+/// use toolstream::{Config, Dialect};
+/// let config = Config::default()
+///     .with_dialects(vec![Dialect::Hermes])
+///     .with_prefill("<think>\n");
+/// assert_eq!(config.dialects, vec![Dialect::Hermes]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// The dialects to recognise. Empty means auto-detection over every dialect.
+    pub dialects: Vec<Dialect>,
+    /// The tail of the prompt the output continues (for example `<think>\n`
+    /// when the chat template opens the reasoning block itself).
+    pub prefill: Option<String>,
+    /// The tools the model was offered, if known.
+    pub tools: Option<Arc<Tools>>,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Id generator for calls without a model-written id.
+    pub ids: IdGenerator,
+}
+
+impl Config {
+    /// Restricts recognition to `dialects` (empty: auto).
+    pub fn with_dialects(mut self, dialects: Vec<Dialect>) -> Self {
+        self.dialects = dialects;
+        self
+    }
+
+    /// Sets the prefill (see [`Config::prefill`]).
+    pub fn with_prefill(mut self, prefill: impl Into<String>) -> Self {
+        self.prefill = Some(prefill.into());
+        self
+    }
+
+    /// Sets the known tools.
+    pub fn with_tools(mut self, tools: Tools) -> Self {
+        self.tools = Some(Arc::new(tools));
+        self
+    }
+
+    /// Sets the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the id generator.
+    pub fn with_ids(mut self, ids: IdGenerator) -> Self {
+        self.ids = ids;
+        self
+    }
+}

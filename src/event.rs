@@ -1,0 +1,370 @@
+//! The typed events every parser and decoder in this crate emits.
+//!
+//! One stream of [`Event`]s describes everything a model produced: prose
+//! ([`Event::Text`]), reasoning ([`Event::Thinking`]) and tool calls
+//! ([`Event::ToolStart`], [`Event::ToolArgs`], [`Event::ToolEnd`]).
+//!
+//! # The lossless contract
+//!
+//! For the content parser ([`crate::Parser`]) the spans of the `Text`,
+//! `Thinking` and `ToolEnd` events are disjoint, increasing and tile the input
+//! `[0, len)` exactly: every input byte belongs to exactly one of them. Markup
+//! (`<tool_call>`, a code fence, `</think>`) belongs to the event it delimits.
+//! `ToolStart`, `ToolArgs` and `Diagnostic` carry spans too, but those overlap
+//! the span of the call they belong to and are not part of the tiling.
+
+use std::fmt;
+
+use bytes::Bytes;
+use serde::Serialize;
+
+/// A half-open byte range `[start, end)` in the input stream.
+///
+/// Offsets are absolute: they count every byte fed to the parser since it was
+/// created, across chunks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Span {
+    /// First byte of the range.
+    pub start: u64,
+    /// One past the last byte of the range.
+    pub end: u64,
+}
+
+impl Span {
+    /// Creates a span from `start` to `end`.
+    #[inline]
+    pub const fn new(start: u64, end: u64) -> Span {
+        Span { start, end }
+    }
+
+    /// Number of bytes covered.
+    #[inline]
+    pub const fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    /// True when the span covers no byte.
+    #[inline]
+    pub const fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// One repair the parser made to produce valid output, with the input offset
+/// where it was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Repair {
+    /// What was repaired.
+    pub kind: RepairKind,
+    /// Absolute input offset of the byte that triggered the repair.
+    pub offset: u64,
+}
+
+macro_rules! repair_kinds {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, )*) => {
+        /// The kinds of repair applied to malformed tool-call output.
+        ///
+        /// Valid JSON never produces a repair: a clean call has an empty
+        /// repair list.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum RepairKind {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl RepairKind {
+            /// The stable `snake_case` name used in CLI output and reports.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $( RepairKind::$variant => $name, )*
+                }
+            }
+
+            /// Every repair kind, in declaration order.
+            pub const ALL: &'static [RepairKind] = &[ $( RepairKind::$variant, )* ];
+        }
+    };
+}
+
+repair_kinds! {
+    /// A comma before a closing bracket was dropped (`[1, 2,]`).
+    TrailingComma => "trailing_comma",
+    /// A comma with no value before it was dropped (`[,1]`, `[1,,2]`).
+    ExtraComma => "extra_comma",
+    /// A missing comma between two values or members was inserted.
+    MissingComma => "missing_comma",
+    /// A missing colon between a key and its value was inserted.
+    MissingColon => "missing_colon",
+    /// A single-quoted string was converted to a double-quoted one.
+    SingleQuotes => "single_quotes",
+    /// A string delimited by typographic quotes (`“ ”`, `‘ ’`) was converted.
+    SmartQuotes => "smart_quotes",
+    /// An object key without quotes was quoted.
+    UnquotedKey => "unquoted_key",
+    /// A bare word in value position was turned into a string.
+    UnquotedString => "unquoted_string",
+    /// A Python literal (`True`, `False`, `None`) became its JSON form.
+    PythonLiteral => "python_literal",
+    /// An upper-case or JavaScript literal (`TRUE`, `NULL`, `undefined`) became its JSON form.
+    NonJsonLiteral => "non_json_literal",
+    /// `NaN` or `Infinity` became `null`.
+    NonFiniteNumber => "non_finite_number",
+    /// A number was normalised (`.5`, `1.`, `+1`, `1e`).
+    NumberFormat => "number_format",
+    /// A number with leading zeros was kept as a string (`007` → `"007"`).
+    LeadingZeros => "leading_zeros",
+    /// A `//`, `/* */` or `#` comment was removed.
+    Comment => "comment",
+    /// A raw control character (newline, tab, …) inside a string was escaped.
+    ControlCharacter => "control_character",
+    /// An invalid escape kept its backslash (`\d` → `\\d`).
+    InvalidEscape => "invalid_escape",
+    /// An unpaired UTF-16 surrogate escape kept its backslash.
+    LoneSurrogate => "lone_surrogate",
+    /// Invalid UTF-8 was replaced with U+FFFD.
+    InvalidUtf8 => "invalid_utf8",
+    /// A quote inside a string that did not end it was escaped.
+    UnescapedQuote => "unescaped_quote",
+    /// Whitespace that JSON does not allow (BOM, NBSP, …) was dropped.
+    NonJsonWhitespace => "non_json_whitespace",
+    /// A closing bracket with nothing to close was dropped.
+    RedundantCloser => "redundant_closer",
+    /// A closing bracket of the wrong kind closed the inner containers first.
+    MismatchedCloser => "mismatched_closer",
+    /// An opening bracket in key position was dropped (`{{"a": 1}}`).
+    StrayOpener => "stray_opener",
+    /// A container left open at the end of the input was closed.
+    MissingCloser => "missing_closer",
+    /// A string left open at the end of the input was closed.
+    UnclosedString => "unclosed_string",
+    /// A number or literal cut off at the end was completed or trimmed.
+    TruncatedValue => "truncated_value",
+    /// A key cut off at the end of the input was dropped.
+    DroppedKey => "dropped_key",
+    /// A missing value became `null`.
+    MissingValue => "missing_value",
+    /// Arguments given as a JSON string were decoded into an object.
+    StringifiedArguments => "stringified_arguments",
+    /// Arguments wrapped twice (`{"arguments": {"arguments": …}}`) were unwrapped.
+    DoubleWrappedArguments => "double_wrapped_arguments",
+    /// Arguments that were not an object were wrapped as `{"value": …}` (or `{}` for null).
+    NonObjectArguments => "non_object_arguments",
+    /// Missing arguments became `{}`.
+    MissingArguments => "missing_arguments",
+    /// A closing tag or fence was missing.
+    MissingCloseTag => "missing_close_tag",
+    /// Bytes between the end of the call and its closing markup were skipped.
+    TrailingGarbage => "trailing_garbage",
+    /// A configured limit was reached; the call was cut there.
+    LimitExceeded => "limit_exceeded",
+    /// A value was converted to the type a tool schema or the value itself asked for.
+    TypeCoercion => "type_coercion",
+    /// An XML entity was decoded.
+    EntityDecoded => "entity_decoded",
+    /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).
+    SyntaxFix => "syntax_fix",
+}
+
+impl fmt::Display for RepairKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for RepairKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Why a stream finished, as reported by a provider stream or derived from what happened.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// The model finished its turn.
+    Stop,
+    /// The model stopped to have its tool calls executed.
+    ToolCalls,
+    /// The token limit was reached.
+    Length,
+    /// Output was withheld by a content filter or refusal.
+    ContentFilter,
+    /// The stream ended with an error.
+    Error,
+    /// Any other reason, as the provider spelled it.
+    Other(String),
+}
+
+/// Token accounting reported at the end of a provider stream.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Usage {
+    /// Prompt (input) tokens.
+    pub input_tokens: Option<u64>,
+    /// Completion (output) tokens.
+    pub output_tokens: Option<u64>,
+    /// Reasoning tokens, where reported separately.
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// The category of an [`Event::Error`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The provider sent an error event or error payload.
+    Provider,
+    /// A frame or payload could not be decoded.
+    Malformed,
+    /// A frame exceeded a configured size limit.
+    Limit,
+    /// The stream ended before the provider's terminal event.
+    Truncated,
+}
+
+/// The category of an [`Event::Diagnostic`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// A block that looked like a tool call could not be parsed; its bytes were kept as text.
+    UnparseableBlock,
+    /// A configured limit was reached.
+    LimitExceeded,
+    /// Content inside a call container that was not a call was skipped (it stays in the call's span).
+    SkippedContent,
+    /// An event or payload of a provider stream was not understood and was skipped.
+    UnknownEvent,
+}
+
+/// A tool call that has ended: what [`Event::ToolEnd`] carries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToolCall {
+    /// Position of the call in the stream, counting from 0.
+    pub index: usize,
+    /// The call id: the model's own where it wrote one, else a generated one.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The complete arguments: always a valid JSON object text.
+    pub arguments: String,
+    /// The repairs applied, in input order.
+    pub repairs: Vec<Repair>,
+    /// True when the input ended (or a limit cut the call) before the call was complete.
+    pub truncated: bool,
+}
+
+impl ToolCall {
+    /// Parses [`ToolCall::arguments`] into a `serde_json::Value`.
+    ///
+    /// The arguments are always valid JSON, so this only fails on documents
+    /// deeper than serde_json's recursion limit.
+    pub fn arguments_value(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::from_str(&self.arguments)
+    }
+}
+
+/// One event of a parsed model output stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// Prose for the user. Zero-copy slices of the input wherever possible.
+    Text {
+        /// The text bytes (UTF-8 unless the input was not).
+        text: Bytes,
+        /// Where it came from.
+        span: Span,
+    },
+    /// Reasoning. The span includes the reasoning markup.
+    Thinking {
+        /// The reasoning text, without its markup.
+        text: Bytes,
+        /// Where it came from.
+        span: Span,
+    },
+    /// A tool call began; emitted as soon as its name is known.
+    ToolStart {
+        /// Position of the call in the stream.
+        index: usize,
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// The input that made the name known.
+        span: Span,
+    },
+    /// The next piece of a call's arguments JSON. Concatenating every delta of
+    /// a call gives exactly its final [`ToolCall::arguments`].
+    ToolArgs {
+        /// Position of the call in the stream.
+        index: usize,
+        /// Append-only fragment of the arguments JSON text.
+        delta: Bytes,
+        /// The input that produced this fragment.
+        span: Span,
+    },
+    /// A tool call ended. The span covers the whole call including its markup.
+    ToolEnd {
+        /// The finished call.
+        call: Box<ToolCall>,
+        /// Where the call (and its markup) came from.
+        span: Span,
+    },
+    /// Something worth knowing that did not stop parsing (a block kept as text, a limit).
+    Diagnostic {
+        /// What happened.
+        kind: DiagnosticKind,
+        /// Human-readable detail.
+        message: String,
+        /// The input it is about.
+        span: Span,
+    },
+    /// The provider stream reported the end of the response (provider decoders only).
+    Finish {
+        /// Why it finished.
+        reason: FinishReason,
+        /// Token usage, where the provider reported it.
+        usage: Option<Usage>,
+        /// The frame that carried it.
+        span: Span,
+    },
+    /// The provider stream reported an error or could not be decoded (provider decoders only).
+    Error {
+        /// Category.
+        kind: ErrorKind,
+        /// The provider's or decoder's message.
+        message: String,
+        /// The frame that carried it.
+        span: Span,
+    },
+}
+
+impl Event {
+    /// The event's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Event::Text { span, .. }
+            | Event::Thinking { span, .. }
+            | Event::ToolStart { span, .. }
+            | Event::ToolArgs { span, .. }
+            | Event::ToolEnd { span, .. }
+            | Event::Diagnostic { span, .. }
+            | Event::Finish { span, .. }
+            | Event::Error { span, .. } => *span,
+        }
+    }
+
+    /// True for the events whose spans tile the input (`Text`, `Thinking`, `ToolEnd`).
+    pub fn is_tiling(&self) -> bool {
+        matches!(
+            self,
+            Event::Text { .. } | Event::Thinking { .. } | Event::ToolEnd { .. }
+        )
+    }
+}

@@ -1,0 +1,155 @@
+//! JSON repair: the incremental transcoder ([`Repairer`]) and one-shot helpers.
+//!
+//! The policies (decided, and documented in the README):
+//!
+//! * valid JSON is never changed, not even `\f` or `\b` escapes;
+//! * an invalid escape keeps its backslash (`"C:\d"` → `"C:\\d"`);
+//! * a missing value is `null`, never `""`;
+//! * a key cut off at the end is dropped, a value cut off after its colon is
+//!   `null`, a cut-off string is closed, a cut-off number or literal is
+//!   completed or trimmed to its longest valid prefix;
+//! * leading zeros keep the digits as a string (`007` → `"007"`);
+//! * an unescaped `"` inside a string is content unless what follows it can
+//!   only continue the structure (`,` `}` `]` `:` or the end);
+//! * emitted bytes are never retracted.
+
+mod repair;
+
+pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
+
+#[allow(unused_imports)]
+pub(crate) use repair::is_json_number;
+
+use crate::error::NoJson;
+use crate::event::Repair;
+
+/// The result of repairing one JSON value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repaired {
+    /// The repaired JSON text: always valid JSON.
+    pub json: String,
+    /// The repairs made.
+    pub repairs: Vec<Repair>,
+    /// True when the input ended before the value was complete.
+    pub truncated: bool,
+}
+
+/// Repairs one JSON value at the start of `input` (leading whitespace allowed).
+///
+/// Returns `None` when the input holds no value at all.
+///
+/// ```
+/// let r = toolstream::json::repair(br#"{"city": 'Paris', "days": 3,"#).unwrap();
+/// assert_eq!(r.json, r#"{"city": "Paris", "days": 3}"#);
+/// assert!(r.truncated);
+/// ```
+pub fn repair(input: &[u8]) -> Option<Repaired> {
+    let mut r = Repairer::new();
+    let mut out = Vec::with_capacity(input.len() + 8);
+    let p = r.feed(input, &mut out);
+    let truncated = match p.status {
+        Status::Done => false,
+        _ => r.finish(&mut out),
+    };
+    if !r.has_begun() {
+        return None;
+    }
+    Some(Repaired {
+        json: into_string(out),
+        repairs: r.take_repairs(),
+        truncated,
+    })
+}
+
+/// Finds and repairs the JSON in a piece of text: a value possibly inside prose
+/// or a code fence, possibly truncated or malformed. Several top-level values
+/// are returned as a JSON array. `chunk` > 0 feeds the repairer in pieces of
+/// that size (the result is the same; this exercises the streaming path).
+///
+/// ```
+/// let r = toolstream::json::repair_document(b"Sure!\n```json\n{'a': 1,}\n```\nDone.", 0).unwrap();
+/// assert_eq!(r.json, r#"{"a": 1}"#);
+/// ```
+pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
+    let mut values: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut repairs = Vec::new();
+    let trimmed_start = input.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(input.len());
+    // A document that is itself a scalar (`"x"`, `42`, `true`) is repaired as one.
+    let scalar_doc = matches!(input.get(trimmed_start), Some(b'"' | b'\'' | b'-' | b'0'..=b'9'))
+        || [&b"true"[..], b"false", b"null", b"True", b"False", b"None"]
+            .iter()
+            .any(|l| input[trimmed_start..].trim_ascii_end() == *l);
+    let mut pos = if scalar_doc { trimmed_start } else { 0 };
+    while pos < input.len() {
+        let start = if scalar_doc && values.is_empty() {
+            pos
+        } else {
+            match memchr::memchr2(b'{', b'[', &input[pos..]) {
+                Some(p) => pos + p,
+                None => break,
+            }
+        };
+        let mut r = Repairer::new();
+        r.set_offset(start as u64);
+        let mut out = Vec::new();
+        let mut at = start;
+        let mut done = false;
+        while at < input.len() {
+            let end = if chunk == 0 { input.len() } else { (at + chunk).min(input.len()) };
+            let p = r.feed(&input[at..end], &mut out);
+            at += p.consumed;
+            if p.status != Status::NeedMore {
+                done = p.status == Status::Done;
+                break;
+            }
+        }
+        let truncated = if done { false } else { r.finish(&mut out) };
+        repairs.extend(r.take_repairs());
+        if !out.is_empty() && serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_ok() {
+            values.push((out, truncated));
+        }
+        pos = at.max(start + 1);
+        if scalar_doc {
+            break;
+        }
+    }
+    match values.len() {
+        0 => Err(NoJson),
+        1 => {
+            let (json, truncated) = values.pop().unwrap_or_default();
+            Ok(Repaired {
+                json: into_string(json),
+                repairs,
+                truncated,
+            })
+        }
+        _ => {
+            let truncated = values.iter().any(|v| v.1);
+            let mut json = Vec::new();
+            json.push(b'[');
+            for (i, (v, _)) in values.iter().enumerate() {
+                if i > 0 {
+                    json.push(b',');
+                }
+                json.extend_from_slice(v);
+            }
+            json.push(b']');
+            Ok(Repaired {
+                json: into_string(json),
+                repairs,
+                truncated,
+            })
+        }
+    }
+}
+
+/// Output of the repairer is valid UTF-8 by construction; this never copies.
+pub(crate) fn into_string(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1870 @@
+//! The incremental repairing JSON transcoder.
+//!
+//! [`Repairer`] consumes arbitrary chunks of almost-JSON and writes valid,
+//! append-only JSON text to a [`Sink`], together with structural [`Mark`]s
+//! (value begins and ends, object keys) so that a consumer can route parts of
+//! the document without parsing the output again.
+//!
+//! # Guarantees
+//!
+//! * **Append-only.** Bytes written are never retracted. Only the few bytes
+//!   whose meaning depends on what follows are held back: a closing quote
+//!   (content or end of string?), a comma (trailing or not?), an object key
+//!   (kept or dropped if the input ends inside it?), a bare token (number,
+//!   literal or unquoted string?), a partial escape or UTF-8 sequence.
+//! * **Valid JSON passes through unchanged**, byte for byte, with no repair.
+//! * **Chunk invariance.** The output and the repairs depend only on the bytes,
+//!   never on where the chunks were split.
+//! * **Linear.** Every input byte is looked at a bounded number of times;
+//!   string content is copied in runs found with `memchr`.
+//! * After [`Repairer::finish`], the output is one complete JSON value.
+//!
+//! # State
+//!
+//! The repairer is a pushdown automaton: a stack of open containers, a
+//! structural position ([`Pos`]) and, when inside a token, a lexer state
+//! ([`Lex`]). The positions move like this:
+//!
+//! | position     | on value start | on `,`           | on `:`       | on closer      |
+//! |--------------|----------------|------------------|--------------|----------------|
+//! | `Value`      | lex the value  | missing value    | skipped      | close          |
+//! | `ObjKey`     | lex a key      | extra comma      | skipped      | close          |
+//! | `AfterKey`   | insert `:`     | `null` + comma   | commit key   | `null` + close |
+//! | `AfterValue` | insert `,`     | hold the comma   | skipped      | close          |
+
+use crate::config::Limits;
+use crate::event::{Repair, RepairKind};
+
+/// The kind of a JSON value, as announced by [`Mark::Begin`] and [`Mark::End`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// `{ … }`
+    Object,
+    /// `[ … ]`
+    Array,
+    /// `"…"`
+    String,
+    /// A number.
+    Number,
+    /// `true`, `false` or `null`.
+    Literal,
+}
+
+/// Structural information written to a [`Sink`] between output bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark<'a> {
+    /// A value begins; its first output byte follows.
+    Begin(ValueKind),
+    /// The most recently begun open value has ended; its last byte was written.
+    End(ValueKind),
+    /// An object member begins: its key, a complete JSON string, is written next.
+    Key(&'a [u8]),
+}
+
+/// Receives the repaired JSON text and its structure.
+pub trait Sink {
+    /// Appends output bytes. String output is never split inside an escape
+    /// sequence or a UTF-8 character.
+    fn write(&mut self, bytes: &[u8]);
+    /// Reports structure; the default ignores it.
+    fn mark(&mut self, _mark: Mark<'_>) {}
+}
+
+impl Sink for Vec<u8> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// What [`Repairer::feed`] stopped on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// All input was consumed; the value is not complete yet.
+    NeedMore,
+    /// The top-level value is complete; bytes after `consumed` are not part of it.
+    Done,
+    /// A `<` was found where JSON syntax was expected and stop-on-`<` is set:
+    /// the caller decides whether it is a closing tag. It was not consumed.
+    Stop,
+    /// A limit was reached at `consumed`; call [`Repairer::finish`] to close the value.
+    Limit,
+}
+
+/// The result of one [`Repairer::feed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// How many input bytes belong to the value (all of them unless the status says otherwise).
+    pub consumed: usize,
+    /// Why feeding stopped.
+    pub status: Status,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Obj,
+    Arr,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    kind: Kind,
+    /// Opened with `(`: written as an array.
+    tuple: bool,
+    /// Stray openers seen in key position whose closers are to be dropped.
+    phantoms: u32,
+}
+
+/// Structural position (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pos {
+    Value,
+    ObjKey,
+    AfterKey,
+    AfterValue,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quote {
+    Double,
+    Single,
+    /// `“…”`: closed by `”` (or `“`).
+    SmartDouble,
+    /// `‘…’`: closed by `’`.
+    SmartSingle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Esc {
+    None,
+    /// After a backslash.
+    Backslash,
+    /// Inside `\uXXXX`; the escape bytes so far are in `esc_buf`.
+    Unicode,
+    /// After a high surrogate escape, waiting for `\uXXXX` of the low half.
+    LowSurrogate,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct StrLex {
+    quote: Quote,
+    key: bool,
+    esc: Esc,
+    /// A closing quote was seen; `ws` holds the whitespace after it.
+    quote_pending: bool,
+    /// A line break is among the held whitespace.
+    newline: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct BareLex {
+    key: bool,
+    /// The token was judged to be an unquoted string and is being written as it arrives.
+    streaming: bool,
+    /// Whitespace after the token is held in `ws`.
+    ws_pending: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Lex {
+    None,
+    Str(StrLex),
+    Bare(BareLex),
+    /// Saw `/`: a comment, or the start of a bare token.
+    Slash,
+    LineComment,
+    BlockComment {
+        star: bool,
+    },
+    /// A multi-byte character in structural position, collected in `utf8`.
+    Utf8,
+}
+
+const LITERALS: &[(&[u8], &[u8], Option<RepairKind>)] = &[
+    (b"true", b"true", None),
+    (b"false", b"false", None),
+    (b"null", b"null", None),
+    (b"True", b"true", Some(RepairKind::PythonLiteral)),
+    (b"False", b"false", Some(RepairKind::PythonLiteral)),
+    (b"None", b"null", Some(RepairKind::PythonLiteral)),
+    (b"TRUE", b"true", Some(RepairKind::NonJsonLiteral)),
+    (b"FALSE", b"false", Some(RepairKind::NonJsonLiteral)),
+    (b"NULL", b"null", Some(RepairKind::NonJsonLiteral)),
+    (b"Null", b"null", Some(RepairKind::NonJsonLiteral)),
+    (b"undefined", b"null", Some(RepairKind::NonJsonLiteral)),
+    (b"NaN", b"null", Some(RepairKind::NonFiniteNumber)),
+    (b"Infinity", b"null", Some(RepairKind::NonFiniteNumber)),
+    (b"-Infinity", b"null", Some(RepairKind::NonFiniteNumber)),
+    (b"+Infinity", b"null", Some(RepairKind::NonFiniteNumber)),
+];
+
+/// Longest literal in [`LITERALS`].
+const MAX_LITERAL: usize = 9;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Bytes a JSON string may hold unescaped and that need no UTF-8 check.
+const fn plain_table() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0x20;
+    while i < 0x80 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = false;
+    t[b'\\' as usize] = false;
+    t
+}
+static PLAIN: [bool; 256] = plain_table();
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Length of a UTF-8 sequence from its lead byte (0 for a byte that cannot lead one).
+#[inline]
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 0,
+    }
+}
+
+/// Non-JSON whitespace characters that are dropped in structural positions.
+fn is_exotic_ws(c: &[u8]) -> bool {
+    matches!(
+        c,
+        [0xEF, 0xBB, 0xBF]
+            | [0xC2, 0xA0]
+            | [0xE2, 0x80, 0x80..=0x8B]
+            | [0xE2, 0x80, 0xA8 | 0xA9 | 0xAF]
+            | [0xE2, 0x81, 0x9F]
+            | [0xE3, 0x80, 0x80]
+    )
+}
+
+/// The incremental repairing JSON transcoder. See the [module docs](self).
+///
+/// ```
+/// use toolstream::json::{Repairer, Status};
+/// let mut r = Repairer::new();
+/// let mut out = Vec::new();
+/// // Python literals, single quotes, a trailing comma, split anywhere:
+/// r.feed(b"{'ok': Tr", &mut out);
+/// let p = r.feed(b"ue, 'n': [1, 2,],}", &mut out);
+/// assert_eq!(p.status, Status::Done);
+/// assert_eq!(out, br#"{"ok": true, "n": [1, 2]}"#);
+/// assert_eq!(r.repairs().len(), 4);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Repairer {
+    stack: Vec<Frame>,
+    pos: Pos,
+    lex: Lex,
+    /// The pending key: its complete JSON string and the whitespace after it.
+    key: Vec<u8>,
+    /// Length of the JSON string part of `key` (the rest is whitespace).
+    key_len: usize,
+    key_truncated: bool,
+    /// A held bare token (raw bytes).
+    tok: Vec<u8>,
+    tok_start: u64,
+    /// Whitespace held after a pending comma.
+    comma_ws: Vec<u8>,
+    /// Whitespace held after a pending closing quote.
+    quote_ws: Vec<u8>,
+    /// Whitespace held after (or inside) a bare token.
+    tok_ws: Vec<u8>,
+    /// A pending comma: the offset where it was seen (or inserted).
+    comma: Option<u64>,
+    /// Escape bytes held inside a string (`\uD83D\uDE0` at most).
+    esc_buf: Vec<u8>,
+    /// A partial UTF-8 character (inside a string or in structural position).
+    utf8: [u8; 4],
+    utf8_len: u8,
+    utf8_need: u8,
+    /// Absolute offset of the next input byte.
+    offset: u64,
+    repairs: Vec<Repair>,
+    max_depth: usize,
+    max_token: usize,
+    stop_on_lt: bool,
+    limited: bool,
+    begun: bool,
+}
+
+impl Default for Repairer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Repairer {
+    /// A repairer with the default [`Limits`].
+    pub fn new() -> Self {
+        Self::with_limits(&Limits::default())
+    }
+
+    /// A repairer bounded by `limits` (`max_depth` and `max_token_bytes` apply).
+    pub fn with_limits(limits: &Limits) -> Self {
+        Repairer {
+            stack: Vec::new(),
+            pos: Pos::Value,
+            lex: Lex::None,
+            key: Vec::new(),
+            key_len: 0,
+            key_truncated: false,
+            tok: Vec::new(),
+            tok_start: 0,
+            comma_ws: Vec::new(),
+            quote_ws: Vec::new(),
+            tok_ws: Vec::new(),
+            comma: None,
+            esc_buf: Vec::new(),
+            utf8: [0; 4],
+            utf8_len: 0,
+            utf8_need: 0,
+            offset: 0,
+            repairs: Vec::new(),
+            max_depth: limits.max_depth.max(1),
+            max_token: limits.max_token_bytes.max(16),
+            stop_on_lt: false,
+            limited: false,
+            begun: false,
+        }
+    }
+
+    /// Makes a `<` in structural position stop the repairer ([`Status::Stop`])
+    /// instead of being read as JSON, so that a dialect can look for its
+    /// closing tag. Inside strings `<` is always content.
+    pub fn stop_on_lt(mut self, yes: bool) -> Self {
+        self.stop_on_lt = yes;
+        self
+    }
+
+    /// Sets the absolute offset of the next input byte (used in repair offsets).
+    pub fn set_offset(&mut self, offset: u64) {
+        self.offset = offset;
+    }
+
+    /// Absolute offset of the next input byte.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The repairs made so far.
+    pub fn repairs(&self) -> &[Repair] {
+        &self.repairs
+    }
+
+    /// Takes the repairs made so far.
+    pub fn take_repairs(&mut self) -> Vec<Repair> {
+        std::mem::take(&mut self.repairs)
+    }
+
+    /// True once the top-level value is complete.
+    pub fn is_done(&self) -> bool {
+        self.pos == Pos::Done
+    }
+
+    /// True once any byte of the top-level value has been seen.
+    pub fn has_begun(&self) -> bool {
+        self.begun
+    }
+
+    /// Current nesting depth (0 outside any container).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// True while inside a string or key (where `<` is content).
+    pub fn in_string(&self) -> bool {
+        matches!(self.lex, Lex::Str(_))
+    }
+
+    #[inline]
+    fn repair(&mut self, kind: RepairKind, offset: u64) {
+        self.repairs.push(Repair { kind, offset });
+    }
+
+    /// Feeds the next chunk, writing repaired output to `sink`.
+    ///
+    /// Returns how many bytes were consumed: all of them, unless the value
+    /// completed ([`Status::Done`]), a `<` stopped it ([`Status::Stop`]) or a
+    /// limit was reached ([`Status::Limit`]).
+    pub fn feed<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> Progress {
+        if self.limited {
+            return Progress {
+                consumed: 0,
+                status: Status::Limit,
+            };
+        }
+        if self.pos == Pos::Done {
+            return Progress {
+                consumed: 0,
+                status: Status::Done,
+            };
+        }
+        let mut i = 0;
+        while i < input.len() {
+            let step = match self.lex {
+                Lex::Str(s) => self.lex_string(s, &input[i..], sink),
+                Lex::Bare(b) => self.lex_bare(b, &input[i..], sink),
+                _ => self.structural(&input[i..], sink),
+            };
+            match step {
+                Step::Consumed(n) => {
+                    i += n;
+                    self.offset += n as u64;
+                }
+                Step::Halt(n, status) => {
+                    i += n;
+                    self.offset += n as u64;
+                    return Progress {
+                        consumed: i,
+                        status,
+                    };
+                }
+            }
+            if self.pos == Pos::Done && matches!(self.lex, Lex::None) {
+                return Progress {
+                    consumed: i,
+                    status: Status::Done,
+                };
+            }
+        }
+        Progress {
+            consumed: i,
+            status: Status::NeedMore,
+        }
+    }
+
+    /// Ends the input: closes whatever is open so the output is one complete value.
+    ///
+    /// Returns true when anything had to be completed (the value was truncated).
+    /// If no value had begun, nothing is written.
+    pub fn finish<S: Sink + ?Sized>(&mut self, sink: &mut S) -> bool {
+        if self.pos == Pos::Done && matches!(self.lex, Lex::None) {
+            return false;
+        }
+        let at = self.offset;
+        let mut truncated = self.limited;
+        match self.lex {
+            Lex::Str(s) => {
+                truncated |= self.finish_string(s, sink);
+            }
+            Lex::Bare(b) => {
+                self.end_bare(b, sink, true);
+                truncated = true;
+            }
+            Lex::Utf8 => {
+                self.utf8_len = 0;
+                self.lex = Lex::None;
+                self.repair(RepairKind::InvalidUtf8, at);
+                truncated = true;
+            }
+            Lex::Slash => {
+                // A lone `/` at the end: a cut-off comment or word; nothing to keep.
+                self.lex = Lex::None;
+                truncated = true;
+            }
+            Lex::LineComment | Lex::BlockComment { .. } => {
+                self.lex = Lex::None;
+            }
+            Lex::None => {}
+        }
+        if !self.begun {
+            return false;
+        }
+        if self.pos == Pos::Done {
+            return truncated;
+        }
+        match self.pos {
+            Pos::AfterKey => {
+                self.key.clear();
+                self.key_len = 0;
+                self.repair(RepairKind::DroppedKey, at);
+            }
+            Pos::Value if !self.stack.is_empty() => {
+                if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() {
+                    // `{"a":` — a value cut off after its colon.
+                    self.repair(RepairKind::MissingValue, at);
+                    self.scalar(sink, ValueKind::Literal, b"null");
+                }
+            }
+            _ => {}
+        }
+        if self.comma.take().is_some() {
+            self.repair(RepairKind::TrailingComma, at);
+            self.comma_ws.clear();
+        }
+        if !self.comma_ws.is_empty() {
+            sink.write(&self.comma_ws);
+            self.comma_ws.clear();
+        }
+        if !self.stack.is_empty() {
+            self.repair(RepairKind::MissingCloser, at);
+            while let Some(f) = self.stack.pop() {
+                let (b, k) = closer_of(f.kind);
+                sink.write(b);
+                sink.mark(Mark::End(k));
+            }
+        }
+        self.pos = Pos::Done;
+        true
+    }
+
+    // ----- structural positions -------------------------------------------------
+
+    fn structural<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> Step {
+        let b = input[0];
+        match self.lex {
+            Lex::LineComment => {
+                return match memchr::memchr2(b'\n', b'\r', input) {
+                    Some(n) => {
+                        self.lex = Lex::None;
+                        Step::Consumed(n)
+                    }
+                    None => Step::Consumed(input.len()),
+                };
+            }
+            Lex::BlockComment { star } => {
+                if star && b == b'/' {
+                    self.lex = Lex::None;
+                    return Step::Consumed(1);
+                }
+                return match memchr::memchr(b'*', &input[usize::from(b == b'*')..]) {
+                    _ if b == b'*' => {
+                        self.lex = Lex::BlockComment { star: true };
+                        Step::Consumed(1)
+                    }
+                    Some(n) => {
+                        self.lex = Lex::BlockComment { star: false };
+                        Step::Consumed(n)
+                    }
+                    None => {
+                        self.lex = Lex::BlockComment { star: false };
+                        Step::Consumed(input.len())
+                    }
+                };
+            }
+            Lex::Slash => {
+                self.lex = Lex::None;
+                match b {
+                    b'/' => {
+                        self.repair(RepairKind::Comment, self.offset - 1);
+                        self.lex = Lex::LineComment;
+                        return Step::Consumed(1);
+                    }
+                    b'*' => {
+                        self.repair(RepairKind::Comment, self.offset - 1);
+                        self.lex = Lex::BlockComment { star: false };
+                        return Step::Consumed(1);
+                    }
+                    _ => {
+                        // `/` started a bare token (a path, a regex): treat it as one.
+                        return match self.begin_bare(b"/", self.offset - 1, sink) {
+                            Some(step) => step,
+                            None => Step::Consumed(0),
+                        };
+                    }
+                }
+            }
+            Lex::Utf8 => return self.structural_utf8(input, sink),
+            _ => {}
+        }
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                let n = input.iter().position(|&c| !is_ws(c)).unwrap_or(input.len());
+                self.whitespace(&input[..n], sink);
+                Step::Consumed(n)
+            }
+            b'{' | b'[' | b'(' => self.open(b, sink),
+            b'}' | b']' | b')' => self.close(b, sink),
+            b'"' => self.begin_string(Quote::Double, self.offset, sink),
+            b'\'' => self.begin_string(Quote::Single, self.offset, sink),
+            b',' => self.comma(sink),
+            b':' | b'=' => self.colon(b, sink),
+            b'/' => {
+                self.lex = Lex::Slash;
+                Step::Consumed(1)
+            }
+            b'#' => {
+                self.repair(RepairKind::Comment, self.offset);
+                self.lex = Lex::LineComment;
+                Step::Consumed(1)
+            }
+            b'<' if self.stop_on_lt => Step::Halt(0, Status::Stop),
+            0x80..=0xFF => {
+                let need = utf8_len(b);
+                if need == 0 {
+                    self.repair(RepairKind::InvalidUtf8, self.offset);
+                    return Step::Consumed(1);
+                }
+                self.utf8_len = 0;
+                self.utf8_need = need as u8;
+                self.lex = Lex::Utf8;
+                self.structural_utf8(input, sink)
+            }
+            0x00..=0x1F | 0x7F | b';' => {
+                self.repair(RepairKind::TrailingGarbage, self.offset);
+                Step::Consumed(1)
+            }
+            _ => match self.begin_bare(&[], self.offset, sink) {
+                Some(step) => step,
+                None => Step::Consumed(0),
+            },
+        }
+    }
+
+    fn structural_utf8<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> Step {
+        let mut n = 0;
+        while (self.utf8_len < self.utf8_need) && n < input.len() {
+            let c = input[n];
+            if self.utf8_len > 0 && (c & 0xC0) != 0x80 {
+                // Not a continuation byte: the sequence is invalid; skip what we had.
+                self.repair(RepairKind::InvalidUtf8, self.offset);
+                self.utf8_len = 0;
+                self.lex = Lex::None;
+                return Step::Consumed(n);
+            }
+            self.utf8[self.utf8_len as usize] = c;
+            self.utf8_len += 1;
+            n += 1;
+        }
+        if self.utf8_len < self.utf8_need {
+            return Step::Consumed(n);
+        }
+        let len = self.utf8_len as usize;
+        let ch = self.utf8;
+        let start = self.offset + n as u64 - len as u64;
+        self.utf8_len = 0;
+        self.lex = Lex::None;
+        if std::str::from_utf8(&ch[..len]).is_err() {
+            self.repair(RepairKind::InvalidUtf8, start);
+            return Step::Consumed(n);
+        }
+        let c = &ch[..len];
+        if is_exotic_ws(c) {
+            self.repair(RepairKind::NonJsonWhitespace, start);
+            return Step::Consumed(n);
+        }
+        let quote = match c {
+            [0xE2, 0x80, 0x9C | 0x9D] => Some(Quote::SmartDouble),
+            [0xE2, 0x80, 0x98 | 0x99] => Some(Quote::SmartSingle),
+            _ => None,
+        };
+        if let Some(q) = quote {
+            return match self.begin_string(q, start, sink) {
+                Step::Consumed(_) => Step::Consumed(n),
+                Step::Halt(_, s) => Step::Halt(n, s),
+            };
+        }
+        match self.begin_bare(c, start, sink) {
+            Some(Step::Halt(_, s)) => Step::Halt(n, s),
+            _ => Step::Consumed(n),
+        }
+    }
+
+    fn whitespace<S: Sink + ?Sized>(&mut self, ws: &[u8], sink: &mut S) {
+        if self.pos == Pos::AfterKey {
+            if self.key.len() + ws.len() <= self.max_token {
+                self.key.extend_from_slice(ws);
+            }
+        } else if self.comma.is_some() {
+            let room = self.max_token.saturating_sub(self.comma_ws.len());
+            self.comma_ws.extend_from_slice(&ws[..ws.len().min(room)]);
+        } else if self.begun {
+            sink.write(ws);
+        }
+    }
+
+    fn hold_tok_ws(&mut self, ws: &[u8]) {
+        // Whitespace beyond the token limit is dropped: it carries no meaning.
+        let room = self.max_token.saturating_sub(self.tok_ws.len());
+        self.tok_ws.extend_from_slice(&ws[..ws.len().min(room)]);
+    }
+
+    /// Writes a pending comma (and the whitespace after it) before a new member or element.
+    fn flush_comma<S: Sink + ?Sized>(&mut self, sink: &mut S) {
+        if self.comma.take().is_some() {
+            sink.write(b",");
+        }
+        if !self.comma_ws.is_empty() {
+            sink.write(&self.comma_ws);
+            self.comma_ws.clear();
+        }
+    }
+
+    /// Writes the pending key, with `:` (inserted if `colon` is None).
+    fn commit_key<S: Sink + ?Sized>(&mut self, sink: &mut S, colon: Option<u8>) {
+        self.flush_comma(sink);
+        let key = std::mem::take(&mut self.key);
+        sink.mark(Mark::Key(&key[..self.key_len]));
+        sink.write(&key);
+        match colon {
+            Some(b':') => {}
+            Some(_) => self.repair(RepairKind::MissingColon, self.offset),
+            None => self.repair(RepairKind::MissingColon, self.offset),
+        }
+        sink.write(b":");
+        self.key = key;
+        self.key.clear();
+        self.key_len = 0;
+        self.pos = Pos::Value;
+    }
+
+    /// Prepares for a value in the current position: inserts what is missing
+    /// before it. Returns false if a value cannot start here (it is then skipped).
+    fn before_value<S: Sink + ?Sized>(&mut self, sink: &mut S) -> bool {
+        match self.pos {
+            Pos::Value => true,
+            Pos::AfterKey => {
+                self.commit_key(sink, None);
+                true
+            }
+            Pos::AfterValue => match self.stack.last().map(|f| f.kind) {
+                Some(Kind::Arr) => {
+                    self.repair(RepairKind::MissingComma, self.offset);
+                    self.comma = Some(self.offset);
+                    self.pos = Pos::Value;
+                    true
+                }
+                _ => false,
+            },
+            Pos::ObjKey | Pos::Done => false,
+        }
+    }
+
+    /// Moves to key position in an object after a value, inserting a missing comma.
+    fn before_key(&mut self) -> bool {
+        match self.pos {
+            Pos::ObjKey => true,
+            Pos::AfterValue if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) => {
+                self.repair(RepairKind::MissingComma, self.offset);
+                self.comma = Some(self.offset);
+                self.pos = Pos::ObjKey;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn after_value(&mut self) {
+        self.pos = if self.stack.is_empty() {
+            Pos::Done
+        } else {
+            Pos::AfterValue
+        };
+    }
+
+    fn open<S: Sink + ?Sized>(&mut self, b: u8, sink: &mut S) -> Step {
+        if self.pos == Pos::ObjKey
+            || (self.pos == Pos::AfterValue && self.stack.last().map(|f| f.kind) == Some(Kind::Obj))
+        {
+            // `{{"a": 1}}`: an opener where a key belongs.
+            self.repair(RepairKind::StrayOpener, self.offset);
+            if let Some(f) = self.stack.last_mut() {
+                f.phantoms += 1;
+            }
+            return Step::Consumed(1);
+        }
+        if self.stack.len() >= self.max_depth {
+            self.limited = true;
+            self.repair(RepairKind::LimitExceeded, self.offset);
+            return Step::Halt(0, Status::Limit);
+        }
+        if !self.before_value(sink) {
+            self.repair(RepairKind::TrailingGarbage, self.offset);
+            return Step::Consumed(1);
+        }
+        self.begun = true;
+        let (kind, vk, out) = match b {
+            b'{' => (Kind::Obj, ValueKind::Object, b"{"),
+            _ => (Kind::Arr, ValueKind::Array, b"["),
+        };
+        if b == b'(' {
+            self.repair(RepairKind::SyntaxFix, self.offset);
+        }
+        self.flush_comma(sink);
+        sink.mark(Mark::Begin(vk));
+        sink.write(out);
+        self.stack.push(Frame {
+            kind,
+            tuple: b == b'(',
+            phantoms: 0,
+        });
+        self.pos = if kind == Kind::Obj {
+            Pos::ObjKey
+        } else {
+            Pos::Value
+        };
+        Step::Consumed(1)
+    }
+
+    fn close<S: Sink + ?Sized>(&mut self, b: u8, sink: &mut S) -> Step {
+        let at = self.offset;
+        let want = if b == b'}' { Kind::Obj } else { Kind::Arr };
+        if let Some(top) = self.stack.last_mut() {
+            if top.phantoms > 0 {
+                top.phantoms -= 1;
+                self.repairs.push(Repair {
+                    kind: RepairKind::RedundantCloser,
+                    offset: at,
+                });
+                return Step::Consumed(1);
+            }
+        }
+        let Some(target) = self.stack.iter().rposition(|f| f.kind == want) else {
+            self.repair(RepairKind::RedundantCloser, at);
+            if self.stack.is_empty() && self.begun {
+                self.pos = Pos::Done;
+            }
+            return Step::Consumed(1);
+        };
+        if b == b')' && !self.stack[target].tuple || b == b']' && self.stack[target].tuple {
+            self.repair(RepairKind::SyntaxFix, at);
+        }
+        while self.stack.len() > target + 1 {
+            self.repair(RepairKind::MismatchedCloser, at);
+            self.close_top(sink);
+        }
+        self.close_top(sink);
+        Step::Consumed(1)
+    }
+
+    /// Closes the innermost container, completing whatever member is unfinished.
+    fn close_top<S: Sink + ?Sized>(&mut self, sink: &mut S) {
+        let at = self.offset;
+        let Some(frame) = self.stack.last().copied() else {
+            return;
+        };
+        match self.pos {
+            Pos::AfterKey => {
+                self.repair(RepairKind::MissingValue, at);
+                self.commit_key_silent(sink);
+                self.scalar(sink, ValueKind::Literal, b"null");
+            }
+            Pos::Value if frame.kind == Kind::Obj && self.comma.is_none() => {
+                self.repair(RepairKind::MissingValue, at);
+                self.scalar(sink, ValueKind::Literal, b"null");
+            }
+            _ => {}
+        }
+        if self.comma.take().is_some() {
+            self.repair(RepairKind::TrailingComma, at);
+        }
+        if !self.comma_ws.is_empty() {
+            sink.write(&self.comma_ws);
+            self.comma_ws.clear();
+        }
+        self.stack.pop();
+        let (out, vk) = closer_of(frame.kind);
+        sink.write(out);
+        sink.mark(Mark::End(vk));
+        self.after_value();
+    }
+
+    /// Commits the pending key with a colon but no repair for it (the caller records one).
+    fn commit_key_silent<S: Sink + ?Sized>(&mut self, sink: &mut S) {
+        self.flush_comma(sink);
+        let key = std::mem::take(&mut self.key);
+        sink.mark(Mark::Key(&key[..self.key_len]));
+        sink.write(&key);
+        sink.write(b":");
+        self.key = key;
+        self.key.clear();
+        self.key_len = 0;
+        self.pos = Pos::Value;
+    }
+
+    fn comma<S: Sink + ?Sized>(&mut self, sink: &mut S) -> Step {
+        let at = self.offset;
+        match self.pos {
+            Pos::AfterValue => {
+                self.comma = Some(at);
+                self.pos = match self.stack.last().map(|f| f.kind) {
+                    Some(Kind::Obj) => Pos::ObjKey,
+                    _ => Pos::Value,
+                };
+            }
+            Pos::AfterKey => {
+                // `{"a", "b": 1}`: a key without a value.
+                self.repair(RepairKind::MissingValue, at);
+                self.commit_key_silent(sink);
+                self.scalar(sink, ValueKind::Literal, b"null");
+                self.comma = Some(at);
+                self.pos = Pos::ObjKey;
+            }
+            Pos::Value
+                if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() =>
+            {
+                // `{"a": , "b": 1}`: a missing value.
+                self.repair(RepairKind::MissingValue, at);
+                self.scalar(sink, ValueKind::Literal, b"null");
+                self.comma = Some(at);
+                self.pos = Pos::ObjKey;
+            }
+            _ => self.repair(RepairKind::ExtraComma, at),
+        }
+        Step::Consumed(1)
+    }
+
+    fn colon<S: Sink + ?Sized>(&mut self, b: u8, sink: &mut S) -> Step {
+        if self.pos == Pos::AfterKey {
+            if b == b'=' {
+                self.repair(RepairKind::SyntaxFix, self.offset);
+                self.commit_key_silent(sink);
+            } else {
+                self.commit_key(sink, Some(b':'));
+            }
+        } else if b == b'=' && matches!(self.pos, Pos::Value | Pos::ObjKey | Pos::AfterValue) {
+            // `=` outside a key: part of a bare token.
+            return match self.begin_bare(&[], self.offset, sink) {
+                Some(step) => step,
+                None => Step::Consumed(0),
+            };
+        } else {
+            self.repair(RepairKind::TrailingGarbage, self.offset);
+        }
+        Step::Consumed(1)
+    }
+
+    /// Writes a complete scalar value (with its marks).
+    fn scalar<S: Sink + ?Sized>(&mut self, sink: &mut S, kind: ValueKind, text: &[u8]) {
+        self.begun = true;
+        self.flush_comma(sink);
+        sink.mark(Mark::Begin(kind));
+        sink.write(text);
+        sink.mark(Mark::End(kind));
+        self.after_value();
+    }
+
+    // ----- strings ------------------------------------------------------------
+
+    fn begin_string<S: Sink + ?Sized>(&mut self, quote: Quote, at: u64, sink: &mut S) -> Step {
+        let key = if self.stack.last().map(|f| f.kind) == Some(Kind::Obj)
+            && matches!(self.pos, Pos::ObjKey | Pos::AfterValue)
+        {
+            if !self.before_key() {
+                self.repair(RepairKind::TrailingGarbage, at);
+                return Step::Consumed(1);
+            }
+            true
+        } else {
+            if !self.before_value(sink) {
+                self.repair(RepairKind::TrailingGarbage, at);
+                return Step::Consumed(1);
+            }
+            false
+        };
+        match quote {
+            Quote::Double => {}
+            Quote::Single => self.repair(RepairKind::SingleQuotes, at),
+            Quote::SmartDouble | Quote::SmartSingle => self.repair(RepairKind::SmartQuotes, at),
+        }
+        self.begun = true;
+        if key {
+            self.key.clear();
+            self.key.push(b'"');
+            self.key_truncated = false;
+        } else {
+            self.flush_comma(sink);
+            sink.mark(Mark::Begin(ValueKind::String));
+            sink.write(b"\"");
+        }
+        self.lex = Lex::Str(StrLex {
+            quote,
+            key,
+            esc: Esc::None,
+            quote_pending: false,
+            newline: false,
+        });
+        Step::Consumed(1)
+    }
+
+    /// Writes string output to the key buffer or the sink.
+    #[inline]
+    fn out<S: Sink + ?Sized>(&mut self, key: bool, sink: &mut S, bytes: &[u8]) {
+        if key {
+            if self.key.len() + bytes.len() <= self.max_token {
+                self.key.extend_from_slice(bytes);
+            } else if !self.key_truncated {
+                self.key_truncated = true;
+                self.repairs.push(Repair {
+                    kind: RepairKind::LimitExceeded,
+                    offset: self.offset,
+                });
+            }
+        } else {
+            sink.write(bytes);
+        }
+    }
+
+    fn lex_string<S: Sink + ?Sized>(&mut self, mut s: StrLex, input: &[u8], sink: &mut S) -> Step {
+        if s.quote_pending {
+            return self.after_quote(s, input, sink);
+        }
+        if self.utf8_len > 0 {
+            return self.string_utf8(s, input, sink);
+        }
+        match s.esc {
+            Esc::None => {}
+            _ => return self.string_escape(s, input, sink),
+        }
+        // Fast path: copy a run of plain bytes.
+        let b = input[0];
+        if PLAIN[b as usize] && !self.is_closer_byte(s.quote, b) {
+            let end = match s.quote {
+                Quote::Double => memchr::memchr2(b'"', b'\\', input),
+                Quote::Single => memchr::memchr3(b'\'', b'"', b'\\', input),
+                _ => memchr::memchr2(b'"', b'\\', input),
+            }
+            .unwrap_or(input.len());
+            let run = &input[..end];
+            let plain = run.iter().position(|&c| !PLAIN[c as usize]).unwrap_or(run.len());
+            self.out(s.key, sink, &run[..plain]);
+            return Step::Consumed(plain);
+        }
+        let at = self.offset;
+        match b {
+            b'\\' => {
+                s.esc = Esc::Backslash;
+                self.lex = Lex::Str(s);
+                Step::Consumed(1)
+            }
+            b'"' if s.quote == Quote::Double => self.closing_quote(s, sink),
+            b'\'' if s.quote == Quote::Single => self.closing_quote(s, sink),
+            b'"' => {
+                // A double quote inside a single-quoted or smart-quoted string.
+                self.out(s.key, sink, b"\\\"");
+                Step::Consumed(1)
+            }
+            0x00..=0x1F => {
+                self.repair(RepairKind::ControlCharacter, at);
+                let esc: &[u8] = match b {
+                    b'\n' => b"\\n",
+                    b'\r' => b"\\r",
+                    b'\t' => b"\\t",
+                    0x08 => b"\\b",
+                    0x0C => b"\\f",
+                    _ => {
+                        let e = [
+                            b'\\',
+                            b'u',
+                            b'0',
+                            b'0',
+                            HEX[(b >> 4) as usize],
+                            HEX[(b & 15) as usize],
+                        ];
+                        self.out(s.key, sink, &e);
+                        return Step::Consumed(1);
+                    }
+                };
+                self.out(s.key, sink, esc);
+                Step::Consumed(1)
+            }
+            0x80..=0xFF => {
+                let need = utf8_len(b);
+                if need == 0 {
+                    self.repair(RepairKind::InvalidUtf8, at);
+                    self.out(s.key, sink, "\u{FFFD}".as_bytes());
+                    return Step::Consumed(1);
+                }
+                // Fast path for a run of valid UTF-8 (and ASCII) without specials.
+                let end = memchr::memchr3(b'"', b'\\', b'\'', input).unwrap_or(input.len());
+                let run = &input[..end];
+                let stop = run.iter().position(|&c| c < 0x20).unwrap_or(run.len());
+                let run = &run[..stop];
+                let valid = match std::str::from_utf8(run) {
+                    Ok(_) => run.len(),
+                    Err(e) => e.valid_up_to(),
+                };
+                let valid = if matches!(s.quote, Quote::SmartDouble | Quote::SmartSingle) {
+                    // Stop before any smart closer inside the run.
+                    smart_closer_at(&run[..valid], s.quote).unwrap_or(valid)
+                } else {
+                    valid
+                };
+                if valid > 0 {
+                    self.out(s.key, sink, &run[..valid]);
+                    return Step::Consumed(valid);
+                }
+                self.utf8_len = 0;
+                self.utf8_need = need as u8;
+                self.string_utf8(s, input, sink)
+            }
+            _ => {
+                // Plain byte that closes a smart string? (never: closers are multi-byte)
+                self.out(s.key, sink, &[b]);
+                Step::Consumed(1)
+            }
+        }
+    }
+
+    #[inline]
+    fn is_closer_byte(&self, q: Quote, b: u8) -> bool {
+        matches!((q, b), (Quote::Single, b'\''))
+    }
+
+    fn string_utf8<S: Sink + ?Sized>(&mut self, s: StrLex, input: &[u8], sink: &mut S) -> Step {
+        let mut n = 0;
+        while self.utf8_len < self.utf8_need && n < input.len() {
+            let c = input[n];
+            if self.utf8_len > 0 && (c & 0xC0) != 0x80 {
+                break;
+            }
+            self.utf8[self.utf8_len as usize] = c;
+            self.utf8_len += 1;
+            n += 1;
+        }
+        if self.utf8_len < self.utf8_need && n == input.len() {
+            return Step::Consumed(n);
+        }
+        let len = self.utf8_len as usize;
+        let ch = self.utf8;
+        self.utf8_len = 0;
+        let c = &ch[..len];
+        if len < self.utf8_need as usize || std::str::from_utf8(c).is_err() {
+            self.repair(RepairKind::InvalidUtf8, self.offset);
+            self.out(s.key, sink, "\u{FFFD}".as_bytes());
+            // The byte that broke the sequence (if any) is re-read.
+            return Step::Consumed(n);
+        }
+        let closes = match s.quote {
+            Quote::SmartDouble => matches!(c, [0xE2, 0x80, 0x9D | 0x9C]),
+            Quote::SmartSingle => matches!(c, [0xE2, 0x80, 0x99]),
+            _ => false,
+        };
+        if closes {
+            return match self.closing_quote(s, sink) {
+                Step::Consumed(_) => Step::Consumed(n),
+                Step::Halt(_, st) => Step::Halt(n, st),
+            };
+        }
+        self.out(s.key, sink, c);
+        Step::Consumed(n)
+    }
+
+    fn closing_quote<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> Step {
+        if self.stack.is_empty() && !s.key {
+            // A top-level string ends at its quote.
+            self.end_string(s, sink);
+            return Step::Consumed(1);
+        }
+        s.quote_pending = true;
+        s.newline = false;
+        self.quote_ws.clear();
+        self.lex = Lex::Str(s);
+        Step::Consumed(1)
+    }
+
+    fn end_string<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) {
+        self.lex = Lex::None;
+        if s.key {
+            self.key.push(b'"');
+            self.key_len = self.key.len();
+            self.pos = Pos::AfterKey;
+        } else {
+            sink.write(b"\"");
+            sink.mark(Mark::End(ValueKind::String));
+            self.after_value();
+        }
+    }
+
+    /// After a closing quote: does what follows continue the structure (the
+    /// string ended) or not (the quote was content)?
+    fn after_quote<S: Sink + ?Sized>(&mut self, mut s: StrLex, input: &[u8], sink: &mut S) -> Step {
+        let b = input[0];
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                let n = input.iter().position(|&c| !is_ws(c)).unwrap_or(input.len());
+                let ws = &input[..n];
+                if ws.iter().any(|&c| c == b'\n' || c == b'\r') {
+                    s.newline = true;
+                }
+                if self.quote_ws.len() + n > self.max_token {
+                    // An absurd run of whitespace after a quote: the string ended.
+                    self.close_pending_quote(s, sink);
+                    return Step::Consumed(0);
+                }
+                self.quote_ws.extend_from_slice(ws);
+                self.lex = Lex::Str(s);
+                Step::Consumed(n)
+            }
+            b',' | b'}' | b']' | b':' | b')' => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
+            _ if s.key && !self.quote_ws.is_empty() => {
+                // A key's quote followed by whitespace ends the key (`{"a" 1}`).
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
+            b'"' | b'\'' if s.newline => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
+            b'<' if self.stop_on_lt => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
+            _ => {
+                // The quote was content.
+                self.repair(RepairKind::UnescapedQuote, self.offset);
+                let q: &[u8] = match s.quote {
+                    Quote::Double => b"\\\"",
+                    Quote::Single => b"'",
+                    Quote::SmartDouble => "”".as_bytes(),
+                    Quote::SmartSingle => "’".as_bytes(),
+                };
+                self.out(s.key, sink, q);
+                let ws = std::mem::take(&mut self.quote_ws);
+                for &c in &ws {
+                    let e: &[u8] = match c {
+                        b'\n' => b"\\n",
+                        b'\r' => b"\\r",
+                        b'\t' => b"\\t",
+                        _ => b" ",
+                    };
+                    self.out(s.key, sink, e);
+                }
+                self.quote_ws = ws;
+                self.quote_ws.clear();
+                s.quote_pending = false;
+                s.newline = false;
+                self.lex = Lex::Str(s);
+                Step::Consumed(0)
+            }
+        }
+    }
+
+    fn close_pending_quote<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) {
+        let ws = std::mem::take(&mut self.quote_ws);
+        self.end_string(s, sink);
+        if !ws.is_empty() {
+            self.whitespace(&ws, sink);
+        }
+        self.quote_ws = ws;
+        self.quote_ws.clear();
+    }
+
+    fn string_escape<S: Sink + ?Sized>(&mut self, mut s: StrLex, input: &[u8], sink: &mut S) -> Step {
+        let b = input[0];
+        let at = self.offset;
+        match s.esc {
+            Esc::Backslash => {
+                s.esc = Esc::None;
+                match b {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                        self.lex = Lex::Str(s);
+                        self.out(s.key, sink, &[b'\\', b]);
+                        Step::Consumed(1)
+                    }
+                    b'\'' => {
+                        self.lex = Lex::Str(s);
+                        if s.quote != Quote::Single {
+                            self.repair(RepairKind::InvalidEscape, at);
+                        }
+                        self.out(s.key, sink, b"'");
+                        Step::Consumed(1)
+                    }
+                    b'u' => {
+                        s.esc = Esc::Unicode;
+                        self.esc_buf.clear();
+                        self.esc_buf.extend_from_slice(b"\\u");
+                        self.lex = Lex::Str(s);
+                        Step::Consumed(1)
+                    }
+                    _ => {
+                        // Invalid escape: keep the backslash, re-read the byte as content.
+                        self.repair(RepairKind::InvalidEscape, at - 1);
+                        self.lex = Lex::Str(s);
+                        self.out(s.key, sink, b"\\\\");
+                        Step::Consumed(0)
+                    }
+                }
+            }
+            Esc::Unicode | Esc::LowSurrogate => {
+                let low = s.esc == Esc::LowSurrogate;
+                // esc_buf: `\uXXXX` (+ `\uXXXX` of the low half when `low`).
+                let base = if low { 6 } else { 0 };
+                let have = self.esc_buf.len() - base;
+                let ok = match have {
+                    0 => b == b'\\',
+                    1 => b == b'u',
+                    _ => b.is_ascii_hexdigit(),
+                };
+                if !ok {
+                    return self.break_escape(s, sink);
+                }
+                self.esc_buf.push(b);
+                if self.esc_buf.len() - base < 6 {
+                    self.lex = Lex::Str(s);
+                    return Step::Consumed(1);
+                }
+                let unit = hex4(&self.esc_buf[base + 2..base + 6]);
+                if low {
+                    if (0xDC00..0xE000).contains(&unit) {
+                        let buf = std::mem::take(&mut self.esc_buf);
+                        self.out(s.key, sink, &buf);
+                        self.esc_buf = buf;
+                        self.esc_buf.clear();
+                        s.esc = Esc::None;
+                        self.lex = Lex::Str(s);
+                        return Step::Consumed(1);
+                    }
+                    // A high surrogate followed by another escape that is not a low half.
+                    self.repair(RepairKind::LoneSurrogate, at);
+                    let mut buf = std::mem::take(&mut self.esc_buf);
+                    self.out(s.key, sink, b"\\");
+                    self.out(s.key, sink, &buf[..6]);
+                    // Re-read the second escape on its own.
+                    let second: Vec<u8> = buf.drain(6..).collect();
+                    self.esc_buf = buf;
+                    self.esc_buf.clear();
+                    self.esc_buf.extend_from_slice(&second);
+                    s.esc = Esc::Unicode;
+                    return self.finish_unicode(s, sink, 1);
+                }
+                self.finish_unicode(s, sink, 1)
+            }
+            Esc::None => Step::Consumed(0),
+        }
+    }
+
+    /// `esc_buf` holds a complete `\uXXXX`: write it or wait for a low surrogate.
+    fn finish_unicode<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S, consumed: usize) -> Step {
+        let unit = hex4(&self.esc_buf[2..6]);
+        if (0xD800..0xDC00).contains(&unit) {
+            s.esc = Esc::LowSurrogate;
+            self.lex = Lex::Str(s);
+            return Step::Consumed(consumed);
+        }
+        if (0xDC00..0xE000).contains(&unit) {
+            self.repair(RepairKind::LoneSurrogate, self.offset);
+            self.out(s.key, sink, b"\\");
+        }
+        let buf = std::mem::take(&mut self.esc_buf);
+        self.out(s.key, sink, &buf);
+        self.esc_buf = buf;
+        self.esc_buf.clear();
+        s.esc = Esc::None;
+        self.lex = Lex::Str(s);
+        Step::Consumed(consumed)
+    }
+
+    /// An escape sequence broke off: write what was held as literal text (keeping
+    /// its backslash) and re-read the current byte.
+    fn break_escape<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> Step {
+        let at = self.offset;
+        let buf = std::mem::take(&mut self.esc_buf);
+        if s.esc == Esc::LowSurrogate {
+            // The high surrogate stands alone.
+            self.repair(RepairKind::LoneSurrogate, at);
+            self.out(s.key, sink, b"\\");
+            self.out(s.key, sink, &buf[..6]);
+            let rest = &buf[6..];
+            if !rest.is_empty() {
+                // `\` or `\u12`: a broken second escape.
+                self.repair(RepairKind::InvalidEscape, at);
+                self.out(s.key, sink, b"\\");
+                self.out(s.key, sink, rest);
+            }
+        } else {
+            self.repair(RepairKind::InvalidEscape, at);
+            self.out(s.key, sink, b"\\");
+            self.out(s.key, sink, &buf);
+        }
+        self.esc_buf = buf;
+        self.esc_buf.clear();
+        s.esc = Esc::None;
+        self.lex = Lex::Str(s);
+        Step::Consumed(0)
+    }
+
+    /// Closes a string at the end of the input. Returns true if it was cut off.
+    fn finish_string<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) -> bool {
+        let at = self.offset;
+        if s.quote_pending {
+            self.close_pending_quote(s, sink);
+            return false;
+        }
+        if self.utf8_len > 0 {
+            self.utf8_len = 0;
+            self.repair(RepairKind::TruncatedValue, at);
+        }
+        match s.esc {
+            Esc::None | Esc::Backslash => {}
+            Esc::Unicode => {}
+            Esc::LowSurrogate => {
+                // A high surrogate cut off before its low half: keep it as text.
+                self.repair(RepairKind::LoneSurrogate, at);
+                let buf = std::mem::take(&mut self.esc_buf);
+                self.out(s.key, sink, b"\\");
+                self.out(s.key, sink, &buf[..6]);
+                self.esc_buf = buf;
+            }
+        }
+        self.esc_buf.clear();
+        if s.key {
+            // A key cut off at the end is dropped.
+            self.lex = Lex::None;
+            self.key.clear();
+            self.key_len = 0;
+            self.repair(RepairKind::DroppedKey, at);
+            return true;
+        }
+        self.repair(RepairKind::UnclosedString, at);
+        self.end_string(s, sink);
+        true
+    }
+
+    // ----- bare tokens ----------------------------------------------------------
+
+    /// Starts a bare token with `prefix` already read (at `start`). Returns the
+    /// step for the current byte, or None if the current byte is to be re-read.
+    fn begin_bare<S: Sink + ?Sized>(&mut self, prefix: &[u8], start: u64, sink: &mut S) -> Option<Step> {
+        let in_obj = self.stack.last().map(|f| f.kind) == Some(Kind::Obj);
+        let key = in_obj && matches!(self.pos, Pos::ObjKey | Pos::AfterValue);
+        if key {
+            if !self.before_key() {
+                self.repair(RepairKind::TrailingGarbage, start);
+                return Some(Step::Consumed(if prefix.is_empty() { 1 } else { 0 }));
+            }
+        } else if !self.before_value(sink) {
+            self.repair(RepairKind::TrailingGarbage, start);
+            return Some(Step::Consumed(if prefix.is_empty() { 1 } else { 0 }));
+        }
+        self.begun = true;
+        self.tok.clear();
+        self.tok.extend_from_slice(prefix);
+        self.tok_start = start;
+        self.tok_ws.clear();
+        self.lex = Lex::Bare(BareLex {
+            key,
+            streaming: false,
+            ws_pending: false,
+        });
+        if prefix.is_empty() {
+            None
+        } else {
+            Some(Step::Consumed(0))
+        }
+    }
+
+    fn lex_bare<S: Sink + ?Sized>(&mut self, mut t: BareLex, input: &[u8], sink: &mut S) -> Step {
+        let b = input[0];
+        let delimiter = if t.key {
+            matches!(b, b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' | b'"')
+        } else {
+            matches!(b, b',' | b'}' | b']' | b')' | b'\n' | b'\r')
+        };
+        let ends = delimiter || (b == b'<' && self.stop_on_lt);
+        if ends {
+            self.end_bare(t, sink, false);
+            return Step::Consumed(0);
+        }
+        if b == b' ' || b == b'\t' {
+            let n = input.iter().position(|&c| c != b' ' && c != b'\t').unwrap_or(input.len());
+            if !t.streaming && !t.key && self.closed_shape() {
+                // `1 2`, `true ]`: a number or literal ends at whitespace.
+                self.end_bare(t, sink, false);
+                return Step::Consumed(0);
+            }
+            t.ws_pending = true;
+            self.hold_tok_ws(&input[..n]);
+            self.lex = Lex::Bare(t);
+            return Step::Consumed(n);
+        }
+        if b == b'/' && t.ws_pending && input.get(1).is_some_and(|&c| c == b'/' || c == b'*') {
+            // A comment after the token.
+            self.end_bare(t, sink, false);
+            return Step::Consumed(0);
+        }
+        if t.ws_pending {
+            // Whitespace inside an unquoted string: keep it.
+            t.ws_pending = false;
+            let ws = std::mem::take(&mut self.tok_ws);
+            self.bare_push(&mut t, &ws, sink);
+            self.tok_ws = ws;
+            self.tok_ws.clear();
+        }
+        // Take a run of token bytes.
+        let n = input
+            .iter()
+            .position(|&c| {
+                matches!(c, b',' | b'}' | b']' | b')' | b'\n' | b'\r' | b' ' | b'\t' | b':' | b'=' | b'"' | b'<' | b'/' | b'{' | b'[')
+            })
+            .unwrap_or(input.len())
+            .max(1);
+        self.bare_push(&mut t, &input[..n], sink);
+        self.lex = Lex::Bare(t);
+        Step::Consumed(n)
+    }
+
+    /// Appends raw token bytes, switching to streaming once the token cannot be
+    /// a number or a literal.
+    fn bare_push<S: Sink + ?Sized>(&mut self, t: &mut BareLex, bytes: &[u8], sink: &mut S) {
+        if t.streaming {
+            self.write_escaped(bytes, sink);
+            return;
+        }
+        self.tok.extend_from_slice(bytes);
+        if t.key {
+            if self.tok.len() > self.max_token {
+                self.tok.truncate(self.max_token);
+                self.repair(RepairKind::LimitExceeded, self.offset);
+            }
+            return;
+        }
+        let numeric = self
+            .tok
+            .iter()
+            .all(|c| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E'));
+        let literal = self.tok.len() <= MAX_LITERAL
+            && LITERALS.iter().any(|(l, _, _)| l.starts_with(&self.tok));
+        if (numeric && self.tok.len() <= self.max_token) || literal {
+            return;
+        }
+        if numeric {
+            self.repair(RepairKind::LimitExceeded, self.offset);
+        }
+        // An unquoted string: write it as it arrives.
+        self.repair(RepairKind::UnquotedString, self.tok_start);
+        t.streaming = true;
+        self.flush_comma(sink);
+        sink.mark(Mark::Begin(ValueKind::String));
+        sink.write(b"\"");
+        let tok = std::mem::take(&mut self.tok);
+        self.write_escaped(&tok, sink);
+        self.tok = tok;
+        self.tok.clear();
+    }
+
+    /// True when the held token is a complete number or literal (ends at whitespace).
+    fn closed_shape(&self) -> bool {
+        LITERALS.iter().any(|(l, _, _)| *l == &self.tok[..]) || is_json_number(&self.tok)
+    }
+
+    /// Writes raw bytes as JSON string content, escaping and validating UTF-8.
+    fn write_escaped<S: Sink + ?Sized>(&mut self, bytes: &[u8], sink: &mut S) {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let plain = rest.iter().position(|&c| !PLAIN[c as usize]).unwrap_or(rest.len());
+            if plain > 0 {
+                sink.write(&rest[..plain]);
+                rest = &rest[plain..];
+                continue;
+            }
+            let c = rest[0];
+            match c {
+                b'"' => sink.write(b"\\\""),
+                b'\\' => sink.write(b"\\\\"),
+                0x00..=0x1F => {
+                    let e = [
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[(c >> 4) as usize],
+                        HEX[(c & 15) as usize],
+                    ];
+                    sink.write(&e);
+                }
+                _ => {
+                    let end = rest.iter().position(|&c| c < 0x80).unwrap_or(rest.len());
+                    match std::str::from_utf8(&rest[..end]) {
+                        Ok(_) => {
+                            sink.write(&rest[..end]);
+                            rest = &rest[end..];
+                        }
+                        Err(e) => {
+                            let v = e.valid_up_to();
+                            sink.write(&rest[..v]);
+                            sink.write("\u{FFFD}".as_bytes());
+                            self.repairs.push(Repair {
+                                kind: RepairKind::InvalidUtf8,
+                                offset: self.offset,
+                            });
+                            rest = &rest[v + e.error_len().unwrap_or(end - v).max(1)..];
+                        }
+                    }
+                    continue;
+                }
+            }
+            rest = &rest[1..];
+        }
+    }
+
+    /// Ends a bare token and writes it as a literal, number or string.
+    fn end_bare<S: Sink + ?Sized>(&mut self, t: BareLex, sink: &mut S, eof: bool) {
+        self.lex = Lex::None;
+        let start = self.tok_start;
+        if t.key {
+            let tok = std::mem::take(&mut self.tok);
+            self.repair(RepairKind::UnquotedKey, start);
+            self.key.clear();
+            self.key.push(b'"');
+            let mut tmp = Vec::with_capacity(tok.len() + 2);
+            self.write_escaped(&tok, &mut tmp);
+            self.key.extend_from_slice(&tmp);
+            self.key.push(b'"');
+            self.key_len = self.key.len();
+            self.tok = tok;
+            self.tok.clear();
+            self.tok_ws.clear();
+            self.pos = Pos::AfterKey;
+            if eof {
+                self.key.clear();
+                self.key_len = 0;
+            }
+            return;
+        }
+        let ws = std::mem::take(&mut self.tok_ws);
+        if t.streaming {
+            sink.write(b"\"");
+            sink.mark(Mark::End(ValueKind::String));
+            self.after_value();
+        } else {
+            let tok = std::mem::take(&mut self.tok);
+            self.bare_value(&tok, sink, eof);
+            self.tok = tok;
+            self.tok.clear();
+        }
+        if !ws.is_empty() {
+            self.whitespace(&ws, sink);
+        }
+        self.tok_ws = ws;
+        self.tok_ws.clear();
+    }
+
+    fn bare_value<S: Sink + ?Sized>(&mut self, tok: &[u8], sink: &mut S, eof: bool) {
+        let start = self.tok_start;
+        if let Some((_, out, repair)) = LITERALS.iter().find(|(l, _, _)| *l == tok) {
+            if let Some(k) = repair {
+                self.repair(*k, start);
+            }
+            let kind = ValueKind::Literal;
+            self.scalar(sink, kind, out);
+            return;
+        }
+        if is_json_number(tok) {
+            self.scalar(sink, ValueKind::Number, tok);
+            return;
+        }
+        if eof && (tok.len() > 1 || tok.first().is_some_and(u8::is_ascii_alphabetic)) {
+            if let Some((_, out, _)) = LITERALS.iter().find(|(l, _, _)| l.starts_with(tok)) {
+                self.repair(RepairKind::TruncatedValue, start);
+                self.scalar(sink, ValueKind::Literal, out);
+                return;
+            }
+        }
+        if tok.iter().all(|c| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E')) {
+            match repair_number(tok, eof) {
+                NumberFix::Number(n, kind) => {
+                    self.repair(kind, start);
+                    self.scalar(sink, ValueKind::Number, &n);
+                    return;
+                }
+                NumberFix::LeadingZeros => {
+                    self.repair(RepairKind::LeadingZeros, start);
+                    let mut s = Vec::with_capacity(tok.len() + 2);
+                    s.push(b'"');
+                    s.extend_from_slice(tok);
+                    s.push(b'"');
+                    self.scalar(sink, ValueKind::String, &s);
+                    return;
+                }
+                NumberFix::Nothing => {
+                    // `...`, `-`, `+`: no value here (an ellipsis or a cut-off sign).
+                    self.repair(RepairKind::TrailingGarbage, start);
+                    if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() {
+                        self.repair(RepairKind::MissingValue, start);
+                        self.scalar(sink, ValueKind::Literal, b"null");
+                    } else if self.stack.is_empty() {
+                        self.scalar(sink, ValueKind::Literal, b"null");
+                    }
+                    return;
+                }
+                NumberFix::NotANumber => {}
+            }
+        }
+        self.repair(RepairKind::UnquotedString, start);
+        let mut s = Vec::with_capacity(tok.len() + 2);
+        s.push(b'"');
+        self.write_escaped(tok, &mut s);
+        s.push(b'"');
+        self.scalar(sink, ValueKind::String, &s);
+    }
+}
+
+enum Step {
+    Consumed(usize),
+    Halt(usize, Status),
+}
+
+fn closer_of(kind: Kind) -> (&'static [u8], ValueKind) {
+    match kind {
+        Kind::Obj => (b"}", ValueKind::Object),
+        Kind::Arr => (b"]", ValueKind::Array),
+    }
+}
+
+fn hex4(h: &[u8]) -> u32 {
+    h.iter().fold(0u32, |acc, &c| {
+        acc * 16
+            + match c {
+                b'0'..=b'9' => u32::from(c - b'0'),
+                b'a'..=b'f' => u32::from(c - b'a' + 10),
+                _ => u32::from(c - b'A' + 10),
+            }
+    })
+}
+
+/// Position of the first smart closer of `q` in a valid UTF-8 run.
+fn smart_closer_at(run: &[u8], q: Quote) -> Option<usize> {
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(0xE2, &run[from..]) {
+        let i = from + p;
+        if let [0x80, c, ..] = run[i + 1..] {
+            let hit = match q {
+                Quote::SmartDouble => c == 0x9D || c == 0x9C,
+                _ => c == 0x99,
+            };
+            if hit {
+                return Some(i);
+            }
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// True if `s` is a number in JSON's grammar.
+pub(crate) fn is_json_number(s: &[u8]) -> bool {
+    let mut i = 0;
+    if s.first() == Some(&b'-') {
+        i += 1;
+    }
+    match s.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while s.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        if !s.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !s.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    i == s.len()
+}
+
+enum NumberFix {
+    Number(Vec<u8>, RepairKind),
+    LeadingZeros,
+    Nothing,
+    NotANumber,
+}
+
+/// Repairs a token made of number characters that is not a JSON number.
+fn repair_number(tok: &[u8], eof: bool) -> NumberFix {
+    let (neg, body) = match tok.first() {
+        Some(b'-') => (true, &tok[1..]),
+        Some(b'+') => (false, &tok[1..]),
+        _ => (false, tok),
+    };
+    if !body.iter().any(u8::is_ascii_digit) {
+        return if body.iter().all(|&c| c == b'.') || body.is_empty() {
+            NumberFix::Nothing
+        } else {
+            NumberFix::NotANumber
+        };
+    }
+    // Split mantissa / exponent.
+    let epos = body.iter().position(|&c| c == b'e' || c == b'E');
+    let (mant, exp) = match epos {
+        Some(p) => (&body[..p], Some(&body[p + 1..])),
+        None => (body, None),
+    };
+    let dot = mant.iter().position(|&c| c == b'.');
+    let (int, frac) = match dot {
+        Some(p) => (&mant[..p], Some(&mant[p + 1..])),
+        None => (mant, None),
+    };
+    if !int.iter().all(u8::is_ascii_digit) || frac.is_some_and(|f| !f.iter().all(u8::is_ascii_digit)) {
+        return NumberFix::NotANumber;
+    }
+    if int.len() > 1 && int[0] == b'0' {
+        return NumberFix::LeadingZeros;
+    }
+    let exp_ok = match exp {
+        None => None,
+        Some(e) => {
+            let digits = e.strip_prefix(b"+").or_else(|| e.strip_prefix(b"-")).unwrap_or(e);
+            if digits.is_empty() {
+                Some(false)
+            } else if digits.iter().all(u8::is_ascii_digit) {
+                Some(true)
+            } else {
+                return NumberFix::NotANumber;
+            }
+        }
+    };
+    let mut out = Vec::with_capacity(tok.len() + 2);
+    if neg {
+        out.push(b'-');
+    }
+    if int.is_empty() {
+        out.push(b'0');
+    } else {
+        out.extend_from_slice(int);
+    }
+    if let Some(f) = frac {
+        if !f.is_empty() {
+            out.push(b'.');
+            out.extend_from_slice(f);
+        } else if !eof && exp.is_none() {
+            // `1.` mid-stream: a float was meant.
+            out.extend_from_slice(b".0");
+        }
+    }
+    if exp_ok == Some(true) {
+        out.push(b'e');
+        out.extend_from_slice(exp.unwrap_or_default());
+    }
+    let kind = if eof && (exp_ok == Some(false) || frac.is_some_and(<[u8]>::is_empty)) {
+        RepairKind::TruncatedValue
+    } else {
+        RepairKind::NumberFormat
+    };
+    if is_json_number(&out) {
+        NumberFix::Number(out, kind)
+    } else {
+        NumberFix::NotANumber
+    }
+}
