@@ -4,10 +4,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod config;
+mod envelope;
 pub mod dialect;
 pub mod error;
 pub mod event;
 pub mod json;
+mod parser;
+mod scan;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;
@@ -15,3 +18,4 @@ pub use error::{NoJson, ToolsError, UnknownDialect};
 pub use event::{
     DiagnosticKind, ErrorKind, Event, FinishReason, Repair, RepairKind, Span, ToolCall, Usage,
 };
+pub use parser::{parse, parse_chunks, Parsed, Parser};

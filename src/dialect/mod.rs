@@ -1,12 +1,36 @@
 //! Dialects: the in-band syntaxes models use to write tool calls.
+//!
+//! Each dialect contributes [`Trigger`]s — byte patterns in text where a call
+//! (or a reasoning block) may begin — and the [`Block`] parser that takes over
+//! from there. The [`crate::Parser`] scans text for the triggers of all active
+//! dialects at once, so with auto-detection (the default) a model may switch
+//! dialects mid-stream.
+//!
+//! A block starts out *speculative*: its events and raw bytes are held until
+//! it [commits](Cx::commit) (it has seen enough to know it is a call). A block
+//! that turns out not to be a call *rejects*, and its bytes become text. Every
+//! decision is made at a fixed byte of the input, so the outcome never depends
+//! on how the input was chunked.
+
+use crate::config::Config;
+use crate::error::UnknownDialect;
+use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
+use crate::scan::Pattern;
+
+pub(crate) mod hermes;
+pub(crate) mod json;
+pub(crate) mod reasoning;
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
-    /// Generic JSON emulation: bare or fenced objects and arrays of calls.
+    /// Generic JSON emulation: a bare object or array of calls, fenced
+    /// (```` ```json ````, ```` ``` ````, ```` ```tool_call ````) or not, under any of the
+    /// usual name and argument keys.
     Json,
-    /// Hermes / Qwen `<tool_call>{…}</tool_call>` and its tag variants.
+    /// Hermes / Qwen2.5 / Qwen3 `<tool_call>{…}</tool_call>` and the tag
+    /// variants `<tool_use>`, `<function_call>`, `<tools>`, `<tool_calls>`.
     Hermes,
 }
 
@@ -21,4 +45,257 @@ impl Dialect {
             Dialect::Hermes => "hermes",
         }
     }
+
+    /// Looks a dialect up by its CLI name (case-insensitive; `-` and `_` are the same).
+    pub fn from_name(name: &str) -> Result<Dialect, UnknownDialect> {
+        let norm = name.trim().to_ascii_lowercase().replace('-', "_");
+        Dialect::ALL
+            .iter()
+            .copied()
+            .find(|d| d.name() == norm)
+            .or(match norm.as_str() {
+                "qwen" | "qwen25" | "qwen2_5" | "nous" | "hermes2" => Some(Dialect::Hermes),
+                "json_bare" | "json_fenced" | "generic" | "emulation" => Some(Dialect::Json),
+                _ => None,
+            })
+            .ok_or_else(|| UnknownDialect(name.to_owned()))
+    }
+
+    pub(crate) fn triggers(self) -> &'static [Trigger] {
+        match self {
+            Dialect::Json => json::TRIGGERS,
+            Dialect::Hermes => hermes::TRIGGERS,
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Dialect::from_name(s)
+    }
+}
+
+/// Where a block can begin, and what takes over there.
+#[derive(Clone, Copy)]
+pub(crate) struct Trigger {
+    pub pattern: Pattern,
+    pub action: Action,
+}
+
+/// What a trigger starts.
+#[derive(Clone, Copy)]
+pub(crate) enum Action {
+    /// A reasoning block that ends at `close`.
+    Reasoning { close: &'static [u8] },
+    /// A block parser. With `consume`, the trigger bytes are markup the block
+    /// does not see; otherwise the block reads them itself.
+    Block {
+        open: fn(&BlockArgs<'_>) -> Box<dyn Block>,
+        consume: bool,
+    },
+}
+
+/// What a block is opened with.
+pub(crate) struct BlockArgs<'a> {
+    /// The bytes of the trigger that matched.
+    pub trigger: &'a [u8],
+    /// The parser's configuration.
+    pub cfg: &'a Config,
+}
+
+/// What a block did with the input it was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Consumed everything; the block goes on.
+    More,
+    /// Consumed this many bytes; the rest could not be decided yet (a partial
+    /// closing tag) and must be fed again together with the next input.
+    Partial(usize),
+    /// The block ended after this many bytes of the input.
+    Done(usize),
+    /// Not a call: everything from the block's start up to `at` bytes into
+    /// this input is text; parsing resumes there in `then` mode.
+    Reject { at: usize, then: Resume },
+}
+
+/// The mode the parser resumes in after a rejected block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// Ordinary text, scanning for triggers.
+    Text,
+    /// Inside a code fence that is not a call: text up to the closing fence.
+    FenceText,
+}
+
+/// A parser for one block (a call, or several calls in one container).
+pub(crate) trait Block: Send {
+    /// Consumes input; `cx.base` is the absolute offset of `input[0]`.
+    fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow;
+    /// The input ended inside the block; `cx.base` is the end of the input.
+    /// A block that has not committed and cannot decide returns false (its
+    /// bytes become text).
+    fn finish(&mut self, cx: &mut Cx<'_>) -> bool;
+}
+
+/// One call a block has started.
+#[derive(Debug)]
+struct Local {
+    index: usize,
+    id: String,
+    name: String,
+}
+
+/// Collects the events of the current block, held until it commits.
+#[derive(Debug, Default)]
+pub(crate) struct Emitter {
+    pub(crate) pending: Vec<Event>,
+    pub(crate) committed: bool,
+    pub(crate) next_index: usize,
+    first_index: usize,
+    locals: Vec<Local>,
+    /// Where the next call's span begins.
+    span_cursor: u64,
+    /// Calls ended in this block.
+    pub(crate) ended: usize,
+}
+
+impl Emitter {
+    pub(crate) fn begin_block(&mut self, start: u64) {
+        self.pending.clear();
+        self.committed = false;
+        self.first_index = self.next_index;
+        self.locals.clear();
+        self.span_cursor = start;
+        self.ended = 0;
+    }
+
+    pub(crate) fn reject(&mut self) {
+        self.pending.clear();
+        self.next_index = self.first_index;
+        self.locals.clear();
+        self.ended = 0;
+    }
+
+    pub(crate) fn span_cursor(&self) -> u64 {
+        self.span_cursor
+    }
+}
+
+/// The block's handle on the parser: emits calls and diagnostics.
+pub(crate) struct Cx<'a> {
+    /// Absolute offset of the first byte of the input given to [`Block::feed`].
+    pub base: u64,
+    pub(crate) em: &'a mut Emitter,
+    pub(crate) cfg: &'a Config,
+}
+
+impl Cx<'_> {
+    /// Absolute offset of byte `i` of the current input.
+    #[inline]
+    pub(crate) fn abs(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    /// The configuration.
+    pub(crate) fn cfg(&self) -> &Config {
+        self.cfg
+    }
+
+    /// True when the tool list is known and has a tool called `name`.
+    pub(crate) fn known_tool(&self, name: &str) -> bool {
+        self.cfg.tools.as_ref().is_some_and(|t| t.get(name).is_some())
+    }
+
+    /// The block is a call: its held events and bytes are released.
+    pub(crate) fn commit(&mut self) {
+        self.em.committed = true;
+    }
+
+    /// True once committed.
+    pub(crate) fn committed(&self) -> bool {
+        self.em.committed
+    }
+
+    /// Starts a call; returns its block-local number.
+    pub(crate) fn start(&mut self, name: String, model_id: Option<String>, span: Span) -> usize {
+        let index = self.em.next_index;
+        self.em.next_index += 1;
+        let id = match model_id {
+            Some(id) if !id.is_empty() => id,
+            _ => self.cfg.ids.id(index),
+        };
+        self.em.pending.push(Event::ToolStart {
+            index,
+            id: id.clone(),
+            name: name.clone(),
+            span,
+        });
+        self.em.locals.push(Local { index, id, name });
+        self.em.locals.len() - 1
+    }
+
+    /// Appends to a started call's arguments.
+    pub(crate) fn args(&mut self, local: usize, delta: &[u8], span: Span) {
+        if delta.is_empty() {
+            return;
+        }
+        let index = self.em.locals[local].index;
+        self.em.pending.push(Event::ToolArgs {
+            index,
+            delta: bytes::Bytes::copy_from_slice(delta),
+            span,
+        });
+    }
+
+    /// Ends a started call; its span runs from the end of the previous call
+    /// (or the block's start) to `end`.
+    pub(crate) fn end(&mut self, local: usize, end: u64, arguments: String, repairs: Vec<Repair>, truncated: bool) {
+        let l = &self.em.locals[local];
+        let start = self.em.span_cursor;
+        let end = end.max(start);
+        self.em.span_cursor = end;
+        self.em.ended += 1;
+        self.em.pending.push(Event::ToolEnd {
+            call: Box::new(ToolCall {
+                index: l.index,
+                id: l.id.clone(),
+                name: l.name.clone(),
+                arguments,
+                repairs,
+                truncated,
+            }),
+            span: Span::new(start, end),
+        });
+    }
+
+    /// Reports something that did not stop parsing.
+    pub(crate) fn diag(&mut self, kind: DiagnosticKind, message: impl Into<String>, span: Span) {
+        self.em.pending.push(Event::Diagnostic {
+            kind,
+            message: message.into(),
+            span,
+        });
+    }
+}
+
+/// The triggers of a set of dialects (empty: all), reasoning first.
+pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
+    let mut out: Vec<Trigger> = reasoning::TRIGGERS.to_vec();
+    let set: &[Dialect] = if dialects.is_empty() { Dialect::ALL } else { dialects };
+    for d in set {
+        out.extend_from_slice(d.triggers());
+    }
+    // Longer literals first so `<tool_calls>` wins over `<tool_call` prefixes.
+    out.sort_by_key(|t| match t.pattern {
+        Pattern::Lit(l) => std::cmp::Reverse(l.len()),
+        Pattern::Custom { .. } => std::cmp::Reverse(0),
+    });
+    out
 }

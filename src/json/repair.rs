@@ -66,8 +66,14 @@ pub trait Sink {
     /// Appends output bytes. String output is never split inside an escape
     /// sequence or a UTF-8 character.
     fn write(&mut self, bytes: &[u8]);
-    /// Reports structure; the default ignores it.
-    fn mark(&mut self, _mark: Mark<'_>) {}
+    /// Reports structure; `offset` is the absolute input offset of the byte
+    /// being read when the mark was made. The default ignores it.
+    fn mark(&mut self, _mark: Mark<'_>, _offset: u64) {}
+    /// Asked after every step: true makes [`Repairer::feed`] return
+    /// [`Status::Halted`] right after the byte that made the sink decide.
+    fn halted(&self) -> bool {
+        false
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -88,6 +94,8 @@ pub enum Status {
     Stop,
     /// A limit was reached at `consumed`; call [`Repairer::finish`] to close the value.
     Limit,
+    /// The sink asked to stop ([`Sink::halted`]); `consumed` is where it decided.
+    Halted,
 }
 
 /// The result of one [`Repairer::feed`].
@@ -430,6 +438,12 @@ impl Repairer {
                     };
                 }
             }
+            if sink.halted() {
+                return Progress {
+                    consumed: i,
+                    status: Status::Halted,
+                };
+            }
             if self.pos == Pos::Done && matches!(self.lex, Lex::None) {
                 return Progress {
                     consumed: i,
@@ -511,7 +525,7 @@ impl Repairer {
             while let Some(f) = self.stack.pop() {
                 let (b, k) = closer_of(f.kind);
                 sink.write(b);
-                sink.mark(Mark::End(k));
+                sink.mark(Mark::End(k), self.offset);
             }
         }
         self.pos = Pos::Done;
@@ -704,7 +718,7 @@ impl Repairer {
     fn commit_key<S: Sink + ?Sized>(&mut self, sink: &mut S, colon: Option<u8>) {
         self.flush_comma(sink);
         let key = std::mem::take(&mut self.key);
-        sink.mark(Mark::Key(&key[..self.key_len]));
+        sink.mark(Mark::Key(&key[..self.key_len]), self.offset);
         sink.write(&key);
         match colon {
             Some(b':') => {}
@@ -791,7 +805,7 @@ impl Repairer {
             self.repair(RepairKind::SyntaxFix, self.offset);
         }
         self.flush_comma(sink);
-        sink.mark(Mark::Begin(vk));
+        sink.mark(Mark::Begin(vk), self.offset);
         sink.write(out);
         self.stack.push(Frame {
             kind,
@@ -865,7 +879,7 @@ impl Repairer {
         self.stack.pop();
         let (out, vk) = closer_of(frame.kind);
         sink.write(out);
-        sink.mark(Mark::End(vk));
+        sink.mark(Mark::End(vk), self.offset);
         self.after_value();
     }
 
@@ -873,7 +887,7 @@ impl Repairer {
     fn commit_key_silent<S: Sink + ?Sized>(&mut self, sink: &mut S) {
         self.flush_comma(sink);
         let key = std::mem::take(&mut self.key);
-        sink.mark(Mark::Key(&key[..self.key_len]));
+        sink.mark(Mark::Key(&key[..self.key_len]), self.offset);
         sink.write(&key);
         sink.write(b":");
         self.key = key;
@@ -938,9 +952,9 @@ impl Repairer {
     fn scalar<S: Sink + ?Sized>(&mut self, sink: &mut S, kind: ValueKind, text: &[u8]) {
         self.begun = true;
         self.flush_comma(sink);
-        sink.mark(Mark::Begin(kind));
+        sink.mark(Mark::Begin(kind), self.offset);
         sink.write(text);
-        sink.mark(Mark::End(kind));
+        sink.mark(Mark::End(kind), self.offset);
         self.after_value();
     }
 
@@ -974,7 +988,7 @@ impl Repairer {
             self.key_truncated = false;
         } else {
             self.flush_comma(sink);
-            sink.mark(Mark::Begin(ValueKind::String));
+            sink.mark(Mark::Begin(ValueKind::String), self.offset);
             sink.write(b"\"");
         }
         self.lex = Lex::Str(StrLex {
@@ -1171,7 +1185,7 @@ impl Repairer {
             self.pos = Pos::AfterKey;
         } else {
             sink.write(b"\"");
-            sink.mark(Mark::End(ValueKind::String));
+            sink.mark(Mark::End(ValueKind::String), self.offset);
             self.after_value();
         }
     }
@@ -1538,7 +1552,7 @@ impl Repairer {
         self.repair(RepairKind::UnquotedString, self.tok_start);
         t.streaming = true;
         self.flush_comma(sink);
-        sink.mark(Mark::Begin(ValueKind::String));
+        sink.mark(Mark::Begin(ValueKind::String), self.offset);
         sink.write(b"\"");
         let tok = std::mem::take(&mut self.tok);
         self.write_escaped(&tok, sink);
@@ -1628,7 +1642,7 @@ impl Repairer {
         let ws = std::mem::take(&mut self.tok_ws);
         if t.streaming {
             sink.write(b"\"");
-            sink.mark(Mark::End(ValueKind::String));
+            sink.mark(Mark::End(ValueKind::String), self.offset);
             self.after_value();
         } else {
             let tok = std::mem::take(&mut self.tok);

@@ -1,0 +1,534 @@
+//! Generic JSON emulation: calls written as bare JSON in text, or inside a
+//! code fence.
+//!
+//! ```text
+//! I'll check.
+//! ```json
+//! {"name": "get_weather", "arguments": {"city": "Tokyo"}}
+//! ```
+//! ```
+//!
+//! A `{` (or `[` followed by `{`) in text starts a *speculative* block: the
+//! JSON is repaired and routed as it arrives, and the block commits as soon
+//! as the object names a tool and carries arguments (or names a known tool).
+//! The first key must be one a call envelope uses, so `{"debug": true}` is
+//! given back as text right after its first key. Fences whose language is
+//! empty, `json`, `json5`, `jsonc`, `tool_call`, `tool_calls` or `tool_use`
+//! are read the same way; any other fence (and a JSON fence that holds no
+//! call) is text up to its closing fence.
+
+use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use crate::config::{Config, Limits};
+use crate::envelope::CallRouter;
+use crate::event::{Repair, RepairKind, Span};
+use crate::json::{into_string, Progress, Repairer, Status};
+use crate::scan::{match_lit, Match, Pattern};
+
+pub(crate) const TRIGGERS: &[Trigger] = &[
+    Trigger {
+        pattern: Pattern::Lit(b"{"),
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Custom {
+            first: b"[",
+            matches: bracket_object,
+        },
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"```"),
+        action: Action::Block {
+            open: open_fence,
+            consume: true,
+        },
+    },
+];
+
+/// `[` followed by optional whitespace and `{`: an array of call objects.
+fn bracket_object(at: &[u8]) -> Match {
+    const MAX_BLANK: usize = 64;
+    for (i, &b) in at.iter().enumerate().skip(1) {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' if i <= MAX_BLANK => {}
+            b'{' => return Match::Full(1),
+            _ => return Match::No,
+        }
+    }
+    if at.len() > MAX_BLANK {
+        Match::No
+    } else {
+        Match::Partial
+    }
+}
+
+fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    Box::new(BareJson {
+        jc: JsonCalls::new(a.cfg, true, false),
+    })
+}
+
+fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    Box::new(Fence {
+        state: FenceState::Info,
+        info: Vec::new(),
+        jc: None,
+        limits: a.cfg.limits.clone(),
+        cfg_strict: true,
+    })
+}
+
+/// Streams the calls found in consecutive JSON values of one block.
+///
+/// Shared by every dialect whose calls are JSON envelopes.
+pub(crate) struct JsonCalls {
+    rep: Repairer,
+    router: CallRouter,
+    /// Router call → block-local call number, once started.
+    locals: Vec<Option<usize>>,
+    /// Router calls whose end has been emitted.
+    ended: Vec<bool>,
+    finalized: Vec<bool>,
+    rep_cursor: usize,
+    began: bool,
+    /// Calls from this index on were still open when the input ended.
+    truncated_from: Option<usize>,
+    /// The repairer stopped for good (value complete or closed).
+    closed: bool,
+}
+
+impl JsonCalls {
+    /// `strict`: bare-text mode (reject early). `stop_on_lt`: a `<` where JSON
+    /// syntax is expected stops the repairer (the dialect checks its closing tag).
+    pub(crate) fn new(cfg: &Config, strict: bool, stop_on_lt: bool) -> Self {
+        Self::with_limits(&cfg.limits, strict, stop_on_lt)
+    }
+
+    pub(crate) fn with_limits(limits: &Limits, strict: bool, stop_on_lt: bool) -> Self {
+        JsonCalls {
+            rep: Repairer::with_limits(limits).stop_on_lt(stop_on_lt),
+            router: CallRouter::new(limits).strict(strict),
+            locals: Vec::new(),
+            ended: Vec::new(),
+            finalized: Vec::new(),
+            rep_cursor: 0,
+            began: false,
+            truncated_from: None,
+            closed: false,
+        }
+    }
+
+    /// Feeds input, then emits what became known.
+    pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
+        if !self.began {
+            self.began = true;
+            self.rep.set_offset(cx.base);
+        }
+        let p = self.rep.feed(input, &mut self.router);
+        if matches!(p.status, Status::Done) {
+            self.closed = true;
+        }
+        self.sync(cx, Span::new(cx.base, cx.abs(p.consumed)));
+        p
+    }
+
+    /// True when the router has decided (strict mode) that this is not a call.
+    pub(crate) fn rejected(&self) -> bool {
+        self.router.rejected()
+    }
+
+    /// True when some call has its name.
+    pub(crate) fn named(&self) -> bool {
+        self.router.calls.iter().any(|c| c.name.is_some())
+    }
+
+    /// True when some call has a name and arguments, or names a known tool.
+    pub(crate) fn confirmed(&self, cx: &Cx<'_>) -> bool {
+        self.router
+            .calls
+            .iter()
+            .any(|c| c.name.as_deref().is_some_and(|n| c.has_args || cx.known_tool(n)))
+    }
+
+    /// True once the JSON value is complete or was closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Closes the value early: the input ended (`eof`) or markup ended it.
+    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
+        if self.closed {
+            return;
+        }
+        if eof {
+            self.truncated_from = Some(
+                self.router
+                    .calls
+                    .iter()
+                    .position(|c| !c.closed)
+                    .unwrap_or(self.router.calls.len()),
+            );
+            if self.rep.has_begun() && !self.rep.is_done() && self.router.calls.is_empty() {
+                self.truncated_from = Some(0);
+            }
+        }
+        let at = self.rep.offset();
+        self.rep.finish(&mut self.router);
+        self.closed = true;
+        self.sync(cx, Span::new(at, at));
+    }
+
+    /// Emits starts and argument deltas for every named call.
+    fn sync(&mut self, cx: &mut Cx<'_>, span: Span) {
+        let n = self.router.calls.len();
+        self.locals.resize(n, None);
+        self.ended.resize(n, false);
+        self.finalized.resize(n, false);
+        for k in 0..n {
+            if self.router.calls[k].closed && !self.finalized[k] {
+                self.finalized[k] = true;
+                let at = self.router.calls[k].end;
+                if let Some(r) = self.router.calls[k].finish_args(at) {
+                    self.router.calls[k].args.repairs.push(r);
+                }
+            }
+            if self.locals[k].is_none() {
+                let Some(name) = self.router.calls[k].name.clone() else {
+                    continue;
+                };
+                // Every earlier started call is closed by now: end it.
+                for j in 0..k {
+                    if self.locals[j].is_some() && !self.ended[j] {
+                        let end = self.router.calls[j].end;
+                        self.end_one(j, cx, end, Vec::new());
+                    }
+                }
+                let id = self.router.calls[k].id.clone();
+                let local = cx.start(name, id, span);
+                self.locals[k] = Some(local);
+            }
+            if let (Some(local), false) = (self.locals[k], self.ended[k]) {
+                let c = &mut self.router.calls[k];
+                let d = c.args.take_delta().to_vec();
+                cx.args(local, &d, span);
+            }
+        }
+    }
+
+    /// Ends every started call; the last one's span ends at `end`. `extra`
+    /// repairs (block markup) go to the last call.
+    pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+        let started: Vec<usize> = (0..self.locals.len())
+            .filter(|&k| self.locals[k].is_some() && !self.ended[k])
+            .collect();
+        let mut extra = Some(extra);
+        for (i, &k) in started.iter().enumerate() {
+            let last = i + 1 == started.len();
+            let e = if last { end } else { self.router.calls[k].end };
+            let x = if last { extra.take().unwrap_or_default() } else { Vec::new() };
+            self.end_one(k, cx, e, x);
+        }
+    }
+
+    /// Number of calls started in this value.
+    pub(crate) fn started(&self) -> usize {
+        self.locals.iter().filter(|l| l.is_some()).count()
+    }
+
+    fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+        let Some(local) = self.locals[k] else { return };
+        self.ended[k] = true;
+        let truncated_json = self.truncated_from.is_some_and(|t| k >= t);
+        let ncalls = self.router.calls.len();
+        let all_ended = self.ended.iter().all(|e| *e);
+        let c = &mut self.router.calls[k];
+        if !self.finalized[k] {
+            self.finalized[k] = true;
+            if let Some(r) = c.finish_args(end) {
+                c.args.repairs.push(r);
+            }
+        }
+        // Deltas so far, then whatever closing the arguments needs.
+        let pending = c.args.take_delta().to_vec();
+        let span = Span::new(end, end);
+        cx.args(local, &pending, span);
+        let final_json = c.args.final_json();
+        if final_json.len() > c.args.out.len() && final_json.starts_with(&c.args.out) {
+            let tail = final_json[c.args.out.len()..].to_vec();
+            cx.args(local, &tail, span);
+        }
+        let truncated = truncated_json || c.args.limited;
+        // Repairs: the repairer's up to this call's end, the writer's, the block's.
+        let all = self.rep.repairs();
+        let mut repairs: Vec<Repair> = Vec::new();
+        let mut cursor = self.rep_cursor;
+        let limit = if all_ended || k + 1 == ncalls {
+            u64::MAX
+        } else {
+            c.end
+        };
+        while cursor < all.len() && all[cursor].offset < limit {
+            repairs.push(all[cursor]);
+            cursor += 1;
+        }
+        self.rep_cursor = cursor;
+        let start = c.start;
+        repairs.extend(c.args.repairs.drain(..).map(|r| Repair {
+            kind: r.kind,
+            offset: if r.offset == 0 { start } else { r.offset },
+        }));
+        repairs.extend(extra);
+        repairs.sort_by_key(|r| r.offset);
+        cx.end(local, end, into_string(final_json), repairs, truncated);
+    }
+}
+
+/// A bare JSON object or array of calls in text.
+struct BareJson {
+    jc: JsonCalls,
+}
+
+impl Block for BareJson {
+    fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
+        let p = self.jc.feed(input, cx);
+        if !cx.committed() {
+            if p.status == Status::Halted || self.jc.rejected() {
+                return Flow::Reject {
+                    at: p.consumed,
+                    then: Resume::Text,
+                };
+            }
+            if self.jc.confirmed(cx) {
+                cx.commit();
+            }
+        }
+        match p.status {
+            Status::NeedMore => Flow::More,
+            Status::Done if cx.committed() => {
+                self.jc.end_all(cx, cx.abs(p.consumed), Vec::new());
+                Flow::Done(p.consumed)
+            }
+            Status::Limit if cx.committed() => {
+                self.jc.close(cx, true);
+                self.jc.end_all(cx, cx.abs(p.consumed), Vec::new());
+                Flow::Done(p.consumed)
+            }
+            _ => Flow::Reject {
+                at: p.consumed,
+                then: Resume::Text,
+            },
+        }
+    }
+
+    fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        let named_before = self.jc.named();
+        self.jc.close(cx, true);
+        if !cx.committed() && named_before && self.jc.confirmed(cx) {
+            cx.commit();
+        }
+        if !cx.committed() {
+            return false;
+        }
+        let end = cx.base;
+        self.jc.end_all(cx, end, Vec::new());
+        true
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FenceState {
+    /// Reading the info string (language) up to the newline.
+    Info,
+    /// Blanks before the JSON.
+    Lead,
+    /// Inside a JSON value.
+    Json,
+    /// After a value: blanks, then the closing fence (or another value).
+    After,
+}
+
+/// A fenced code block that may hold calls.
+struct Fence {
+    state: FenceState,
+    info: Vec<u8>,
+    jc: Option<JsonCalls>,
+    limits: Limits,
+    cfg_strict: bool,
+}
+
+const JSON_FENCES: &[&[u8]] = &[
+    b"",
+    b"json",
+    b"json5",
+    b"jsonc",
+    b"tool_call",
+    b"tool_calls",
+    b"tool_use",
+    b"tool",
+    b"function_call",
+    b"functions",
+];
+
+impl Fence {
+    /// No closing fence: the block ends before byte `i`.
+    fn missing_close(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
+        let end = cx.abs(i);
+        if let Some(jc) = self.jc.as_mut() {
+            jc.end_all(
+                cx,
+                end,
+                vec![Repair {
+                    kind: RepairKind::MissingCloseTag,
+                    offset: end,
+                }],
+            );
+        }
+        Flow::Done(i)
+    }
+}
+
+impl Block for Fence {
+    fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
+        let mut i = 0;
+        while i < input.len() {
+            match self.state {
+                FenceState::Info => match memchr::memchr(b'\n', &input[i..]) {
+                    Some(p) => {
+                        self.info.extend_from_slice(&input[i..i + p]);
+                        i += p + 1;
+                        let lang = self.info.trim_ascii().to_ascii_lowercase();
+                        if self.info.len() > 64 || !JSON_FENCES.contains(&&lang[..]) {
+                            return Flow::Reject {
+                                at: i,
+                                then: Resume::FenceText,
+                            };
+                        }
+                        self.state = FenceState::Lead;
+                    }
+                    None => {
+                        self.info.extend_from_slice(&input[i..]);
+                        if self.info.len() > 64 || self.info.contains(&b'`') {
+                            return Flow::Reject {
+                                at: input.len(),
+                                then: Resume::FenceText,
+                            };
+                        }
+                        return Flow::More;
+                    }
+                },
+                FenceState::Lead => {
+                    let b = input[i];
+                    if b.is_ascii_whitespace() {
+                        i += 1;
+                    } else if b == b'{' || b == b'[' {
+                        self.jc = Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
+                        self.state = FenceState::Json;
+                    } else {
+                        return Flow::Reject {
+                            at: i,
+                            then: Resume::FenceText,
+                        };
+                    }
+                }
+                FenceState::Json => {
+                    let Some(jc) = self.jc.as_mut() else {
+                        return Flow::Reject {
+                            at: i,
+                            then: Resume::FenceText,
+                        };
+                    };
+                    let mut sub = Cx {
+                        base: cx.abs(i),
+                        em: &mut *cx.em,
+                        cfg: cx.cfg,
+                    };
+                    let p = jc.feed(&input[i..], &mut sub);
+                    i += p.consumed;
+                    if !sub.committed() {
+                        if p.status == Status::Halted || jc.rejected() {
+                            return Flow::Reject {
+                                at: i,
+                                then: Resume::FenceText,
+                            };
+                        }
+                        if jc.confirmed(&sub) {
+                            sub.commit();
+                        }
+                    }
+                    match p.status {
+                        Status::NeedMore => return Flow::More,
+                        Status::Done if sub.committed() => self.state = FenceState::After,
+                        Status::Limit if sub.committed() => {
+                            jc.close(&mut sub, true);
+                            self.state = FenceState::After;
+                        }
+                        _ => {
+                            return Flow::Reject {
+                                at: i,
+                                then: Resume::FenceText,
+                            }
+                        }
+                    }
+                }
+                FenceState::After => {
+                    let b = input[i];
+                    if b == b'`' {
+                        match match_lit(b"```", &input[i..]) {
+                            Match::Full(n) => {
+                                i += n;
+                                if let Some(jc) = self.jc.as_mut() {
+                                    jc.end_all(cx, cx.abs(i), Vec::new());
+                                }
+                                return Flow::Done(i);
+                            }
+                            Match::Partial => return Flow::Partial(i),
+                            Match::No => return self.missing_close(cx, i),
+                        }
+                    } else if b.is_ascii_whitespace() {
+                        i += 1;
+                    } else if b == b'{' || b == b'[' {
+                        // Another value in the same fence.
+                        if let Some(jc) = self.jc.as_mut() {
+                            jc.end_all(cx, cx.abs(i), Vec::new());
+                        }
+                        self.jc = Some(JsonCalls::with_limits(&self.limits, false, false));
+                        self.state = FenceState::Json;
+                    } else {
+                        return self.missing_close(cx, i);
+                    }
+                }
+            }
+        }
+        Flow::More
+    }
+
+    fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        let Some(jc) = self.jc.as_mut() else {
+            return false;
+        };
+        let named_before = jc.named();
+        jc.close(cx, true);
+        if !cx.committed() && named_before && jc.confirmed(cx) {
+            cx.commit();
+        }
+        if !cx.committed() {
+            return false;
+        }
+        let end = cx.base;
+        jc.end_all(
+            cx,
+            end,
+            vec![Repair {
+                kind: RepairKind::MissingCloseTag,
+                offset: end,
+            }],
+        );
+        true
+    }
+}

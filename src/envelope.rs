@@ -1,0 +1,917 @@
+//! Call envelopes: normalising the many JSON shapes models give a tool call.
+//!
+//! A model asked for a call writes some object that names a tool and carries
+//! its arguments, under whatever keys it likes:
+//!
+//! | shape | example |
+//! |---|---|
+//! | canonical | `{"name": "f", "arguments": {…}}` |
+//! | other keys | `{"tool": "f", "parameters": {…}}`, `{"tool_name": "f", "input": {…}}`, `{"function": "f", "args": {…}}` |
+//! | OpenAI nesting | `{"type": "function", "function": {"name": "f", "arguments": "{…}"}}` |
+//! | name last | `{"arguments": {…}, "name": "f"}` |
+//! | stringified | `{"name": "f", "arguments": "{\"a\": 1}"}` |
+//! | double-wrapped | `{"name": "f", "arguments": {"arguments": {…}}}` |
+//! | not an object | `{"name": "f", "arguments": null}` → `{}`, `"arguments": 3` → `{"value": 3}` |
+//! | flattened | `{"name": "f", "city": "Paris"}` (no argument key) → `{"city": "Paris"}` |
+//!
+//! [`CallRouter`] is a [`Sink`] for the JSON [`Repairer`]: it watches the
+//! repaired output of one top-level value (an object, or an array of objects)
+//! and routes each part to the right place without parsing anything twice.
+//! Arguments are streamed: their bytes are available as soon as the repairer
+//! writes them, and they are the model's own bytes wherever those were valid.
+
+use crate::config::Limits;
+use crate::event::{Repair, RepairKind};
+use crate::json::{Mark, Repairer, Sink, Status, ValueKind};
+
+/// Keys that name the tool.
+pub(crate) const NAME_KEYS: &[&[u8]] = &[
+    b"name",
+    b"tool",
+    b"tool_name",
+    b"function",
+    b"function_name",
+    b"toolName",
+    b"_name",
+];
+/// Keys that carry the arguments.
+pub(crate) const ARGS_KEYS: &[&[u8]] = &[
+    b"arguments",
+    b"parameters",
+    b"args",
+    b"input",
+    b"params",
+    b"tool_input",
+    b"argument",
+];
+/// Keys that carry a model-written call id.
+pub(crate) const ID_KEYS: &[&[u8]] = &[b"id", b"tool_call_id", b"call_id"];
+/// Other keys that belong to an envelope and are not arguments.
+pub(crate) const META_KEYS: &[&[u8]] = &[b"type", b"index", b"description"];
+
+/// True when `key` (raw JSON string text, quotes included) is one of `set`.
+fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
+    let inner = unquote(key);
+    set.iter().any(|k| *k == inner)
+}
+
+fn unquote(key: &[u8]) -> &[u8] {
+    if key.len() >= 2 && key[0] == b'"' && key[key.len() - 1] == b'"' {
+        &key[1..key.len() - 1]
+    } else {
+        key
+    }
+}
+
+/// Where the bytes of the value under the current key go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    None,
+    Name,
+    Id,
+    Args,
+    Extra,
+    /// `"function": {…}`: descend into the object as the envelope.
+    Nested,
+    Skip,
+}
+
+/// One call found inside a JSON value.
+#[derive(Debug)]
+pub(crate) struct CallShape {
+    /// Depth of the envelope object itself (it is open at `base + 1`).
+    base: usize,
+    /// Depths of enclosing envelopes while inside a nested `"function": {…}`.
+    outer: Vec<usize>,
+    pending: Route,
+    route: Route,
+    route_depth: usize,
+    buf: Vec<u8>,
+    /// The tool name, once its string is complete.
+    pub name: Option<String>,
+    /// The model's call id, if it wrote one before the name.
+    pub id: Option<String>,
+    /// An argument key has been seen.
+    pub has_args: bool,
+    /// Number of keys seen at the envelope level.
+    pub keys: usize,
+    /// The first key was not one an envelope uses.
+    pub foreign_first_key: bool,
+    /// The envelope object has closed.
+    pub closed: bool,
+    /// The arguments.
+    pub args: ArgsWriter,
+    /// Members that were neither name, id nor arguments (possible flattened arguments).
+    extras: Vec<u8>,
+    extras_over: bool,
+    /// Input offsets where this call's object began and ended.
+    pub start: u64,
+    /// See `start`.
+    pub end: u64,
+    max_token: usize,
+}
+
+impl CallShape {
+    fn new(base: usize, start: u64, limits: &Limits) -> Self {
+        CallShape {
+            base,
+            outer: Vec::new(),
+            pending: Route::None,
+            route: Route::None,
+            route_depth: 0,
+            buf: Vec::new(),
+            name: None,
+            id: None,
+            has_args: false,
+            keys: 0,
+            foreign_first_key: false,
+            closed: false,
+            args: ArgsWriter::new(limits, true),
+            extras: Vec::new(),
+            extras_over: false,
+            start,
+            end: start,
+            max_token: limits.max_token_bytes,
+        }
+    }
+
+    /// Completes the arguments when the envelope had none (or only flattened members).
+    /// Returns the repair to record, if any.
+    pub(crate) fn finish_args(&mut self, at: u64) -> Option<Repair> {
+        if self.args.started() {
+            self.args.finish_open();
+            return None;
+        }
+        if !self.extras.is_empty() && !self.extras_over {
+            let mut obj = Vec::with_capacity(self.extras.len() + 2);
+            obj.push(b'{');
+            obj.extend_from_slice(&self.extras);
+            obj.push(b'}');
+            if serde_json::from_slice::<serde::de::IgnoredAny>(&obj).is_ok() {
+                self.args.set_whole(&obj);
+                return Some(Repair {
+                    kind: RepairKind::MissingArguments,
+                    offset: at,
+                });
+            }
+        }
+        self.args.set_whole(b"{}");
+        if self.has_args {
+            None
+        } else {
+            Some(Repair {
+                kind: RepairKind::MissingArguments,
+                offset: at,
+            })
+        }
+    }
+
+    fn mark(&mut self, mark: Mark<'_>, depth_before: usize) {
+        let level = self.base + 1;
+        match mark {
+            Mark::Key(k) if depth_before == level && self.route == Route::None => {
+                self.keys += 1;
+                let known_key = key_in(k, NAME_KEYS) || key_in(k, ARGS_KEYS) || key_in(k, ID_KEYS) || key_in(k, META_KEYS);
+                if self.keys == 1 && self.outer.is_empty() && !known_key {
+                    self.foreign_first_key = true;
+                }
+                self.pending = if key_in(k, NAME_KEYS) && self.name.is_none() {
+                    if unquote(k) == b"function" {
+                        // A string names the tool; an object is a nested envelope.
+                        Route::Nested
+                    } else {
+                        Route::Name
+                    }
+                } else if key_in(k, ARGS_KEYS) && !self.has_args {
+                    self.has_args = true;
+                    Route::Args
+                } else if key_in(k, ID_KEYS) && self.id.is_none() && self.name.is_none() {
+                    Route::Id
+                } else if key_in(k, META_KEYS) || key_in(k, NAME_KEYS) || key_in(k, ARGS_KEYS) || key_in(k, ID_KEYS) {
+                    Route::Skip
+                } else {
+                    if !self.extras_over {
+                        if !self.extras.is_empty() {
+                            self.extras.push(b',');
+                        }
+                        self.extras.extend_from_slice(k);
+                        self.extras.push(b':');
+                    }
+                    Route::Extra
+                };
+            }
+            Mark::Begin(kind) if depth_before == level && self.route == Route::None => {
+                let mut route = std::mem::replace(&mut self.pending, Route::None);
+                if route == Route::Nested {
+                    route = match kind {
+                        ValueKind::Object => {
+                            self.outer.push(self.base);
+                            self.base = level;
+                            return;
+                        }
+                        ValueKind::String => Route::Name,
+                        _ => Route::Skip,
+                    };
+                }
+                if route == Route::Name && kind != ValueKind::String {
+                    route = Route::Skip;
+                }
+                if route == Route::Id && kind != ValueKind::String && kind != ValueKind::Number {
+                    route = Route::Skip;
+                }
+                self.route = route;
+                self.route_depth = level;
+                self.buf.clear();
+                if route == Route::Args {
+                    self.args.mark(mark);
+                }
+            }
+            Mark::End(kind) => {
+                let container = matches!(kind, ValueKind::Object | ValueKind::Array);
+                let value_end = self.route != Route::None
+                    && ((container && depth_before == level + 1) || (!container && depth_before == level));
+                if value_end {
+                    match self.route {
+                        Route::Args => self.args.mark(mark),
+                        Route::Name => {
+                            if let Ok(name) = serde_json::from_slice::<String>(&self.buf) {
+                                self.name = Some(name);
+                            }
+                        }
+                        Route::Id => {
+                            let text = String::from_utf8_lossy(&self.buf).into_owned();
+                            self.id = Some(match serde_json::from_str::<String>(&text) {
+                                Ok(s) => s,
+                                Err(_) => text,
+                            });
+                        }
+                        _ => {}
+                    }
+                    self.route = Route::None;
+                } else if container && depth_before == level && self.route == Route::None {
+                    // The envelope object (or a nested one) closes.
+                    if let Some(b) = self.outer.pop() {
+                        self.base = b;
+                    } else {
+                        self.closed = true;
+                    }
+                } else if self.route == Route::Args {
+                    self.args.mark(mark);
+                }
+            }
+            _ => {
+                if self.route == Route::Args {
+                    self.args.mark(mark);
+                }
+            }
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        match self.route {
+            Route::Args => self.args.write(bytes),
+            Route::Name | Route::Id => {
+                if self.buf.len() + bytes.len() <= self.max_token {
+                    self.buf.extend_from_slice(bytes);
+                }
+            }
+            Route::Extra => {
+                if !self.extras_over {
+                    if self.extras.len() + bytes.len() > self.max_token {
+                        self.extras_over = true;
+                    } else {
+                        self.extras.extend_from_slice(bytes);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What the top-level value turned out to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Top {
+    Unknown,
+    Object,
+    Array,
+    /// A scalar: never a call.
+    Other,
+}
+
+/// A [`Sink`] that finds the calls in one repaired JSON value.
+#[derive(Debug)]
+pub(crate) struct CallRouter {
+    depth: usize,
+    pub top: Top,
+    pub calls: Vec<CallShape>,
+    /// An element of a top-level array that is not an object.
+    pub foreign_element: bool,
+    /// Bare-text mode: halt as soon as the value cannot be a call.
+    strict: bool,
+    limits: Limits,
+}
+
+impl CallRouter {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        CallRouter {
+            depth: 0,
+            top: Top::Unknown,
+            calls: Vec::new(),
+            foreign_element: false,
+            strict: false,
+            limits: limits.clone(),
+        }
+    }
+
+    /// Bare-text mode: the router halts the repairer as soon as the value
+    /// cannot be a call (a scalar, a first key no envelope uses, an array
+    /// whose first element is not an object).
+    pub(crate) fn strict(mut self, yes: bool) -> Self {
+        self.strict = yes;
+        self
+    }
+
+    /// True when, in strict mode, the value cannot be a call.
+    pub(crate) fn rejected(&self) -> bool {
+        self.strict
+            && (self.top == Top::Other
+                || (self.calls.is_empty() && self.foreign_element)
+                || self.calls.first().is_some_and(|c| c.foreign_first_key)
+                || self.calls.first().is_some_and(|c| c.closed && c.name.is_none()))
+    }
+
+    /// The call currently being written, if any.
+    fn current(&mut self) -> Option<&mut CallShape> {
+        self.calls.last_mut().filter(|c| !c.closed)
+    }
+}
+
+impl Sink for CallRouter {
+    fn halted(&self) -> bool {
+        self.rejected()
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if let Some(c) = self.current() {
+            c.write(bytes);
+        }
+    }
+
+    fn mark(&mut self, mark: Mark<'_>, offset: u64) {
+        let depth_before = self.depth;
+        match mark {
+            Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
+            Mark::End(ValueKind::Object | ValueKind::Array) => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth_before == 0 {
+            if let Mark::Begin(kind) = mark {
+                self.top = match kind {
+                    ValueKind::Object => Top::Object,
+                    ValueKind::Array => Top::Array,
+                    _ => Top::Other,
+                };
+                if kind == ValueKind::Object {
+                    self.calls.push(CallShape::new(0, offset, &self.limits));
+                }
+                return;
+            }
+        }
+        if self.top == Top::Array && depth_before == 1 {
+            match mark {
+                Mark::Begin(ValueKind::Object) => {
+                    self.calls.push(CallShape::new(1, offset, &self.limits));
+                    return;
+                }
+                Mark::Begin(_) => {
+                    self.foreign_element = true;
+                    return;
+                }
+                Mark::End(ValueKind::Array) => return,
+                _ => {}
+            }
+        }
+        // Containers are reported to the shape with the depth before the mark
+        // for Begin and Key, and with the depth before the End was applied.
+        if let Some(c) = self.current() {
+            c.mark(mark, depth_before);
+            if c.closed {
+                c.end = offset + 1;
+            }
+        }
+    }
+}
+
+/// How an [`ArgsWriter`] is treating the arguments value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgsMode {
+    /// Nothing seen yet.
+    Start,
+    /// `{` and whitespace held until the first key shows whether it is double-wrapped.
+    ObjectHead,
+    /// The first key was an argument key: waiting for its value.
+    WrapKey,
+    /// Passing bytes through.
+    Pass,
+    /// Passing the inner object of a double-wrapped value.
+    Unwrap,
+    /// Skipping the rest of the outer object after the inner one closed.
+    UnwrapTail,
+    /// A non-object value written as `{"value": …}`.
+    Wrap,
+    /// A literal, held until it shows whether it is `null`.
+    LiteralHead,
+    /// A string, held until its first non-blank character.
+    StrHead,
+    /// A string holding JSON: its content goes through a nested repairer.
+    Stringified,
+    /// A string that is not JSON: written as `{"value": "…"}`.
+    StrWrap,
+    /// Complete.
+    Done,
+}
+
+/// Normalises one arguments value to a JSON object, streaming.
+#[derive(Debug)]
+pub(crate) struct ArgsWriter {
+    /// The arguments JSON written so far (append-only).
+    pub out: Vec<u8>,
+    /// How many bytes of `out` have been handed out as deltas.
+    pub emitted: usize,
+    mode: ArgsMode,
+    depth: usize,
+    hold: Vec<u8>,
+    /// Decoded string content held in `StrHead`.
+    text: Vec<u8>,
+    nested: Option<Box<Nested>>,
+    allow_string: bool,
+    /// Repairs made here (not by the repairer feeding us).
+    pub repairs: Vec<Repair>,
+    limits: Limits,
+    /// `max_args_bytes` was reached: nothing more is written.
+    pub limited: bool,
+}
+
+#[derive(Debug)]
+struct Nested {
+    repairer: Repairer,
+    writer: ArgsWriter,
+    done: bool,
+}
+
+impl Sink for ArgsWriter {
+    fn write(&mut self, bytes: &[u8]) {
+        ArgsWriter::write(self, bytes);
+    }
+    fn mark(&mut self, mark: Mark<'_>, _offset: u64) {
+        ArgsWriter::mark(self, mark);
+    }
+}
+
+impl ArgsWriter {
+    pub(crate) fn new(limits: &Limits, allow_string: bool) -> Self {
+        ArgsWriter {
+            out: Vec::new(),
+            emitted: 0,
+            mode: ArgsMode::Start,
+            depth: 0,
+            hold: Vec::new(),
+            text: Vec::new(),
+            nested: None,
+            allow_string,
+            repairs: Vec::new(),
+            limits: limits.clone(),
+            limited: false,
+        }
+    }
+
+    /// True once the arguments value has begun.
+    pub(crate) fn started(&self) -> bool {
+        self.mode != ArgsMode::Start
+    }
+
+    /// True once the arguments value is complete.
+    pub(crate) fn is_done(&self) -> bool {
+        self.mode == ArgsMode::Done
+    }
+
+    /// Sets the whole arguments at once (used when there was no arguments value).
+    pub(crate) fn set_whole(&mut self, json: &[u8]) {
+        self.out.extend_from_slice(json);
+        self.mode = ArgsMode::Done;
+    }
+
+    /// The bytes written since the last call (the next delta).
+    pub(crate) fn take_delta(&mut self) -> &[u8] {
+        let d = &self.out[self.emitted..];
+        self.emitted = self.out.len();
+        d
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        if self.limited {
+            return;
+        }
+        if self.out.len() + bytes.len() > self.limits.max_args_bytes {
+            self.limited = true;
+            self.repairs.push(Repair {
+                kind: RepairKind::LimitExceeded,
+                offset: 0,
+            });
+            return;
+        }
+        self.out.extend_from_slice(bytes);
+    }
+
+    fn repair(&mut self, kind: RepairKind) {
+        self.repairs.push(Repair { kind, offset: 0 });
+    }
+
+    pub(crate) fn mark(&mut self, mark: Mark<'_>) {
+        let before = self.depth;
+        match mark {
+            Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
+            Mark::End(ValueKind::Object | ValueKind::Array) => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        match self.mode {
+            ArgsMode::Start => {
+                if let Mark::Begin(kind) = mark {
+                    self.mode = match kind {
+                        ValueKind::Object => ArgsMode::ObjectHead,
+                        ValueKind::String if self.allow_string => ArgsMode::StrHead,
+                        ValueKind::Literal => ArgsMode::LiteralHead,
+                        _ => {
+                            self.repair(RepairKind::NonObjectArguments);
+                            self.put(br#"{"value":"#);
+                            ArgsMode::Wrap
+                        }
+                    };
+                }
+            }
+            ArgsMode::ObjectHead => match mark {
+                Mark::Key(k) if key_in(k, &[b"arguments", b"parameters", b"args", b"input"]) => {
+                    self.mode = ArgsMode::WrapKey;
+                }
+                Mark::End(_) if self.depth == 0 => {
+                    let held = std::mem::take(&mut self.hold);
+                    self.put(&held);
+                    self.mode = ArgsMode::Done;
+                }
+                _ => {
+                    let held = std::mem::take(&mut self.hold);
+                    self.put(&held);
+                    self.mode = ArgsMode::Pass;
+                }
+            },
+            ArgsMode::WrapKey => match mark {
+                Mark::Begin(ValueKind::Object) if before == 1 => {
+                    self.repair(RepairKind::DoubleWrappedArguments);
+                    self.hold.clear();
+                    self.mode = ArgsMode::Unwrap;
+                }
+                _ => {
+                    let held = std::mem::take(&mut self.hold);
+                    self.put(&held);
+                    self.mode = ArgsMode::Pass;
+                    if let Mark::End(_) = mark {
+                        if self.depth == 0 {
+                            self.mode = ArgsMode::Done;
+                        }
+                    }
+                }
+            },
+            ArgsMode::Pass => {
+                if matches!(mark, Mark::End(_)) && self.depth == 0 {
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::Unwrap => {
+                if matches!(mark, Mark::End(_)) && self.depth == 1 {
+                    self.mode = ArgsMode::UnwrapTail;
+                }
+            }
+            ArgsMode::UnwrapTail => {
+                if matches!(mark, Mark::End(_)) && self.depth == 0 {
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::Wrap => {
+                if matches!(mark, Mark::End(_)) && self.depth == 0 {
+                    self.put(b"}");
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::LiteralHead => {
+                if let Mark::End(_) = mark {
+                    let held = std::mem::take(&mut self.hold);
+                    if held == b"null" {
+                        self.repair(RepairKind::NonObjectArguments);
+                        self.put(b"{}");
+                    } else {
+                        self.repair(RepairKind::NonObjectArguments);
+                        self.put(br#"{"value":"#);
+                        self.put(&held);
+                        self.put(b"}");
+                    }
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::StrHead => {
+                if let Mark::End(_) = mark {
+                    // Only blanks: no arguments.
+                    self.repair(RepairKind::NonObjectArguments);
+                    self.put(b"{}");
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::Stringified => {
+                if let Mark::End(_) = mark {
+                    self.finish_nested();
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::StrWrap => {
+                if let Mark::End(_) = mark {
+                    self.put(b"}");
+                    self.mode = ArgsMode::Done;
+                }
+            }
+            ArgsMode::Done => {}
+        }
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        match self.mode {
+            ArgsMode::ObjectHead | ArgsMode::WrapKey | ArgsMode::LiteralHead => {
+                if self.hold.len() + bytes.len() <= self.limits.max_token_bytes {
+                    self.hold.extend_from_slice(bytes);
+                } else {
+                    // A huge key or blank run: stop looking for a wrapper.
+                    let held = std::mem::take(&mut self.hold);
+                    self.put(&held);
+                    self.put(bytes);
+                    self.mode = ArgsMode::Pass;
+                }
+            }
+            ArgsMode::Pass | ArgsMode::Wrap => self.put(bytes),
+            ArgsMode::Unwrap => {
+                if self.depth >= 2 {
+                    self.put(bytes);
+                }
+            }
+            ArgsMode::StrHead => {
+                self.hold.extend_from_slice(bytes);
+                let before = self.text.len();
+                unescape_into(bytes, &mut self.text);
+                let first = self.text[before..]
+                    .iter()
+                    .copied()
+                    .chain(std::iter::empty())
+                    .find(|c| !c.is_ascii_whitespace());
+                let any = self.text.iter().any(|c| !c.is_ascii_whitespace());
+                if !any {
+                    if self.hold.len() > self.limits.max_token_bytes {
+                        self.begin_str_wrap();
+                    }
+                    return;
+                }
+                let first = first.or_else(|| self.text.iter().copied().find(|c| !c.is_ascii_whitespace()));
+                match first {
+                    Some(b'{' | b'[') => {
+                        self.repair(RepairKind::StringifiedArguments);
+                        let mut nested = Box::new(Nested {
+                            repairer: Repairer::with_limits(&self.limits),
+                            writer: ArgsWriter::new(&self.limits, false),
+                            done: false,
+                        });
+                        let text = std::mem::take(&mut self.text);
+                        nested_feed(&mut nested, &text);
+                        self.nested = Some(nested);
+                        self.mode = ArgsMode::Stringified;
+                        self.pull_nested();
+                    }
+                    _ => self.begin_str_wrap(),
+                }
+            }
+            ArgsMode::Stringified => {
+                let mut text = std::mem::take(&mut self.text);
+                text.clear();
+                unescape_into(bytes, &mut text);
+                if let Some(n) = self.nested.as_mut() {
+                    nested_feed(n, &text);
+                }
+                self.text = text;
+                self.pull_nested();
+            }
+            ArgsMode::StrWrap => self.put(bytes),
+            ArgsMode::Start | ArgsMode::UnwrapTail | ArgsMode::Done => {}
+        }
+    }
+
+    fn begin_str_wrap(&mut self) {
+        self.repair(RepairKind::NonObjectArguments);
+        self.put(br#"{"value":"#);
+        let held = std::mem::take(&mut self.hold);
+        self.put(&held);
+        self.text.clear();
+        self.mode = ArgsMode::StrWrap;
+    }
+
+    /// Moves the nested writer's new output into ours.
+    fn pull_nested(&mut self) {
+        if let Some(n) = self.nested.as_mut() {
+            let new = n.writer.out[n.writer.emitted..].to_vec();
+            n.writer.emitted = n.writer.out.len();
+            self.put(&new);
+        }
+    }
+
+    fn finish_nested(&mut self) {
+        if let Some(mut n) = self.nested.take() {
+            if !n.done {
+                n.repairer.finish(&mut n.writer);
+            }
+            if !n.writer.started() {
+                n.writer.set_whole(b"{}");
+            } else {
+                n.writer.finish_open();
+            }
+            let reps = n.repairer.take_repairs();
+            self.repairs.extend(reps.into_iter().map(|r| Repair { kind: r.kind, offset: 0 }));
+            self.repairs.append(&mut n.writer.repairs);
+            let new = n.writer.out[n.writer.emitted..].to_vec();
+            self.put(&new);
+        }
+    }
+
+    /// Closes a value the repairer left open (only possible after a limit).
+    pub(crate) fn finish_open(&mut self) {
+        match self.mode {
+            ArgsMode::Done => {}
+            ArgsMode::Start => self.set_whole(b"{}"),
+            ArgsMode::Stringified => {
+                self.finish_nested();
+                self.mode = ArgsMode::Done;
+            }
+            _ => {
+                // Only reachable when output was cut by a limit: close it minimally.
+                if !self.limited && serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok() {
+                    self.mode = ArgsMode::Done;
+                }
+            }
+        }
+    }
+
+    /// Makes `out` valid after a limit cut it: nothing more is appended, so the
+    /// final arguments fall back to what can be closed. Returns the final JSON.
+    pub(crate) fn final_json(&self) -> Vec<u8> {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&self.out)
+            .map(|_| self.out.first() == Some(&b'{'))
+            .unwrap_or(false)
+        {
+            return self.out.clone();
+        }
+        // Close the emitted prefix with a repairer (it only appends).
+        let mut r = Repairer::with_limits(&self.limits);
+        let mut fixed = Vec::with_capacity(self.out.len() + 8);
+        let p = r.feed(&self.out, &mut fixed);
+        if p.status != Status::Done {
+            r.finish(&mut fixed);
+        }
+        if fixed.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(&fixed).is_ok() {
+            fixed
+        } else {
+            b"{}".to_vec()
+        }
+    }
+}
+
+fn nested_feed(n: &mut Nested, text: &[u8]) {
+    if n.done || text.is_empty() {
+        return;
+    }
+    let p = n.repairer.feed(text, &mut n.writer);
+    if p.status != Status::NeedMore {
+        n.done = true;
+        n.repairer.finish(&mut n.writer);
+    }
+}
+
+/// Decodes JSON string output (escapes never split) into raw bytes. Raw `"`
+/// (the string's own quotes) are dropped.
+pub(crate) fn unescape_into(s: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < s.len() {
+        match memchr::memchr2(b'\\', b'"', &s[i..]) {
+            None => {
+                out.extend_from_slice(&s[i..]);
+                break;
+            }
+            Some(p) => {
+                out.extend_from_slice(&s[i..i + p]);
+                i += p;
+            }
+        }
+        if s[i] == b'"' {
+            i += 1;
+            continue;
+        }
+        let Some(&e) = s.get(i + 1) else { break };
+        i += 2;
+        match e {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'b' => out.push(0x08),
+            b'f' => out.push(0x0C),
+            b'u' => {
+                let hex = |h: &[u8]| -> Option<u32> {
+                    std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
+                };
+                let Some(unit) = s.get(i..i + 4).and_then(hex) else { break };
+                i += 4;
+                let c = if (0xD800..0xDC00).contains(&unit) {
+                    let low = s.get(i..i + 6).filter(|l| l.starts_with(b"\\u")).and_then(|l| hex(&l[2..]));
+                    match low {
+                        Some(low) if (0xDC00..0xE000).contains(&low) => {
+                            i += 6;
+                            char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                        }
+                        _ => None,
+                    }
+                } else {
+                    char::from_u32(unit)
+                };
+                let c = c.unwrap_or('\u{FFFD}');
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+            other => out.push(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(input: &str) -> CallRouter {
+        let limits = Limits::default();
+        let mut r = Repairer::new();
+        let mut router = CallRouter::new(&limits);
+        let p = r.feed(input.as_bytes(), &mut router);
+        if p.status != Status::Done {
+            r.finish(&mut router);
+        }
+        for c in &mut router.calls {
+            c.finish_args(0);
+        }
+        router
+    }
+
+    fn one(input: &str) -> (String, String) {
+        let r = route(input);
+        assert_eq!(r.calls.len(), 1, "{input}");
+        let c = &r.calls[0];
+        let args = String::from_utf8(c.args.final_json()).unwrap();
+        serde_json::from_str::<serde_json::Value>(&args).unwrap();
+        (c.name.clone().unwrap_or_default(), args)
+    }
+
+    #[test]
+    fn shapes() {
+        let want = ("f".to_string(), r#"{"a": 1}"#.to_string());
+        assert_eq!(one(r#"{"name": "f", "arguments": {"a": 1}}"#), want);
+        assert_eq!(one(r#"{"tool": "f", "parameters": {"a": 1}}"#), want);
+        assert_eq!(one(r#"{"tool_name": "f", "input": {"a": 1}}"#), want);
+        assert_eq!(one(r#"{"arguments": {"a": 1}, "name": "f"}"#), want);
+        assert_eq!(one(r#"{"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}"#), want);
+        assert_eq!(one(r#"{"function": "f", "args": {"a": 1}}"#), want);
+        assert_eq!(one(r#"{"name": "f", "arguments": {"arguments": {"a": 1}}}"#), want);
+        assert_eq!(one(r#"{"name": "f", "arguments": "{\"a\": 1}"}"#), want);
+        assert_eq!(one(r#"{"name": "f", "arguments": null}"#).1, "{}");
+        assert_eq!(one(r#"{"name": "f"}"#).1, "{}");
+        assert_eq!(one(r#"{"name": "f", "arguments": ""}"#).1, "{}");
+        assert_eq!(one(r#"{"name": "f", "arguments": 3}"#).1, r#"{"value":3}"#);
+        assert_eq!(one(r#"{"name": "f", "arguments": "Paris"}"#).1, r#"{"value":"Paris"}"#);
+        assert_eq!(one(r#"{"name": "f", "city": "Paris"}"#).1, r#"{"city":"Paris"}"#);
+        assert_eq!(one(r#"{"name": "f", "arguments": {"a": "x", "b": {"c": [1]}}}"#).1, r#"{"a": "x", "b": {"c": [1]}}"#);
+    }
+
+    #[test]
+    fn arrays_of_calls() {
+        let r = route(r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]"#);
+        assert_eq!(r.calls.len(), 2);
+        assert_eq!(r.calls[1].name.as_deref(), Some("b"));
+        assert_eq!(r.calls[1].args.out, br#"{"x": 1}"#);
+    }
+
+    #[test]
+    fn unescape() {
+        let mut out = Vec::new();
+        unescape_into(br#""a\"b\\c\n\u00e9\ud83d\ude00""#, &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "a\"b\\c\né😀");
+    }
+}

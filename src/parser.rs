@@ -1,0 +1,501 @@
+//! The push parser: bytes in, [`Event`]s out.
+
+use bytes::{Bytes, BytesMut};
+
+use crate::config::Config;
+use crate::dialect::{self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger};
+use crate::event::{DiagnosticKind, Event, Span, ToolCall};
+use crate::scan::{ByteFinder, Match};
+
+/// What the parser is in the middle of.
+enum Mode {
+    /// Prose: scanning for triggers.
+    Text,
+    /// Inside a reasoning block that ends at `close`; the pending Thinking
+    /// span began at `span_start`.
+    Reasoning {
+        close: &'static [u8],
+        span_start: u64,
+    },
+    /// Inside a block (a call or a candidate call).
+    Block(Box<dyn Block>),
+    /// Inside a code fence that holds no call: text up to the closing fence.
+    FenceText,
+}
+
+/// The incremental parser of model output.
+///
+/// Feed it chunks as they arrive; it appends the events each chunk completes.
+/// Work per chunk is proportional to the chunk (plus the few bytes held back
+/// from the previous one), text is released as soon as it cannot be the
+/// start of a call, and the events do not depend on where the chunks were
+/// split (except for how text and argument deltas are divided into events).
+///
+/// ```
+/// use toolstream::{Config, Event, Parser};
+///
+/// let mut parser = Parser::new(Config::default());
+/// let mut events = Vec::new();
+/// for chunk in ["Let me check.\n<tool_call>\n{\"name\": \"get_wea", "ther\", \"arguments\": {\"city\": \"Tok", "yo\"}}\n</tool_call>"] {
+///     parser.feed(chunk.as_bytes(), &mut events);
+/// }
+/// parser.finish(&mut events);
+///
+/// let call = events.iter().find_map(|e| match e {
+///     Event::ToolEnd { call, .. } => Some(call),
+///     _ => None,
+/// }).unwrap();
+/// assert_eq!(call.name, "get_weather");
+/// assert_eq!(call.arguments, r#"{"city": "Tokyo"}"#);
+/// assert!(call.repairs.is_empty() && !call.truncated);
+/// ```
+pub struct Parser {
+    cfg: Config,
+    triggers: Vec<Trigger>,
+    /// Trigger indices by first byte.
+    by_first: Vec<Vec<u16>>,
+    finder: ByteFinder,
+    /// Absolute offset of `carry[0]` (the first byte not yet processed).
+    offset: u64,
+    /// Bytes received but not processed yet (a partial trigger or tag).
+    carry: BytesMut,
+    mode: Mode,
+    em: Emitter,
+    /// Raw bytes of an uncommitted block, from its start.
+    held: BytesMut,
+    block_start: u64,
+}
+
+impl std::fmt::Debug for Parser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parser")
+            .field("offset", &self.offset)
+            .field("carry", &self.carry.len())
+            .field("held", &self.held.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Parser {
+    /// A parser for one output stream.
+    pub fn new(cfg: Config) -> Parser {
+        let triggers = dialect::triggers_for(&cfg.dialects);
+        let mut by_first: Vec<Vec<u16>> = vec![Vec::new(); 256];
+        let mut firsts = Vec::new();
+        for (i, t) in triggers.iter().enumerate() {
+            for &b in t.pattern.first_bytes() {
+                by_first[b as usize].push(i as u16);
+                firsts.push(b);
+            }
+        }
+        let finder = ByteFinder::new(&firsts);
+        let mode = match cfg.prefill.as_deref().and_then(|p| reasoning::open_in_prefill(p.as_bytes())) {
+            Some(close) => Mode::Reasoning { close, span_start: 0 },
+            None => Mode::Text,
+        };
+        Parser {
+            cfg,
+            triggers,
+            by_first,
+            finder,
+            offset: 0,
+            carry: BytesMut::new(),
+            mode,
+            em: Emitter::default(),
+            held: BytesMut::new(),
+            block_start: 0,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Number of input bytes consumed so far (including held-back ones).
+    pub fn position(&self) -> u64 {
+        self.offset + self.carry.len() as u64
+    }
+
+    /// Feeds the next chunk (copied once into a shared buffer), appending the
+    /// events it completes to `out`.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
+        if chunk.is_empty() {
+            return;
+        }
+        let data = if self.carry.is_empty() {
+            Bytes::copy_from_slice(chunk)
+        } else {
+            self.carry.extend_from_slice(chunk);
+            self.carry.split().freeze()
+        };
+        self.process(data, out);
+    }
+
+    /// Feeds the next chunk without copying it: `Text` and `Thinking` events
+    /// are slices of `chunk` wherever they do not straddle chunks.
+    pub fn feed_bytes(&mut self, chunk: Bytes, out: &mut Vec<Event>) {
+        if chunk.is_empty() {
+            return;
+        }
+        let data = if self.carry.is_empty() {
+            chunk
+        } else {
+            self.carry.extend_from_slice(&chunk);
+            self.carry.split().freeze()
+        };
+        self.process(data, out);
+    }
+
+    /// Ends the stream: flushes held-back bytes and closes any open call (with
+    /// `truncated: true`). The parser is then reset for a new stream.
+    pub fn finish(&mut self, out: &mut Vec<Event>) {
+        let tail = self.carry.split().freeze();
+        let end = self.offset + tail.len() as u64;
+        let mode = std::mem::replace(&mut self.mode, Mode::Text);
+        match mode {
+            Mode::Text | Mode::FenceText => {
+                if !tail.is_empty() {
+                    out.push(Event::Text {
+                        text: tail,
+                        span: Span::new(self.offset, end),
+                    });
+                }
+            }
+            Mode::Reasoning { span_start, .. } => {
+                if end > span_start {
+                    out.push(Event::Thinking {
+                        text: tail,
+                        span: Span::new(span_start, end),
+                    });
+                }
+            }
+            Mode::Block(mut block) => {
+                let mut cx = Cx {
+                    base: end,
+                    em: &mut self.em,
+                    cfg: &self.cfg,
+                };
+                let committed = block.finish(&mut cx);
+                if committed || self.em.committed {
+                    out.append(&mut self.em.pending);
+                } else {
+                    self.em.reject();
+                    out.append(&mut self.em.pending);
+                    self.held.extend_from_slice(&tail);
+                    let text = self.held.split().freeze();
+                    if !text.is_empty() {
+                        out.push(Event::Text {
+                            text,
+                            span: Span::new(self.block_start, end),
+                        });
+                    }
+                }
+                self.held.clear();
+            }
+        }
+        let next_cfg = self.cfg.clone();
+        *self = Parser::new(next_cfg);
+    }
+
+    fn process(&mut self, data: Bytes, out: &mut Vec<Event>) {
+        let mut i = 0;
+        while i < data.len() {
+            let step = match self.mode {
+                Mode::Text => self.text(&data, i, out),
+                Mode::Reasoning { .. } => self.reasoning(&data, i, out),
+                Mode::FenceText => self.fence_text(&data, i, out),
+                Mode::Block(_) => self.block(&data, i, out),
+            };
+            match step {
+                Next::At(n) => i = n,
+                Next::Carry(n) => {
+                    self.carry.extend_from_slice(&data[n..]);
+                    self.offset += n as u64;
+                    return;
+                }
+            }
+        }
+        self.offset += data.len() as u64;
+    }
+
+    #[inline]
+    fn abs(&self, i: usize) -> u64 {
+        self.offset + i as u64
+    }
+
+    fn push_text(&self, data: &Bytes, from: usize, to: usize, out: &mut Vec<Event>) {
+        if to > from {
+            out.push(Event::Text {
+                text: data.slice(from..to),
+                span: Span::new(self.abs(from), self.abs(to)),
+            });
+        }
+    }
+
+    /// Text mode: release text up to the next trigger, then enter it.
+    fn text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+        let mut cursor = self.finder.cursor();
+        let mut from = i;
+        loop {
+            let Some(p) = cursor.find(data, from) else {
+                self.push_text(data, i, data.len(), out);
+                return Next::At(data.len());
+            };
+            let at = &data[p..];
+            let mut partial = false;
+            let mut full: Option<(usize, usize)> = None;
+            for &t in &self.by_first[data[p] as usize] {
+                match self.triggers[t as usize].pattern.matches(at) {
+                    Match::Full(n) => {
+                        if full.is_none() {
+                            full = Some((t as usize, n));
+                        }
+                    }
+                    Match::Partial => partial = true,
+                    Match::No => {}
+                }
+            }
+            if partial {
+                // Hold back only the bytes that could still start a trigger.
+                self.push_text(data, i, p, out);
+                return Next::Carry(p);
+            }
+            if let Some((t, n)) = full {
+                self.push_text(data, i, p, out);
+                return self.enter(t, data, p, n);
+            }
+            from = p + 1;
+        }
+    }
+
+    fn enter(&mut self, t: usize, data: &Bytes, p: usize, n: usize) -> Next {
+        match self.triggers[t].action {
+            Action::Reasoning { close } => {
+                self.mode = Mode::Reasoning {
+                    close,
+                    span_start: self.abs(p),
+                };
+                Next::At(p + n)
+            }
+            Action::Block { open, consume } => {
+                let block = open(&BlockArgs {
+                    trigger: &data[p..p + n],
+                    cfg: &self.cfg,
+                });
+                self.block_start = self.abs(p);
+                self.em.begin_block(self.block_start);
+                self.held.clear();
+                self.mode = Mode::Block(block);
+                if consume {
+                    self.held.extend_from_slice(&data[p..p + n]);
+                    Next::At(p + n)
+                } else {
+                    Next::At(p)
+                }
+            }
+        }
+    }
+
+    fn reasoning(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+        let Mode::Reasoning { close, span_start } = self.mode else {
+            return Next::At(i);
+        };
+        let rest = &data[i..];
+        if let Some(k) = memchr::memmem::find(rest, close) {
+            let end = i + k + close.len();
+            out.push(Event::Thinking {
+                text: data.slice(i..i + k),
+                span: Span::new(span_start, self.abs(end)),
+            });
+            self.mode = Mode::Text;
+            return Next::At(end);
+        }
+        // Hold back a suffix that could be the start of the closing tag.
+        let keep = (1..close.len().min(rest.len() + 1))
+            .rev()
+            .find(|&m| rest.ends_with(&close[..m]))
+            .unwrap_or(0);
+        let safe = data.len() - keep;
+        if safe > i {
+            out.push(Event::Thinking {
+                text: data.slice(i..safe),
+                span: Span::new(span_start, self.abs(safe)),
+            });
+            self.mode = Mode::Reasoning {
+                close,
+                span_start: self.abs(safe),
+            };
+        }
+        Next::Carry(safe)
+    }
+
+    fn fence_text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+        let rest = &data[i..];
+        if let Some(k) = memchr::memmem::find(rest, b"```") {
+            let end = i + k + 3;
+            self.push_text(data, i, end, out);
+            self.mode = Mode::Text;
+            return Next::At(end);
+        }
+        let keep = if rest.ends_with(b"``") {
+            2
+        } else if rest.ends_with(b"`") {
+            1
+        } else {
+            0
+        };
+        let safe = data.len() - keep;
+        self.push_text(data, i, safe, out);
+        Next::Carry(safe)
+    }
+
+    fn block(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+        let Mode::Block(block) = &mut self.mode else {
+            return Next::At(i);
+        };
+        let committed = self.em.committed;
+        let max_held = self.cfg.limits.max_held_bytes;
+        let limit = if committed {
+            data.len()
+        } else {
+            data.len().min(i + max_held.saturating_sub(self.held.len()))
+        };
+        let mut cx = Cx {
+            base: self.offset + i as u64,
+            em: &mut self.em,
+            cfg: &self.cfg,
+        };
+        let flow = block.feed(&data[i..limit], &mut cx);
+        let next = match flow {
+            Flow::More => {
+                if !self.em.committed {
+                    self.held.extend_from_slice(&data[i..limit]);
+                    if self.held.len() >= max_held {
+                        // Undecided for too long: give the bytes back as text.
+                        let span = Span::new(self.block_start, self.abs(limit));
+                        self.reject(data, i, limit, Resume::Text, out);
+                        out.push(Event::Diagnostic {
+                            kind: DiagnosticKind::LimitExceeded,
+                            message: format!("candidate call undecided after {max_held} bytes (max_held_bytes); kept as text"),
+                            span,
+                        });
+                        return Next::At(limit);
+                    }
+                }
+                Next::At(limit)
+            }
+            Flow::Partial(n) => {
+                if !self.em.committed {
+                    self.held.extend_from_slice(&data[i..i + n]);
+                }
+                Next::Carry(i + n)
+            }
+            Flow::Done(n) => {
+                self.held.clear();
+                self.mode = Mode::Text;
+                Next::At(i + n)
+            }
+            Flow::Reject { at, then } => {
+                self.reject(data, i, i + at, then, out);
+                return Next::At(i + at);
+            }
+        };
+        if self.em.committed {
+            self.held.clear();
+            out.append(&mut self.em.pending);
+        }
+        next
+    }
+
+    /// The current block is not a call: its bytes up to `to` become text.
+    fn reject(&mut self, data: &Bytes, from: usize, to: usize, then: Resume, out: &mut Vec<Event>) {
+        self.em.reject();
+        out.append(&mut self.em.pending);
+        let text = if self.held.is_empty() {
+            data.slice(from..to)
+        } else {
+            self.held.extend_from_slice(&data[from..to]);
+            self.held.split().freeze()
+        };
+        self.held.clear();
+        if !text.is_empty() {
+            out.push(Event::Text {
+                text,
+                span: Span::new(self.block_start, self.abs(to)),
+            });
+        }
+        self.mode = match then {
+            Resume::Text => Mode::Text,
+            Resume::FenceText => Mode::FenceText,
+        };
+    }
+}
+
+enum Next {
+    /// Continue at this index.
+    At(usize),
+    /// Stop; bytes from this index are kept for the next chunk.
+    Carry(usize),
+}
+
+/// Everything one stream held, accumulated.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// All text, joined.
+    pub text: String,
+    /// All reasoning, joined.
+    pub thinking: String,
+    /// The calls, in order.
+    pub calls: Vec<ToolCall>,
+    /// Every event, in order.
+    pub events: Vec<Event>,
+}
+
+impl Parsed {
+    /// Accumulates a list of events.
+    pub fn from_events(events: Vec<Event>) -> Parsed {
+        let mut text = Vec::new();
+        let mut thinking = Vec::new();
+        let mut calls = Vec::new();
+        for e in &events {
+            match e {
+                Event::Text { text: t, .. } => text.extend_from_slice(t),
+                Event::Thinking { text: t, .. } => thinking.extend_from_slice(t),
+                Event::ToolEnd { call, .. } => calls.push((**call).clone()),
+                _ => {}
+            }
+        }
+        Parsed {
+            text: String::from_utf8_lossy(&text).into_owned(),
+            thinking: String::from_utf8_lossy(&thinking).into_owned(),
+            calls,
+            events,
+        }
+    }
+}
+
+/// Parses a whole output at once.
+///
+/// ```
+/// use toolstream::{parse, Config};
+/// let out = parse(b"<think>Need weather.</think>```json\n{\"tool\": \"get_weather\", \"parameters\": {\"city\": 'Paris',}}\n```", &Config::default());
+/// assert_eq!(out.thinking, "Need weather.");
+/// assert_eq!(out.calls[0].name, "get_weather");
+/// assert_eq!(out.calls[0].arguments, r#"{"city": "Paris"}"#);
+/// assert_eq!(out.calls[0].repairs.len(), 2); // single quotes, trailing comma
+/// ```
+pub fn parse(input: &[u8], cfg: &Config) -> Parsed {
+    parse_chunks(std::iter::once(input), cfg)
+}
+
+/// Parses an output given as a sequence of chunks.
+pub fn parse_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, cfg: &Config) -> Parsed {
+    let mut p = Parser::new(cfg.clone());
+    let mut events = Vec::new();
+    for c in chunks {
+        p.feed(c, &mut events);
+    }
+    p.finish(&mut events);
+    Parsed::from_events(events)
+}

@@ -1,0 +1,169 @@
+//! Scanning text for the places where a call or a reasoning block could begin.
+//!
+//! A [`TriggerSet`] knows the first bytes of every trigger of the active
+//! dialects and jumps between occurrences of those bytes with `memchr`
+//! (`memchr3` per group of three bytes, each group's next hit cached so no
+//! byte is scanned twice). At a candidate it asks each trigger whether the
+//! bytes there match it fully, could still match it (the input ended inside
+//! it: hold those bytes back), or cannot.
+
+/// The result of matching a trigger at a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Match {
+    /// Cannot match here.
+    No,
+    /// The input ended while the bytes still matched a prefix.
+    Partial,
+    /// Matched; the trigger is this many bytes long.
+    Full(usize),
+}
+
+/// How a trigger recognises itself.
+#[derive(Clone, Copy)]
+pub(crate) enum Pattern {
+    /// A literal byte string.
+    Lit(&'static [u8]),
+    /// A matcher function over the bytes at the candidate position.
+    Custom {
+        /// The bytes the trigger can start with.
+        first: &'static [u8],
+        /// The matcher.
+        matches: fn(&[u8]) -> Match,
+    },
+}
+
+impl Pattern {
+    pub(crate) fn first_bytes(&self) -> &'static [u8] {
+        match self {
+            Pattern::Lit(l) => &l[..1],
+            Pattern::Custom { first, .. } => first,
+        }
+    }
+
+    pub(crate) fn matches(&self, at: &[u8]) -> Match {
+        match self {
+            Pattern::Lit(l) => match_lit(l, at),
+            Pattern::Custom { matches, .. } => matches(at),
+        }
+    }
+}
+
+/// Matches a literal at the start of `at`.
+#[inline]
+pub(crate) fn match_lit(lit: &[u8], at: &[u8]) -> Match {
+    if at.len() >= lit.len() {
+        if at.starts_with(lit) {
+            Match::Full(lit.len())
+        } else {
+            Match::No
+        }
+    } else if lit.starts_with(at) {
+        Match::Partial
+    } else {
+        Match::No
+    }
+}
+
+/// Most groups of three bytes a [`ByteFinder`] searches with `memchr3`;
+/// beyond that it scans with a byte table.
+const MAX_GROUPS: usize = 6;
+
+/// Finds the next candidate position of any trigger in a buffer.
+#[derive(Clone, Debug)]
+pub(crate) struct ByteFinder {
+    groups: Vec<Vec<u8>>,
+    table: [bool; 256],
+}
+
+impl ByteFinder {
+    pub(crate) fn new(bytes: &[u8]) -> Self {
+        let mut set: Vec<u8> = bytes.to_vec();
+        set.sort_unstable();
+        set.dedup();
+        let mut table = [false; 256];
+        for &b in &set {
+            table[b as usize] = true;
+        }
+        ByteFinder {
+            groups: set.chunks(3).map(<[u8]>::to_vec).collect(),
+            table,
+        }
+    }
+
+    /// A cursor that yields candidate positions of one buffer in order.
+    pub(crate) fn cursor(&self) -> Cursor<'_> {
+        Cursor {
+            finder: self,
+            next: [None; MAX_GROUPS],
+            valid_from: [usize::MAX; MAX_GROUPS],
+        }
+    }
+}
+
+/// Candidate search state over one buffer: each group's next hit is cached,
+/// so each group scans each byte at most once.
+pub(crate) struct Cursor<'f> {
+    finder: &'f ByteFinder,
+    next: [Option<usize>; MAX_GROUPS],
+    valid_from: [usize; MAX_GROUPS],
+}
+
+impl Cursor<'_> {
+    /// First position ≥ `from` holding one of the finder's bytes.
+    pub(crate) fn find(&mut self, hay: &[u8], from: usize) -> Option<usize> {
+        if from >= hay.len() {
+            return None;
+        }
+        let groups = &self.finder.groups;
+        if groups.len() > MAX_GROUPS {
+            let t = &self.finder.table;
+            return hay[from..].iter().position(|&b| t[b as usize]).map(|p| p + from);
+        }
+        let mut best: Option<usize> = None;
+        for (g, bytes) in groups.iter().enumerate() {
+            let cached_ok = self.valid_from[g] != usize::MAX
+                && self.valid_from[g] <= from
+                && self.next[g].is_none_or(|p| p >= from);
+            if !cached_ok {
+                let rest = &hay[from..];
+                let hit = match bytes.len() {
+                    1 => memchr::memchr(bytes[0], rest),
+                    2 => memchr::memchr2(bytes[0], bytes[1], rest),
+                    _ => memchr::memchr3(bytes[0], bytes[1], bytes[2], rest),
+                };
+                self.next[g] = hit.map(|p| p + from);
+                self.valid_from[g] = from;
+            }
+            if let Some(p) = self.next[g] {
+                best = Some(best.map_or(p, |b: usize| b.min(p)));
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_in_order() {
+        let f = ByteFinder::new(b"<{[`");
+        let hay = b"ab<cd{ef[gh`ij";
+        let mut c = f.cursor();
+        let mut found = Vec::new();
+        let mut from = 0;
+        while let Some(p) = c.find(hay, from) {
+            found.push(p);
+            from = p + 1;
+        }
+        assert_eq!(found, vec![2, 5, 8, 11]);
+    }
+
+    #[test]
+    fn literal_matching() {
+        assert_eq!(match_lit(b"<tool_call>", b"<tool_call>x"), Match::Full(11));
+        assert_eq!(match_lit(b"<tool_call>", b"<tool_"), Match::Partial);
+        assert_eq!(match_lit(b"<tool_call>", b"<tools>"), Match::No);
+    }
+}

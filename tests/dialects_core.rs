@@ -1,0 +1,190 @@
+//! Scenario tests of the JSON and Hermes dialects and reasoning, each checked
+//! whole and at several chunk sizes against every contract.
+
+mod common;
+
+use common::check_all;
+use serde_json::{json, Value};
+use toolstream::{Config, Dialect, RepairKind, Tools};
+
+fn cfg() -> Config {
+    Config::default()
+}
+
+fn args(p: &toolstream::Parsed, i: usize) -> Value {
+    serde_json::from_str(&p.calls[i].arguments).unwrap()
+}
+
+#[test]
+fn hermes_basic() {
+    let p = check_all(
+        b"Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Tokyo\"}}\n</tool_call>",
+        &cfg(),
+    );
+    assert_eq!(p.text, "Let me check.\n");
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].name, "get_weather");
+    assert_eq!(p.calls[0].arguments, r#"{"city": "Tokyo"}"#);
+    assert_eq!(p.calls[0].id, "call_0");
+    assert!(p.calls[0].repairs.is_empty());
+    assert!(!p.calls[0].truncated);
+}
+
+#[test]
+fn hermes_several_blocks_and_text_between() {
+    let p = check_all(
+        b"<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>\nand\n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"x\": [1, 2]}}\n</tool_call>\nDone.",
+        &cfg(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.calls[1].name, "b");
+    assert_eq!(p.calls[1].index, 1);
+    assert_eq!(p.text, "\nand\n\nDone.");
+}
+
+#[test]
+fn hermes_missing_close_tag_and_truncation() {
+    let p = check_all(b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\nOK", &cfg());
+    assert_eq!(p.calls.len(), 1);
+    assert!(!p.calls[0].truncated);
+    assert!(p.calls[0].repairs.iter().any(|r| r.kind == RepairKind::MissingCloseTag));
+    assert_eq!(p.text, "OK");
+
+    let p = check_all(b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"hel", &cfg());
+    assert_eq!(p.calls.len(), 1);
+    assert!(p.calls[0].truncated);
+    assert_eq!(args(&p, 0), json!({"a": "hel"}));
+}
+
+#[test]
+fn hermes_close_tag_inside_object() {
+    let p = check_all(b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1</tool_call> after", &cfg());
+    assert_eq!(args(&p, 0), json!({"a": 1}));
+    assert!(!p.calls[0].truncated);
+    assert_eq!(p.text, " after");
+}
+
+#[test]
+fn hermes_array_and_tag_variants() {
+    let p = check_all(
+        b"<tool_calls>[{\"name\": \"a\", \"arguments\": {\"q\": 1}}, {\"name\": \"b\", \"arguments\": {}}]</tool_calls>",
+        &cfg(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    let p = check_all(b"<tool_use>{\"name\": \"read\", \"input\": {\"path\": \"/etc\"}}</tool_use>", &cfg());
+    assert_eq!(args(&p, 0), json!({"path": "/etc"}));
+    let p = check_all(b"<function_call>{\"function\": {\"name\": \"f\", \"arguments\": \"{\\\"k\\\": 2}\"}}</function_call>", &cfg());
+    assert_eq!(p.calls[0].name, "f");
+    assert_eq!(args(&p, 0), json!({"k": 2}));
+}
+
+#[test]
+fn tag_with_prose_is_text() {
+    let input = b"Use the <tool_call> tag to call tools.";
+    let p = check_all(input, &cfg());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text.as_bytes(), input);
+}
+
+#[test]
+fn bare_json_and_fences() {
+    let p = check_all(b"I'll check.\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Tokyo\"}}\n```", &cfg());
+    assert_eq!(p.text, "I'll check.\n");
+    assert_eq!(p.calls[0].name, "get_weather");
+
+    let p = check_all(b"{\"tool\": \"f\", \"parameters\": {\"a\": True}}", &cfg());
+    assert_eq!(args(&p, 0), json!({"a": true}));
+
+    let p = check_all(b"[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"y\": 2}}] done", &cfg());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.text, " done");
+
+    let p = check_all(b"```tool_call\n{\"type\": \"function\", \"name\": \"f\", \"parameters\": {}}\n```", &cfg());
+    assert_eq!(p.calls[0].name, "f");
+}
+
+#[test]
+fn name_after_arguments() {
+    let p = check_all(b"{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}", &cfg());
+    assert_eq!(p.calls[0].name, "get_weather");
+    assert_eq!(args(&p, 0), json!({"city": "Paris"}));
+}
+
+#[test]
+fn no_false_positives() {
+    for input in [
+        &b"Config:\n```json\n{\"debug\": true}\n```\nthat's it"[..],
+        b"Braces {like this} in prose, and {\"a\": 1}.",
+        b"A list [1, 2, 3] and [{\"x\": 1}] here.",
+        b"```python\nprint({\"name\": \"x\", \"arguments\": {}})\n```",
+        b"{\"name\": \"Alice\", \"age\": 30}",
+    ] {
+        let p = check_all(input, &cfg());
+        assert!(p.calls.is_empty(), "false positive in {:?}", String::from_utf8_lossy(input));
+        assert_eq!(p.text.as_bytes(), input);
+    }
+}
+
+#[test]
+fn reasoning() {
+    let p = check_all(b"<think>Maybe <tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>?</think>Answer.", &cfg());
+    assert!(p.calls.is_empty(), "never extract a call from reasoning");
+    assert_eq!(p.thinking, "Maybe <tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>?");
+    assert_eq!(p.text, "Answer.");
+
+    let c = cfg().with_prefill("<|im_start|>assistant\n<think>\n");
+    let p = check_all(b"I should call it.</think>\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>", &c);
+    assert_eq!(p.thinking, "I should call it.");
+    assert_eq!(p.calls.len(), 1);
+
+    let p = check_all(b"<thinking>hmm</thinking>ok", &cfg());
+    assert_eq!(p.thinking, "hmm");
+}
+
+#[test]
+fn dialect_restriction() {
+    let c = cfg().with_dialects(vec![Dialect::Hermes]);
+    let p = check_all(b"{\"name\": \"f\", \"arguments\": {}}", &c);
+    assert!(p.calls.is_empty());
+    let c = cfg().with_dialects(vec![Dialect::Json]);
+    let p = check_all(b"<tool_call>x</tool_call>{\"name\": \"f\", \"arguments\": {}}", &c);
+    assert_eq!(p.calls.len(), 1);
+}
+
+#[test]
+fn known_tools_allow_missing_arguments() {
+    let tools = Tools::from_json(r#"[{"type":"function","function":{"name":"get_time","parameters":{}}}]"#).unwrap();
+    let c = cfg().with_tools(tools);
+    let p = check_all(b"{\"name\": \"get_time\"}", &c);
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].arguments, "{}");
+}
+
+#[test]
+fn repairs_inside_calls() {
+    let p = check_all(
+        b"<tool_call>{'name': 'f', 'arguments': {'path': 'C:\\Users\\bob', 'n': 007, 'ok': None,}}</tool_call>",
+        &cfg(),
+    );
+    // `\U` is an invalid escape (backslash kept); `\b` is valid JSON (a backspace) and is kept as is.
+    assert_eq!(args(&p, 0), json!({"path": "C:\\Users\u{8}ob", "n": "007", "ok": null}));
+    let kinds: Vec<_> = p.calls[0].repairs.iter().map(|r| r.kind).collect();
+    assert!(kinds.contains(&RepairKind::SingleQuotes));
+    assert!(kinds.contains(&RepairKind::InvalidEscape));
+    assert!(kinds.contains(&RepairKind::LeadingZeros));
+    assert!(kinds.contains(&RepairKind::PythonLiteral));
+    assert!(kinds.contains(&RepairKind::TrailingComma));
+}
+
+#[test]
+fn model_ids_are_kept() {
+    let p = check_all(b"<tool_call>{\"id\": \"call_abc\", \"name\": \"f\", \"arguments\": {}}</tool_call>", &cfg());
+    assert_eq!(p.calls[0].id, "call_abc");
+}
+
+#[test]
+fn utf8_split_everywhere() {
+    let p = check_all("Voilà 日本 <tool_call>{\"name\": \"é\", \"arguments\": {\"q\": \"日本語 ✓\"}}</tool_call> fin ✓".as_bytes(), &cfg());
+    assert_eq!(p.calls[0].name, "é");
+    assert_eq!(args(&p, 0), json!({"q": "日本語 ✓"}));
+}
