@@ -87,6 +87,7 @@ pub(crate) struct CallShape {
     route: Route,
     route_depth: usize,
     buf: Vec<u8>,
+    buf_over: bool,
     /// The tool name, once its string is complete.
     pub name: Option<String>,
     /// The model's call id, if it wrote one before the name.
@@ -120,6 +121,7 @@ impl CallShape {
             route: Route::None,
             route_depth: 0,
             buf: Vec::new(),
+            buf_over: false,
             name: None,
             id: None,
             has_args: false,
@@ -222,6 +224,7 @@ impl CallShape {
                 self.route = route;
                 self.route_depth = level;
                 self.buf.clear();
+                self.buf_over = false;
                 if route == Route::Args {
                     self.args.mark(mark);
                 }
@@ -233,12 +236,12 @@ impl CallShape {
                 if value_end {
                     match self.route {
                         Route::Args => self.args.mark(mark),
-                        Route::Name => {
+                        Route::Name if !self.buf_over => {
                             if let Ok(name) = serde_json::from_slice::<String>(&self.buf) {
                                 self.name = Some(name);
                             }
                         }
-                        Route::Id => {
+                        Route::Id if !self.buf_over => {
                             let text = String::from_utf8_lossy(&self.buf).into_owned();
                             self.id = Some(match serde_json::from_str::<String>(&text) {
                                 Ok(s) => s,
@@ -273,6 +276,8 @@ impl CallShape {
             Route::Name | Route::Id => {
                 if self.buf.len() + bytes.len() <= self.max_token {
                     self.buf.extend_from_slice(bytes);
+                } else {
+                    self.buf_over = true;
                 }
             }
             Route::Extra => {
@@ -491,11 +496,6 @@ impl ArgsWriter {
         self.mode != ArgsMode::Start
     }
 
-    /// True once the arguments value is complete.
-    pub(crate) fn is_done(&self) -> bool {
-        self.mode == ArgsMode::Done
-    }
-
     /// Sets the whole arguments at once (used when there was no arguments value).
     pub(crate) fn set_whole(&mut self, json: &[u8]) {
         self.out.extend_from_slice(json);
@@ -513,7 +513,15 @@ impl ArgsWriter {
         if self.limited {
             return;
         }
-        if self.out.len() + bytes.len() > self.limits.max_args_bytes {
+        let room = self.limits.max_args_bytes.saturating_sub(self.out.len());
+        if bytes.len() > room {
+            // Cut at exactly the limit (backing off to a character boundary):
+            // the output bytes do not depend on chunking, so neither does the cut.
+            let mut k = room;
+            while k > 0 && bytes[k] & 0xC0 == 0x80 {
+                k -= 1;
+            }
+            self.out.extend_from_slice(&bytes[..k]);
             self.limited = true;
             self.repairs.push(Repair {
                 kind: RepairKind::LimitExceeded,

@@ -58,12 +58,12 @@ impl fmt::Display for Span {
 
 /// One repair the parser made to produce valid output, with the input offset
 /// where it was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Repair {
-    /// What was repaired.
-    pub kind: RepairKind,
     /// Absolute input offset of the byte that triggered the repair.
     pub offset: u64,
+    /// What was repaired.
+    pub kind: RepairKind,
 }
 
 macro_rules! repair_kinds {
@@ -72,7 +72,7 @@ macro_rules! repair_kinds {
         ///
         /// Valid JSON never produces a repair: a clean call has an empty
         /// repair list.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         pub enum RepairKind {
             $( $(#[$doc])* $variant, )*

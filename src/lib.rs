@@ -11,6 +11,8 @@ pub mod event;
 pub mod json;
 mod parser;
 mod scan;
+#[cfg(feature = "tokio")]
+pub mod stream;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;

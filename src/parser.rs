@@ -239,8 +239,10 @@ impl Parser {
         let mut from = i;
         loop {
             let Some(p) = cursor.find(data, from) else {
-                self.push_text(data, i, data.len(), out);
-                return Next::At(data.len());
+                // Release everything but an unfinished UTF-8 character.
+                let cut = utf8_cut(data, i);
+                self.push_text(data, i, cut, out);
+                return if cut == data.len() { Next::At(cut) } else { Next::Carry(cut) };
             };
             let at = &data[p..];
             let mut partial = false;
@@ -316,7 +318,7 @@ impl Parser {
             .rev()
             .find(|&m| rest.ends_with(&close[..m]))
             .unwrap_or(0);
-        let safe = data.len() - keep;
+        let safe = utf8_cut(&data[..data.len() - keep], i);
         if safe > i {
             out.push(Event::Thinking {
                 text: data.slice(i..safe),
@@ -345,7 +347,7 @@ impl Parser {
         } else {
             0
         };
-        let safe = data.len() - keep;
+        let safe = utf8_cut(&data[..data.len() - keep], i);
         self.push_text(data, i, safe, out);
         Next::Carry(safe)
     }
@@ -374,7 +376,8 @@ impl Parser {
                     if self.held.len() >= max_held {
                         // Undecided for too long: give the bytes back as text.
                         let span = Span::new(self.block_start, self.abs(limit));
-                        self.reject(data, i, limit, Resume::Text, out);
+                        // `held` already has every byte up to `limit`.
+                        self.reject(data, limit, limit, Resume::Text, out);
                         out.push(Event::Diagnostic {
                             kind: DiagnosticKind::LimitExceeded,
                             message: format!("candidate call undecided after {max_held} bytes (max_held_bytes); kept as text"),
@@ -389,7 +392,24 @@ impl Parser {
                 if !self.em.committed {
                     self.held.extend_from_slice(&data[i..i + n]);
                 }
-                Next::Carry(i + n)
+                if limit == data.len() {
+                    // Wait for more input to decide.
+                    Next::Carry(i + n)
+                } else if self.em.committed {
+                    // Committed during this feed: the rest of the input is fed next.
+                    Next::At(i + n)
+                } else {
+                    // The undecided bytes straddle the hold limit (only an
+                    // uncommitted block is given less than all the input).
+                    let span = Span::new(self.block_start, self.abs(i + n));
+                    self.reject(data, i + n, i + n, Resume::Text, out);
+                    out.push(Event::Diagnostic {
+                        kind: DiagnosticKind::LimitExceeded,
+                        message: format!("candidate call undecided after {max_held} bytes (max_held_bytes); kept as text"),
+                        span,
+                    });
+                    return Next::At(i + n);
+                }
             }
             Flow::Done(n) => {
                 self.held.clear();
@@ -430,6 +450,27 @@ impl Parser {
             Resume::FenceText => Mode::FenceText,
         };
     }
+}
+
+/// The end of `data` not counting an unfinished UTF-8 character at its end
+/// (never before `from`), so text events do not split characters.
+fn utf8_cut(data: &[u8], from: usize) -> usize {
+    let len = data.len();
+    // Look back at most 3 bytes for the lead byte of a multi-byte sequence.
+    for back in 1..=3.min(len.saturating_sub(from)) {
+        let b = data[len - back];
+        if b & 0xC0 == 0x80 {
+            continue; // continuation byte: keep looking for the lead
+        }
+        let need = match b {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return len,
+        };
+        return if need > back { len - back } else { len };
+    }
+    len
 }
 
 enum Next {

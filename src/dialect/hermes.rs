@@ -136,11 +136,12 @@ impl Block for TagBlock {
                             Match::No => return self.done(cx, i, true),
                         },
                         b'{' | b'[' => {
-                            if let Some(jc) = self.jc.as_mut() {
-                                // Another value in the same block.
-                                jc.end_all(cx, cx.abs(i), Vec::new());
-                            }
-                            self.jc = Some(JsonCalls::with_limits(&self.limits, false, true));
+                            // A value (or another value in the same block).
+                            let next = JsonCalls::with_limits(&self.limits, false, true);
+                            self.jc = Some(match self.jc.take() {
+                                Some(prev) => next.after(prev),
+                                None => next,
+                            });
                             self.state = State::Json;
                         }
                         b'}' | b']' | b',' if self.state == State::After => {

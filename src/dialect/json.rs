@@ -1,12 +1,12 @@
 //! Generic JSON emulation: calls written as bare JSON in text, or inside a
 //! code fence.
 //!
-//! ```text
+//! ````text
 //! I'll check.
 //! ```json
 //! {"name": "get_weather", "arguments": {"city": "Tokyo"}}
 //! ```
-//! ```
+//! ````
 //!
 //! A `{` (or `[` followed by `{`) in text starts a *speculative* block: the
 //! JSON is repaired and routed as it arrives, and the block commits as soon
@@ -101,6 +101,9 @@ pub(crate) struct JsonCalls {
     truncated_from: Option<usize>,
     /// The repairer stopped for good (value complete or closed).
     closed: bool,
+    /// The previous value of the same block, whose calls end when this
+    /// value starts its first call (or when the block ends).
+    prev: Option<Box<JsonCalls>>,
 }
 
 impl JsonCalls {
@@ -121,7 +124,15 @@ impl JsonCalls {
             began: false,
             truncated_from: None,
             closed: false,
+            prev: None,
         }
+    }
+
+    /// Makes this value follow `prev` in the same block: `prev`'s calls end
+    /// when this value starts a call, or with the block.
+    pub(crate) fn after(mut self, prev: JsonCalls) -> Self {
+        self.prev = Some(Box::new(prev));
+        self
     }
 
     /// Feeds input, then emits what became known.
@@ -143,9 +154,9 @@ impl JsonCalls {
         self.router.rejected()
     }
 
-    /// True when some call has its name.
+    /// True when some call (of this value or an earlier one) has its name.
     pub(crate) fn named(&self) -> bool {
-        self.router.calls.iter().any(|c| c.name.is_some())
+        self.router.calls.iter().any(|c| c.name.is_some()) || self.prev.as_ref().is_some_and(|p| p.named())
     }
 
     /// True when some call has a name and arguments, or names a known tool.
@@ -209,6 +220,10 @@ impl JsonCalls {
                         self.end_one(j, cx, end, Vec::new());
                     }
                 }
+                if let Some(mut prev) = self.prev.take() {
+                    let at = self.router.calls[k].start;
+                    prev.end_all(cx, at, Vec::new());
+                }
                 let id = self.router.calls[k].id.clone();
                 let local = cx.start(name, id, span);
                 self.locals[k] = Some(local);
@@ -224,6 +239,11 @@ impl JsonCalls {
     /// Ends every started call; the last one's span ends at `end`. `extra`
     /// repairs (block markup) go to the last call.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+        if let Some(mut prev) = self.prev.take() {
+            // No call in this value: the previous value's calls take the rest.
+            prev.end_all(cx, end, extra);
+            return;
+        }
         let started: Vec<usize> = (0..self.locals.len())
             .filter(|&k| self.locals[k].is_some() && !self.ended[k])
             .collect();
@@ -234,11 +254,6 @@ impl JsonCalls {
             let x = if last { extra.take().unwrap_or_default() } else { Vec::new() };
             self.end_one(k, cx, e, x);
         }
-    }
-
-    /// Number of calls started in this value.
-    pub(crate) fn started(&self) -> usize {
-        self.locals.iter().filter(|l| l.is_some()).count()
     }
 
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
@@ -284,7 +299,7 @@ impl JsonCalls {
             offset: if r.offset == 0 { start } else { r.offset },
         }));
         repairs.extend(extra);
-        repairs.sort_by_key(|r| r.offset);
+        repairs.sort_unstable();
         cx.end(local, end, into_string(final_json), repairs, truncated);
     }
 }
@@ -398,30 +413,46 @@ impl Block for Fence {
         let mut i = 0;
         while i < input.len() {
             match self.state {
-                FenceState::Info => match memchr::memchr(b'\n', &input[i..]) {
-                    Some(p) => {
-                        self.info.extend_from_slice(&input[i..i + p]);
-                        i += p + 1;
-                        let lang = self.info.trim_ascii().to_ascii_lowercase();
-                        if self.info.len() > 64 || !JSON_FENCES.contains(&&lang[..]) {
+                FenceState::Info => {
+                    // The info string ends at a newline; a backtick or an
+                    // overlong line means this is not a fence of calls. The
+                    // decision is made at that byte, whatever the chunking.
+                    let stop = input[i..]
+                        .iter()
+                        .position(|&c| c == b'\n' || c == b'`')
+                        .map(|p| i + p);
+                    let room = 64usize.saturating_sub(self.info.len());
+                    match stop {
+                        Some(p) if p - i <= room && input[p] == b'\n' => {
+                            self.info.extend_from_slice(&input[i..p]);
+                            i = p + 1;
+                            let lang = self.info.trim_ascii().to_ascii_lowercase();
+                            if !JSON_FENCES.contains(&&lang[..]) {
+                                return Flow::Reject {
+                                    at: i,
+                                    then: Resume::FenceText,
+                                };
+                            }
+                            self.state = FenceState::Lead;
+                        }
+                        Some(p) if p - i <= room => {
                             return Flow::Reject {
-                                at: i,
+                                at: p,
                                 then: Resume::FenceText,
                             };
                         }
-                        self.state = FenceState::Lead;
-                    }
-                    None => {
-                        self.info.extend_from_slice(&input[i..]);
-                        if self.info.len() > 64 || self.info.contains(&b'`') {
+                        _ if input.len() - i > room => {
                             return Flow::Reject {
-                                at: input.len(),
+                                at: i + room,
                                 then: Resume::FenceText,
                             };
                         }
-                        return Flow::More;
+                        _ => {
+                            self.info.extend_from_slice(&input[i..]);
+                            return Flow::More;
+                        }
                     }
-                },
+                }
                 FenceState::Lead => {
                     let b = input[i];
                     if b.is_ascii_whitespace() {
@@ -494,10 +525,11 @@ impl Block for Fence {
                         i += 1;
                     } else if b == b'{' || b == b'[' {
                         // Another value in the same fence.
-                        if let Some(jc) = self.jc.as_mut() {
-                            jc.end_all(cx, cx.abs(i), Vec::new());
-                        }
-                        self.jc = Some(JsonCalls::with_limits(&self.limits, false, false));
+                        let next = JsonCalls::with_limits(&self.limits, false, false);
+                        self.jc = Some(match self.jc.take() {
+                            Some(prev) => next.after(prev),
+                            None => next,
+                        });
                         self.state = FenceState::Json;
                     } else {
                         return self.missing_close(cx, i);

@@ -203,11 +203,6 @@ impl Cx<'_> {
         self.base + i as u64
     }
 
-    /// The configuration.
-    pub(crate) fn cfg(&self) -> &Config {
-        self.cfg
-    }
-
     /// True when the tool list is known and has a tool called `name`.
     pub(crate) fn known_tool(&self, name: &str) -> bool {
         self.cfg.tools.as_ref().is_some_and(|t| t.get(name).is_some())

@@ -266,7 +266,8 @@ fn is_exotic_ws(c: &[u8]) -> bool {
 /// let p = r.feed(b"ue, 'n': [1, 2,],}", &mut out);
 /// assert_eq!(p.status, Status::Done);
 /// assert_eq!(out, br#"{"ok": true, "n": [1, 2]}"#);
-/// assert_eq!(r.repairs().len(), 4);
+/// // 'ok', True, 'n', and two trailing commas:
+/// assert_eq!(r.repairs().len(), 5);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Repairer {
@@ -295,6 +296,10 @@ pub struct Repairer {
     utf8: [u8; 4],
     utf8_len: u8,
     utf8_need: u8,
+    /// Offset of the first byte of the partial character.
+    utf8_at: u64,
+    /// Offset of the pending key's first byte.
+    key_start: u64,
     /// Absolute offset of the next input byte.
     offset: u64,
     repairs: Vec<Repair>,
@@ -336,6 +341,8 @@ impl Repairer {
             utf8: [0; 4],
             utf8_len: 0,
             utf8_need: 0,
+            utf8_at: 0,
+            key_start: 0,
             offset: 0,
             repairs: Vec::new(),
             max_depth: limits.max_depth.max(1),
@@ -621,6 +628,7 @@ impl Repairer {
                 }
                 self.utf8_len = 0;
                 self.utf8_need = need as u8;
+                self.utf8_at = self.offset;
                 self.lex = Lex::Utf8;
                 self.structural_utf8(input, sink)
             }
@@ -641,7 +649,7 @@ impl Repairer {
             let c = input[n];
             if self.utf8_len > 0 && (c & 0xC0) != 0x80 {
                 // Not a continuation byte: the sequence is invalid; skip what we had.
-                self.repair(RepairKind::InvalidUtf8, self.offset);
+                self.repair(RepairKind::InvalidUtf8, self.utf8_at);
                 self.utf8_len = 0;
                 self.lex = Lex::None;
                 return Step::Consumed(n);
@@ -715,15 +723,13 @@ impl Repairer {
     }
 
     /// Writes the pending key, with `:` (inserted if `colon` is None).
-    fn commit_key<S: Sink + ?Sized>(&mut self, sink: &mut S, colon: Option<u8>) {
+    fn commit_key<S: Sink + ?Sized>(&mut self, sink: &mut S, colon: Option<u8>, at: u64) {
         self.flush_comma(sink);
         let key = std::mem::take(&mut self.key);
         sink.mark(Mark::Key(&key[..self.key_len]), self.offset);
         sink.write(&key);
-        match colon {
-            Some(b':') => {}
-            Some(_) => self.repair(RepairKind::MissingColon, self.offset),
-            None => self.repair(RepairKind::MissingColon, self.offset),
+        if colon != Some(b':') {
+            self.repair(RepairKind::MissingColon, at);
         }
         sink.write(b":");
         self.key = key;
@@ -734,17 +740,17 @@ impl Repairer {
 
     /// Prepares for a value in the current position: inserts what is missing
     /// before it. Returns false if a value cannot start here (it is then skipped).
-    fn before_value<S: Sink + ?Sized>(&mut self, sink: &mut S) -> bool {
+    fn before_value<S: Sink + ?Sized>(&mut self, sink: &mut S, at: u64) -> bool {
         match self.pos {
             Pos::Value => true,
             Pos::AfterKey => {
-                self.commit_key(sink, None);
+                self.commit_key(sink, None, at);
                 true
             }
             Pos::AfterValue => match self.stack.last().map(|f| f.kind) {
                 Some(Kind::Arr) => {
-                    self.repair(RepairKind::MissingComma, self.offset);
-                    self.comma = Some(self.offset);
+                    self.repair(RepairKind::MissingComma, at);
+                    self.comma = Some(at);
                     self.pos = Pos::Value;
                     true
                 }
@@ -755,12 +761,12 @@ impl Repairer {
     }
 
     /// Moves to key position in an object after a value, inserting a missing comma.
-    fn before_key(&mut self) -> bool {
+    fn before_key(&mut self, at: u64) -> bool {
         match self.pos {
             Pos::ObjKey => true,
             Pos::AfterValue if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) => {
-                self.repair(RepairKind::MissingComma, self.offset);
-                self.comma = Some(self.offset);
+                self.repair(RepairKind::MissingComma, at);
+                self.comma = Some(at);
                 self.pos = Pos::ObjKey;
                 true
             }
@@ -792,7 +798,7 @@ impl Repairer {
             self.repair(RepairKind::LimitExceeded, self.offset);
             return Step::Halt(0, Status::Limit);
         }
-        if !self.before_value(sink) {
+        if !self.before_value(sink, self.offset) {
             self.repair(RepairKind::TrailingGarbage, self.offset);
             return Step::Consumed(1);
         }
@@ -934,7 +940,7 @@ impl Repairer {
                 self.repair(RepairKind::SyntaxFix, self.offset);
                 self.commit_key_silent(sink);
             } else {
-                self.commit_key(sink, Some(b':'));
+                self.commit_key(sink, Some(b':'), self.offset);
             }
         } else if b == b'=' && matches!(self.pos, Pos::Value | Pos::ObjKey | Pos::AfterValue) {
             // `=` outside a key: part of a bare token.
@@ -964,13 +970,13 @@ impl Repairer {
         let key = if self.stack.last().map(|f| f.kind) == Some(Kind::Obj)
             && matches!(self.pos, Pos::ObjKey | Pos::AfterValue)
         {
-            if !self.before_key() {
+            if !self.before_key(at) {
                 self.repair(RepairKind::TrailingGarbage, at);
                 return Step::Consumed(1);
             }
             true
         } else {
-            if !self.before_value(sink) {
+            if !self.before_value(sink, at) {
                 self.repair(RepairKind::TrailingGarbage, at);
                 return Step::Consumed(1);
             }
@@ -986,6 +992,7 @@ impl Repairer {
             self.key.clear();
             self.key.push(b'"');
             self.key_truncated = false;
+            self.key_start = at;
         } else {
             self.flush_comma(sink);
             sink.mark(Mark::Begin(ValueKind::String), self.offset);
@@ -1005,15 +1012,26 @@ impl Repairer {
     #[inline]
     fn out<S: Sink + ?Sized>(&mut self, key: bool, sink: &mut S, bytes: &[u8]) {
         if key {
-            if self.key.len() + bytes.len() <= self.max_token {
-                self.key.extend_from_slice(bytes);
-            } else if !self.key_truncated {
-                self.key_truncated = true;
-                self.repairs.push(Repair {
-                    kind: RepairKind::LimitExceeded,
-                    offset: self.offset,
-                });
+            if self.key_truncated {
+                return;
             }
+            let room = self.max_token.saturating_sub(self.key.len());
+            if bytes.len() <= room {
+                self.key.extend_from_slice(bytes);
+                return;
+            }
+            // Keep the longest prefix that fits without splitting an escape
+            // or a character: the same bytes whatever the chunking.
+            let mut k = if bytes[0] == b'\\' { 0 } else { room };
+            while k > 0 && k < bytes.len() && bytes[k] & 0xC0 == 0x80 {
+                k -= 1;
+            }
+            self.key.extend_from_slice(&bytes[..k]);
+            self.key_truncated = true;
+            self.repairs.push(Repair {
+                kind: RepairKind::LimitExceeded,
+                offset: self.key_start,
+            });
         } else {
             sink.write(bytes);
         }
@@ -1110,6 +1128,7 @@ impl Repairer {
                 }
                 self.utf8_len = 0;
                 self.utf8_need = need as u8;
+                self.utf8_at = at;
                 self.string_utf8(s, input, sink)
             }
             _ => {
@@ -1144,7 +1163,7 @@ impl Repairer {
         self.utf8_len = 0;
         let c = &ch[..len];
         if len < self.utf8_need as usize || std::str::from_utf8(c).is_err() {
-            self.repair(RepairKind::InvalidUtf8, self.offset);
+            self.repair(RepairKind::InvalidUtf8, self.utf8_at);
             self.out(s.key, sink, "\u{FFFD}".as_bytes());
             // The byte that broke the sequence (if any) is re-read.
             return Step::Consumed(n);
@@ -1446,11 +1465,11 @@ impl Repairer {
         let in_obj = self.stack.last().map(|f| f.kind) == Some(Kind::Obj);
         let key = in_obj && matches!(self.pos, Pos::ObjKey | Pos::AfterValue);
         if key {
-            if !self.before_key() {
+            if !self.before_key(start) {
                 self.repair(RepairKind::TrailingGarbage, start);
                 return Some(Step::Consumed(if prefix.is_empty() { 1 } else { 0 }));
             }
-        } else if !self.before_value(sink) {
+        } else if !self.before_value(sink, start) {
             self.repair(RepairKind::TrailingGarbage, start);
             return Some(Step::Consumed(if prefix.is_empty() { 1 } else { 0 }));
         }
@@ -1458,6 +1477,7 @@ impl Repairer {
         self.tok.clear();
         self.tok.extend_from_slice(prefix);
         self.tok_start = start;
+        self.key_truncated = false;
         self.tok_ws.clear();
         self.lex = Lex::Bare(BareLex {
             key,
@@ -1495,8 +1515,10 @@ impl Repairer {
             self.lex = Lex::Bare(t);
             return Step::Consumed(n);
         }
-        if b == b'/' && t.ws_pending && input.get(1).is_some_and(|&c| c == b'/' || c == b'*') {
-            // A comment after the token.
+        if b == b'/' && t.ws_pending {
+            // `/` after blanks starts something new (a comment, or a path
+            // read as the next token): decided without looking ahead, so the
+            // result cannot depend on where the input was split.
             self.end_bare(t, sink, false);
             return Step::Consumed(0);
         }
@@ -1507,6 +1529,16 @@ impl Repairer {
             self.bare_push(&mut t, &ws, sink);
             self.tok_ws = ws;
             self.tok_ws.clear();
+        }
+        if !t.streaming && !t.key {
+            // Until the token is known to be an unquoted string, take it one
+            // byte at a time: the switch (and its mark) then happens at the
+            // same byte whatever the chunking.
+            if matches!(b, b'"' | b'<' | b'/' | b'{' | b'[' | b':' | b'=') || !is_ws(b) {
+                self.bare_push(&mut t, &input[..1], sink);
+                self.lex = Lex::Bare(t);
+                return Step::Consumed(1);
+            }
         }
         // Take a run of token bytes.
         let n = input
@@ -1525,14 +1557,23 @@ impl Repairer {
     /// a number or a literal.
     fn bare_push<S: Sink + ?Sized>(&mut self, t: &mut BareLex, bytes: &[u8], sink: &mut S) {
         if t.streaming {
-            self.write_escaped(bytes, sink);
+            // `tok` carries an unfinished UTF-8 character between chunks.
+            self.tok.extend_from_slice(bytes);
+            let cut = complete_utf8(&self.tok);
+            let tok = std::mem::take(&mut self.tok);
+            self.write_escaped(&tok[..cut], sink);
+            self.tok = tok;
+            self.tok.drain(..cut);
             return;
         }
         self.tok.extend_from_slice(bytes);
         if t.key {
             if self.tok.len() > self.max_token {
                 self.tok.truncate(self.max_token);
-                self.repair(RepairKind::LimitExceeded, self.offset);
+                if !self.key_truncated {
+                    self.key_truncated = true;
+                    self.repair(RepairKind::LimitExceeded, self.tok_start);
+                }
             }
             return;
         }
@@ -1546,7 +1587,7 @@ impl Repairer {
             return;
         }
         if numeric {
-            self.repair(RepairKind::LimitExceeded, self.offset);
+            self.repair(RepairKind::LimitExceeded, self.tok_start);
         }
         // An unquoted string: write it as it arrives.
         self.repair(RepairKind::UnquotedString, self.tok_start);
@@ -1554,10 +1595,11 @@ impl Repairer {
         self.flush_comma(sink);
         sink.mark(Mark::Begin(ValueKind::String), self.offset);
         sink.write(b"\"");
+        let cut = complete_utf8(&self.tok);
         let tok = std::mem::take(&mut self.tok);
-        self.write_escaped(&tok, sink);
+        self.write_escaped(&tok[..cut], sink);
         self.tok = tok;
-        self.tok.clear();
+        self.tok.drain(..cut);
     }
 
     /// True when the held token is a complete number or literal (ends at whitespace).
@@ -1603,7 +1645,7 @@ impl Repairer {
                             sink.write("\u{FFFD}".as_bytes());
                             self.repairs.push(Repair {
                                 kind: RepairKind::InvalidUtf8,
-                                offset: self.offset,
+                                offset: self.tok_start,
                             });
                             rest = &rest[v + e.error_len().unwrap_or(end - v).max(1)..];
                         }
@@ -1641,6 +1683,11 @@ impl Repairer {
         }
         let ws = std::mem::take(&mut self.tok_ws);
         if t.streaming {
+            // A character cut off inside the token.
+            let rest = std::mem::take(&mut self.tok);
+            self.write_escaped(&rest, sink);
+            self.tok = rest;
+            self.tok.clear();
             sink.write(b"\"");
             sink.mark(Mark::End(ValueKind::String), self.offset);
             self.after_value();
@@ -1715,6 +1762,21 @@ impl Repairer {
         s.push(b'"');
         self.scalar(sink, ValueKind::String, &s);
     }
+}
+
+/// Length of the prefix of `b` that does not end inside an unfinished UTF-8
+/// character (invalid bytes count as complete: they are replaced later).
+fn complete_utf8(b: &[u8]) -> usize {
+    let len = b.len();
+    for back in 1..=3.min(len) {
+        let c = b[len - back];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = utf8_len(c);
+        return if need > back { len - back } else { len };
+    }
+    len
 }
 
 enum Step {

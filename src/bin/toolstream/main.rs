@@ -1,2 +1,244 @@
 //! The `toolstream` command-line tool.
-fn main() {}
+//!
+//! ```text
+//! toolstream parse  [--dialect NAME|auto] [--tools FILE] [--prefill TEXT]
+//!                   [--chunk-size N | --chunks FILE] [--output events|calls] [FILE|-]
+//! toolstream repair [--chunk-size N] [FILE|-]
+//! ```
+
+mod output;
+
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser as ClapParser, Subcommand, ValueEnum};
+use toolstream::{Config, Dialect, Event, Parsed, Parser, Tools};
+
+#[derive(ClapParser)]
+#[command(name = "toolstream", version, about = "Turn streamed LLM output into typed tool calls.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse model output (raw text) into text, thinking and tool calls.
+    Parse(ParseArgs),
+    /// Repair the JSON in a piece of text and print it.
+    Repair(RepairArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Output {
+    /// NDJSON, one event per line.
+    Events,
+    /// One JSON object {"text", "thinking", "calls"}.
+    Calls,
+}
+
+#[derive(clap::Args)]
+struct ParseArgs {
+    /// Dialect to recognise (`auto`: all of them).
+    #[arg(long, default_value = "auto")]
+    dialect: String,
+    /// OpenAI-format tool list (JSON file) for name matching and typing.
+    #[arg(long)]
+    tools: Option<PathBuf>,
+    /// The prompt's tail the output continues (e.g. "<think>\n").
+    #[arg(long)]
+    prefill: Option<String>,
+    /// Feed the input in pieces of N bytes.
+    #[arg(long, conflicts_with = "chunks")]
+    chunk_size: Option<usize>,
+    /// Feed the chunks of a JSON array of strings (standard input is then ignored).
+    #[arg(long)]
+    chunks: Option<PathBuf>,
+    /// What to print.
+    #[arg(long, value_enum, default_value = "events")]
+    output: Output,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Input file (`-` or absent: standard input).
+    file: Option<PathBuf>,
+}
+
+/// Resource limits (defaults: see `toolstream::Limits`).
+#[derive(clap::Args)]
+struct LimitArgs {
+    /// Maximum JSON nesting depth.
+    #[arg(long)]
+    max_depth: Option<usize>,
+    /// Maximum size of one call's arguments, in bytes.
+    #[arg(long)]
+    max_args_bytes: Option<usize>,
+    /// Maximum bytes held back while deciding whether something is a call.
+    #[arg(long)]
+    max_held_bytes: Option<usize>,
+    /// Maximum size of one held token (key, number, bare word).
+    #[arg(long)]
+    max_token_bytes: Option<usize>,
+}
+
+impl LimitArgs {
+    fn apply(&self, mut l: toolstream::Limits) -> toolstream::Limits {
+        if let Some(v) = self.max_depth {
+            l.max_depth = v;
+        }
+        if let Some(v) = self.max_args_bytes {
+            l.max_args_bytes = v;
+        }
+        if let Some(v) = self.max_held_bytes {
+            l.max_held_bytes = v;
+        }
+        if let Some(v) = self.max_token_bytes {
+            l.max_token_bytes = v;
+        }
+        l
+    }
+}
+
+#[derive(clap::Args)]
+struct RepairArgs {
+    /// Feed the input in pieces of N bytes.
+    #[arg(long)]
+    chunk_size: Option<usize>,
+    /// Input file (`-` or absent: standard input).
+    file: Option<PathBuf>,
+}
+
+fn read_input(file: Option<&Path>) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    match file {
+        None => {
+            io::stdin().read_to_end(&mut buf)?;
+        }
+        Some(p) if p == Path::new("-") => {
+            io::stdin().read_to_end(&mut buf)?;
+        }
+        Some(p) => buf = std::fs::read(p)?,
+    }
+    Ok(buf)
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("toolstream: {msg}");
+    ExitCode::from(2)
+}
+
+fn config(args: &ParseArgs) -> Result<Config, String> {
+    let mut cfg = Config::default();
+    if !args.dialect.eq_ignore_ascii_case("auto") {
+        let mut ds = Vec::new();
+        for name in args.dialect.split(',') {
+            ds.push(Dialect::from_name(name).map_err(|e| e.to_string())?);
+        }
+        cfg = cfg.with_dialects(ds);
+    }
+    if let Some(p) = &args.tools {
+        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        cfg = cfg.with_tools(Tools::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?);
+    }
+    if let Some(p) = &args.prefill {
+        cfg = cfg.with_prefill(p.clone());
+    }
+    let limits = args.limits.apply(cfg.limits.clone());
+    Ok(cfg.with_limits(limits))
+}
+
+/// Splits the input into the chunks to feed.
+fn chunks(args: &ParseArgs) -> Result<Vec<Vec<u8>>, String> {
+    if let Some(p) = &args.chunks {
+        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let list: Vec<String> =
+            serde_json::from_str(&text).map_err(|e| format!("{}: not a JSON array of strings: {e}", p.display()))?;
+        return Ok(list.into_iter().map(String::into_bytes).collect());
+    }
+    let input = read_input(args.file.as_deref()).map_err(|e| format!("cannot read input: {e}"))?;
+    Ok(match args.chunk_size {
+        Some(0) => return Err("--chunk-size must be at least 1".into()),
+        Some(n) => input.chunks(n).map(<[u8]>::to_vec).collect(),
+        None => vec![input],
+    })
+}
+
+fn parse(args: &ParseArgs) -> ExitCode {
+    let cfg = match config(args) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let pieces = match chunks(args) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let stdout = io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    let mut parser = Parser::new(cfg);
+    let mut events: Vec<Event> = Vec::new();
+    let mut all: Vec<Event> = Vec::new();
+    let res = (|| -> io::Result<()> {
+        for piece in &pieces {
+            parser.feed(piece, &mut events);
+            emit(&mut w, args.output, &mut events, &mut all)?;
+        }
+        parser.finish(&mut events);
+        emit(&mut w, args.output, &mut events, &mut all)?;
+        if args.output == Output::Calls {
+            let parsed = Parsed::from_events(std::mem::take(&mut all));
+            serde_json::to_writer(&mut w, &output::calls_json(&parsed))?;
+            writeln!(w)?;
+        }
+        w.flush()
+    })();
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format!("cannot write output: {e}")),
+    }
+}
+
+/// Prints events as they come (NDJSON) or keeps them for the final object.
+fn emit(w: &mut impl Write, output: Output, events: &mut Vec<Event>, all: &mut Vec<Event>) -> io::Result<()> {
+    match output {
+        Output::Events => {
+            for e in events.drain(..) {
+                serde_json::to_writer(&mut *w, &output::event_json(&e))?;
+                writeln!(w)?;
+            }
+            w.flush()
+        }
+        Output::Calls => {
+            all.append(events);
+            Ok(())
+        }
+    }
+}
+
+fn repair(args: &RepairArgs) -> ExitCode {
+    let input = match read_input(args.file.as_deref()) {
+        Ok(i) => i,
+        Err(e) => return fail(format!("cannot read input: {e}")),
+    };
+    if args.chunk_size == Some(0) {
+        return fail("--chunk-size must be at least 1");
+    }
+    match toolstream::json::repair_document(&input, args.chunk_size.unwrap_or(0)) {
+        Ok(r) => {
+            println!("{}", r.json);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("toolstream: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match &cli.command {
+        Command::Parse(a) => parse(a),
+        Command::Repair(a) => repair(a),
+    }
+}

@@ -1,0 +1,97 @@
+//! Property tests of the parser's contracts on generated inputs:
+//! chunk invariance (random splits, 1-byte, inside UTF-8, tags and escapes),
+//! lossless spans, deltas adding up to valid JSON-object arguments, and no
+//! panic on arbitrary bytes.
+
+mod common;
+
+use common::{check_contracts, run_split, summary};
+use proptest::prelude::*;
+use toolstream::{Config, Limits};
+
+/// Pieces of model output, valid and broken, that reach most parser states.
+const VOCAB: &[&str] = &[
+    "<tool_call>", "</tool_call>", "<tool_call>\n", "\n</tool_call>", "<tool_use>", "</tool_use>",
+    "<tools>", "<function_call>", "{", "}", "[", "]", "\"name\"", "\"tool\"", ": ", ":", ", ", ",",
+    "\"arguments\"", "\"parameters\"", "\"input\"", "\"get_weather\"", "\"city\"", "\"Paris\"",
+    "'x'", "'it's'", "<think>", "</think>", "<thinking>", "```json\n", "```", "```\n", "\n", " ",
+    "é", "日本", "✓", "True", "None", "null", "false", "12", "007", ".5", "-", "1e", "\\", "\\\"",
+    "\\u00e9", "\\ud83d", "\\ude00", "\\n", "text ", "Let me check. ", "\"say \"hi\" now\"", "//c\n",
+    "/*c*/", "#", "\"a\"", "\"b\"", "NaN", "{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
+    "{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}", "[{\"name\": \"h\", \"arguments\": {}}]",
+    "\"{\\\"k\\\": 2}\"", "{{", "}}", "\u{feff}", "\u{a0}", "“", "”", "<", ">", "`", "\t",
+];
+
+fn fragments() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(VOCAB), 0..40).prop_map(|v| v.concat().into_bytes())
+}
+
+fn splits(len: usize) -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::btree_set(0..=len.max(1), 0..12).prop_map(|s| s.into_iter().collect())
+}
+
+fn same(input: &[u8], a: &[toolstream::Event], b: &[toolstream::Event]) -> Result<(), TestCaseError> {
+    let (sa, sb) = (summary(a), summary(b));
+    prop_assert_eq!(&sa.0, &sb.0, "text differs for {:?}", String::from_utf8_lossy(input));
+    prop_assert_eq!(&sa.1, &sb.1, "thinking differs for {:?}", String::from_utf8_lossy(input));
+    prop_assert_eq!(&sa.2, &sb.2, "calls differ for {:?}", String::from_utf8_lossy(input));
+    Ok(())
+}
+
+/// `PROPTEST_CASES` overrides the default number of cases (for long runs).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(512), ..ProptestConfig::default() })]
+
+    #[test]
+    fn chunk_invariance_on_model_like_output((input, cuts) in fragments().prop_flat_map(|i| { let n = i.len(); (Just(i), splits(n)) })) {
+        let cfg = Config::default();
+        let whole = run_split(&input, &[], &cfg);
+        check_contracts(&input, &whole);
+        let split = run_split(&input, &cuts, &cfg);
+        check_contracts(&input, &split);
+        same(&input, &whole, &split)?;
+        let bytewise: Vec<usize> = (1..input.len()).collect();
+        let ones = run_split(&input, &bytewise, &cfg);
+        check_contracts(&input, &ones);
+        same(&input, &whole, &ones)?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(input in prop::collection::vec(any::<u8>(), 0..300), cuts in splits(300)) {
+        let cfg = Config::default();
+        let whole = run_split(&input, &[], &cfg);
+        check_contracts(&input, &whole);
+        let split = run_split(&input, &cuts, &cfg);
+        check_contracts(&input, &split);
+        same(&input, &whole, &split)?;
+    }
+
+    #[test]
+    fn tight_limits_keep_the_contracts((input, cuts) in fragments().prop_flat_map(|i| { let n = i.len(); (Just(i), splits(n)) })) {
+        let cfg = Config::default().with_limits(Limits { max_depth: 3, max_args_bytes: 40, max_held_bytes: 64, max_token_bytes: 16 });
+        let whole = run_split(&input, &[], &cfg);
+        check_contracts(&input, &whole);
+        let split = run_split(&input, &cuts, &cfg);
+        check_contracts(&input, &split);
+        same(&input, &whole, &split)?;
+    }
+
+    #[test]
+    fn prefill_and_dialect_choices((input, cuts) in fragments().prop_flat_map(|i| { let n = i.len(); (Just(i), splits(n)) })) {
+        for cfg in [
+            Config::default().with_prefill("<think>\n"),
+            Config::default().with_dialects(vec![toolstream::Dialect::Hermes]),
+            Config::default().with_dialects(vec![toolstream::Dialect::Json]),
+        ] {
+            let whole = run_split(&input, &[], &cfg);
+            check_contracts(&input, &whole);
+            let split = run_split(&input, &cuts, &cfg);
+            check_contracts(&input, &split);
+            same(&input, &whole, &split)?;
+        }
+    }
+}
