@@ -730,10 +730,11 @@ def generate_one(llm, formatter, model_key, item, common):
         "shots": item["shots"],
         "prompt_tokens": len(prompt_tokens),
         "stop": resp.stop,
-        "api": "prompt rendered from `messages` by llama_cpp.llama_chat_format.Jinja2ChatFormatter with the "
-        "GGUF tokenizer.chat_template, tokenized with special=True, add_bos=False (as create_chat_completion "
-        "does), then Llama.create_completion(prompt_tokens, stream=True); `chunks` are the streamed "
-        "choices[0].text values",
+        "api": "prompt rendered from `messages` by llama_cpp.llama_chat_format.Jinja2ChatFormatter with "
+        + common["template_source"]
+        + ", tokenized with special=True, add_bos=False (as create_chat_completion does), then "
+        "Llama.create_completion(prompt_tokens, stream=True); `chunks` are the streamed choices[0].text values "
+        "(control tokens such as <start_of_turn> detokenize to empty text)",
         "template_note": common["template_note"]
         + (" " + NATIVE_SOURCES[model_key] if item["prompt_style"] == "native_template" else ""),
     }
@@ -766,6 +767,9 @@ def run_model(model_key, out_path, threads, limit=None, only_style=None):
         "generated_at": _dt.datetime.now(_dt.timezone.utc).date().isoformat(),
         "template_note": TEMPLATE_NOTES[model_key],
         "n_threads": threads,
+        "template_source": "the GGUF's tokenizer.chat_template"
+        if llm.metadata.get("tokenizer.chat_template")
+        else "Gemma 3's -it chat template (GEMMA3_CHAT_TEMPLATE in generate.py; the GGUF has none)",
     }
     items = plan(model_key)
     if only_style:

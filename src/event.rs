@@ -167,6 +167,8 @@ repair_kinds! {
     TypeCoercion => "type_coercion",
     /// An XML entity was decoded.
     EntityDecoded => "entity_decoded",
+    /// The tool name was found inside the arguments (`{"arguments": {…, "name": "f"}`) and moved out.
+    MisplacedName => "misplaced_name",
     /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).
     SyntaxFix => "syntax_fix",
 }

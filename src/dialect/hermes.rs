@@ -46,6 +46,7 @@ fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
     close.push(b'/');
     close.extend_from_slice(&a.trigger[1..]);
     Box::new(TagBlock {
+        open: a.trigger.to_vec(),
         close,
         state: State::Lead,
         jc: None,
@@ -66,6 +67,7 @@ enum State {
 
 /// A tag-delimited block of JSON calls.
 pub(crate) struct TagBlock {
+    open: Vec<u8>,
     close: Vec<u8>,
     state: State,
     jc: Option<JsonCalls>,
@@ -89,6 +91,9 @@ impl TagBlock {
         if let Some(jc) = self.jc.as_mut() {
             if !jc.is_closed() {
                 jc.close(cx, false);
+            }
+            if !cx.committed() {
+                jc.rescue(cx);
             }
             if !cx.committed() && jc.named() {
                 cx.commit();
@@ -132,8 +137,24 @@ impl Block for TagBlock {
                         b'<' => match match_lit(&self.close, &input[i..]) {
                             Match::Full(n) => return self.done(cx, i + n, false),
                             Match::Partial => return Flow::Partial(i),
-                            // Some other tag: the block ends before it.
-                            Match::No => return self.done(cx, i, true),
+                            Match::No => {
+                                let rest = &input[i..];
+                                let json_open = self.jc.as_ref().is_some_and(|j| !j.is_closed());
+                                if rest.len() < 2 || match_lit(&self.open, rest) == Match::Partial {
+                                    return Flow::Partial(i);
+                                }
+                                if json_open && rest[1] != b'/' && match_lit(&self.open, rest) == Match::No {
+                                    // `<placeholder>` inside unfinished JSON: a value, not markup.
+                                    if let Some(jc) = self.jc.as_mut() {
+                                        jc.accept_lt();
+                                    }
+                                    self.state = State::Json;
+                                    continue;
+                                }
+                                // A closing tag of something else, or our opening tag
+                                // again: the block ends before it.
+                                return self.done(cx, i, true);
+                            }
                         },
                         b'{' | b'[' => {
                             // A value (or another value in the same block).
@@ -203,7 +224,8 @@ impl Block for TagBlock {
         };
         let named_before = jc.named();
         jc.close(cx, true);
-        if !cx.committed() && named_before {
+        jc.rescue(cx);
+        if !cx.committed() && (named_before || jc.named()) {
             cx.commit();
         }
         if !cx.committed() {

@@ -306,6 +306,8 @@ pub struct Repairer {
     max_depth: usize,
     max_token: usize,
     stop_on_lt: bool,
+    /// The next `<` in structural position is read as JSON (a bare token).
+    lt_once: bool,
     limited: bool,
     begun: bool,
 }
@@ -348,6 +350,7 @@ impl Repairer {
             max_depth: limits.max_depth.max(1),
             max_token: limits.max_token_bytes.max(16),
             stop_on_lt: false,
+            lt_once: false,
             limited: false,
             begun: false,
         }
@@ -359,6 +362,13 @@ impl Repairer {
     pub fn stop_on_lt(mut self, yes: bool) -> Self {
         self.stop_on_lt = yes;
         self
+    }
+
+    /// After a [`Status::Stop`] on a `<` that the caller found is not its
+    /// closing tag: read that `<` as the start of a bare token (a placeholder
+    /// such as `<usageRequest>`) instead of stopping again.
+    pub fn accept_lt(&mut self) {
+        self.lt_once = true;
     }
 
     /// Sets the absolute offset of the next input byte (used in repair offsets).
@@ -619,7 +629,13 @@ impl Repairer {
                 self.lex = Lex::LineComment;
                 Step::Consumed(1)
             }
-            b'<' if self.stop_on_lt => Step::Halt(0, Status::Stop),
+            b'<' if self.stop_on_lt && !self.lt_once => Step::Halt(0, Status::Stop),
+            b'<' => {
+                match self.begin_bare(&[], self.offset, sink) {
+                    Some(step) => step,
+                    None => Step::Consumed(0),
+                }
+            }
             0x80..=0xFF => {
                 let need = utf8_len(b);
                 if need == 0 {
@@ -1498,11 +1514,12 @@ impl Repairer {
         } else {
             matches!(b, b',' | b'}' | b']' | b')' | b'\n' | b'\r')
         };
-        let ends = delimiter || (b == b'<' && self.stop_on_lt);
+        let ends = delimiter || (b == b'<' && self.stop_on_lt && !self.lt_once);
         if ends {
             self.end_bare(t, sink, false);
             return Step::Consumed(0);
         }
+        self.lt_once = false;
         if b == b' ' || b == b'\t' {
             let n = input.iter().position(|&c| c != b' ' && c != b'\t').unwrap_or(input.len());
             if !t.streaming && !t.key && self.closed_shape() {
