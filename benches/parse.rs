@@ -1,1 +1,102 @@
-fn main() {}
+//! Criterion benchmarks of the content parser.
+//!
+//! * `text_only/1MB`: prose with no call, fed whole (the scanning fast path).
+//! * `hermes_10KB_args/{whole,4B}`: Hermes calls with ~10 KB of arguments each,
+//!   fed whole and in 4-byte chunks (per-chunk overhead).
+//! * `string_arg/{100KB,1MB}_4B`: one call with one long string argument, in
+//!   4-byte chunks: the 1 MB case must cost 10× the 100 KB one (linear).
+//!
+//! Every timed closure checks its result, so a broken parser cannot look fast.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+use toolstream::{Config, Event, Parser};
+
+fn prose(len: usize) -> Vec<u8> {
+    let base = "The quick brown fox jumps over the lazy dog; it was a bright cold day in April, and the clocks were striking thirteen. ";
+    base.as_bytes().iter().copied().cycle().take(len).collect()
+}
+
+fn hermes_calls(total: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < total {
+        let items: Vec<String> = (0..180).map(|k| format!("{{\"id\": {k}, \"label\": \"item {i}-{k}\", \"ok\": true}}")).collect();
+        out.extend_from_slice(
+            format!(
+                "Calling the tool.\n<tool_call>\n{{\"name\": \"store_{i}\", \"arguments\": {{\"items\": [{}], \"note\": \"batch\"}}}}\n</tool_call>\n",
+                items.join(", ")
+            )
+            .as_bytes(),
+        );
+        i += 1;
+    }
+    out
+}
+
+fn string_arg(len: usize) -> Vec<u8> {
+    let mut out = b"<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"".to_vec();
+    out.extend(prose(len).into_iter().map(|b| if b == b';' { b'.' } else { b }));
+    out.extend_from_slice(b"\"}}</tool_call>");
+    out
+}
+
+/// Feeds `input` in `chunk`-byte pieces (0: whole) and returns the number of calls.
+fn run(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
+    let mut p = Parser::new(Config::default());
+    let mut calls = 0;
+    let mut count = |events: &mut Vec<Event>| {
+        calls += events.iter().filter(|e| matches!(e, Event::ToolEnd { .. })).count();
+        events.clear();
+    };
+    if chunk == 0 {
+        p.feed(input, events);
+        count(events);
+    } else {
+        for c in input.chunks(chunk) {
+            p.feed(c, events);
+            count(events);
+        }
+    }
+    p.finish(events);
+    count(events);
+    calls
+}
+
+fn benches(c: &mut Criterion) {
+    let mut events = Vec::with_capacity(64);
+
+    let text = prose(1 << 20);
+    let mut g = c.benchmark_group("text_only");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("1MB", |b| b.iter(|| assert_eq!(run(black_box(&text), 0, &mut events), 0)));
+    g.finish();
+
+    let calls = hermes_calls(1 << 20);
+    let n_calls = run(&calls, 0, &mut events);
+    assert!(n_calls > 50);
+    let mut g = c.benchmark_group("hermes_10KB_args");
+    g.throughput(Throughput::Bytes(calls.len() as u64));
+    for chunk in [0usize, 4] {
+        let label = if chunk == 0 { "whole".to_string() } else { format!("{chunk}B") };
+        g.bench_with_input(BenchmarkId::from_parameter(label), &chunk, |b, &chunk| {
+            b.iter(|| assert_eq!(run(black_box(&calls), chunk, &mut events), n_calls))
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("string_arg");
+    for (label, len) in [("100KB_4B", 100 << 10), ("1MB_4B", 1 << 20)] {
+        let input = string_arg(len);
+        g.throughput(Throughput::Bytes(input.len() as u64));
+        g.bench_function(label, |b| b.iter(|| assert_eq!(run(black_box(&input), 4, &mut events), 1)));
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = parse;
+    config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(3)).warm_up_time(std::time::Duration::from_secs(1));
+    targets = benches
+}
+criterion_main!(parse);
