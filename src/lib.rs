@@ -8,14 +8,18 @@ mod envelope;
 pub mod dialect;
 pub mod error;
 pub mod event;
+pub mod frame;
 pub mod json;
+pub mod ndjson;
 mod parser;
 mod scan;
+pub mod sse;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;
 pub use error::{NoJson, ToolsError, UnknownDialect};
 pub use event::{
-    DiagnosticKind, ErrorKind, Event, FinishReason, Repair, RepairKind, Span, ToolCall, Usage,
+    DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair, RepairKind, Span, ToolCall,
+    Usage,
 };
 pub use parser::{parse, parse_chunks, Parsed, Parser};
