@@ -45,8 +45,12 @@ pub enum FrameErrorKind {
         limit: usize,
     },
     /// The stream ended inside an SSE event (no blank line after it); per the
-    /// WHATWG rules the event was discarded.
+    /// WHATWG rules the event was discarded. For a binary eventstream: the
+    /// stream ended inside a message.
     Unterminated,
+    /// A binary eventstream message failed its checksum or structure checks.
+    /// Its length field cannot be trusted, so decoding stops there.
+    Corrupt,
 }
 
 /// A frame that could not be delivered. Framing errors never stop a decoder:
@@ -71,6 +75,9 @@ impl fmt::Display for FrameError {
             ),
             FrameErrorKind::Unterminated => {
                 write!(f, "stream ended inside an event at {}; event discarded", self.span)
+            }
+            FrameErrorKind::Corrupt => {
+                write!(f, "corrupt eventstream message at {}; the rest of the stream is skipped", self.span)
             }
         }
     }

@@ -12,6 +12,7 @@ pub mod frame;
 pub mod json;
 pub mod ndjson;
 mod parser;
+pub mod provider;
 mod scan;
 pub mod sse;
 
