@@ -54,7 +54,9 @@ pub struct SseEvent {
     /// across events). Valid UTF-8.
     pub id: Option<Bytes>,
     /// Where the event's lines are in the stream, from its first line to the
-    /// end of the blank line that dispatched it.
+    /// end of the blank line that dispatched it (when that blank line ends
+    /// with CRLF, the span stops after the CR, so that spans do not depend on
+    /// whether the LF arrived in the same read).
     pub span: Span,
 }
 
@@ -277,7 +279,6 @@ impl SseDecoder {
             self.pending_cr = false;
             if data.first() == Some(&b'\n') {
                 i = 1;
-                self.frame_bytes += 1;
             }
         }
         while i < data.len() {
@@ -298,7 +299,7 @@ impl SseDecoder {
                             self.pending_cr = true;
                         }
                     }
-                    self.line(&data, i, eol, next, base, out);
+                    self.line(&data, i, eol, base, out);
                     i = next;
                 }
             }
@@ -345,17 +346,18 @@ impl SseDecoder {
     }
 
     /// A complete line: `data[from..eol]` (after any carried bytes), its line
-    /// end up to `next`.
+    /// end at `eol`.
     fn line(
         &mut self,
         data: &Bytes,
         from: usize,
         eol: usize,
-        next: usize,
         base: u64,
         out: &mut Vec<Result<SseEvent, FrameError>>,
     ) {
-        let end = base + next as u64;
+        // Spans end after the first byte of the line end: the LF of a CRLF
+        // may arrive in the next read, and spans must not depend on that.
+        let end = base + eol as u64 + 1;
         if self.discarding {
             let empty = !self.discard_line_nonempty && from == eol;
             self.discard_line_nonempty = false;
@@ -382,7 +384,7 @@ impl SseDecoder {
         if self.frame_start.is_none() {
             self.frame_start = Some(start);
         }
-        self.frame_bytes += line.len() + (next - eol);
+        self.frame_bytes += line.len() + 1;
         if self.frame_bytes > self.limits.max_frame_bytes {
             let fs = self.frame_start.unwrap_or(start);
             self.start_discard(fs, end, out);
@@ -605,7 +607,7 @@ mod tests {
         let input = b": hi\n\nevent: a\ndata: x\n\ndata: y\r\n\r\n";
         let out = run(&[input], false);
         let spans: Vec<Span> = out.iter().map(|e| e.as_ref().unwrap().span).collect();
-        assert_eq!(spans, vec![Span::new(6, 24), Span::new(24, 35)]);
+        assert_eq!(spans, vec![Span::new(6, 24), Span::new(24, 34)]);
         assert_eq!(&input[6..24], b"event: a\ndata: x\n\n");
     }
 

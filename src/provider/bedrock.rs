@@ -377,7 +377,8 @@ impl Decode for BedrockDecoder {
         if f.data.trim_ascii().is_empty() {
             return;
         }
-        let res = p.parse(f.data, |d| {
+        let mark = out.len();
+        let res = p.parse_lenient(f.data, |d| {
             let r = d.root;
             if let Some(ev) = f.event {
                 self.event(d, ev, r, f.span, out);
@@ -397,9 +398,7 @@ impl Decode for BedrockDecoder {
                 self.base.unknown("payload is not a ConverseStream event; skipped", f.span, out);
             }
         });
-        if let Err(e) = res {
-            self.base.malformed(format!("payload is not JSON ({e})"), f.span, out);
-        }
+        self.base.parsed(res.map(|r| r.1), f.span, mark, out);
     }
 
     fn finish(&mut self, end: u64, out: &mut Vec<Event>) {

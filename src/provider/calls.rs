@@ -190,7 +190,12 @@ impl ArgsStream {
     pub(crate) fn finish(&mut self, at: u64, empty_ok: bool) -> bool {
         let mut truncated = self.limited;
         if self.sink.mode != Mode::Done && !self.limited {
-            truncated |= self.rep.finish(&mut self.sink);
+            // A value the repairer had to complete is truncated; a bare
+            // top-level token that was merely waiting for its end (`null`,
+            // `42`) is not: finishing it records no repair.
+            let before = self.rep.repairs().len();
+            let completed = self.rep.finish(&mut self.sink);
+            truncated |= completed && self.rep.repairs().len() > before;
             self.collect(at);
         }
         if self.sink.mode == Mode::Start {
@@ -454,6 +459,8 @@ mod tests {
         assert_eq!(args(&["{\"a\": ", "1}"], false).0, "{\"a\": 1}");
         assert!(args(&["{\"a\": ", "1}"], false).1.is_empty());
         assert_eq!(args(&["null"], false), ("{}".into(), vec![RepairKind::NonObjectArguments], false, "{}".into()));
+        assert_eq!(args(&["42"], false).2, false);
+        assert_eq!(args(&["{\"a\": 4"], false).2, true);
         assert_eq!(args(&[], false).1, vec![RepairKind::MissingArguments]);
         assert!(args(&[], true).1.is_empty());
         assert_eq!(args(&["  "], true).1, vec![RepairKind::MissingArguments]);

@@ -412,9 +412,9 @@ impl Decode for GeminiDecoder {
         if data.is_empty() || data == b"[DONE]" {
             return;
         }
-        if let Err(e) = p.parse(f.data, |d| self.chunk(d, f.span, out)) {
-            self.base.malformed(format!("payload is not JSON ({e})"), f.span, out);
-        }
+        let mark = out.len();
+        let res = p.parse_lenient(f.data, |d| self.chunk(d, f.span, out));
+        self.base.parsed(res.map(|r| r.1), f.span, mark, out);
     }
 
     fn finish(&mut self, end: u64, out: &mut Vec<Event>) {

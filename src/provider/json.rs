@@ -45,6 +45,34 @@ impl Default for Payloads {
 
 impl Payloads {
     /// Parses `data` and runs `f` on it; `Err` holds the parser's message.
+    ///
+    /// A payload that is not valid JSON but that the crate's repairer can
+    /// turn into a JSON object (a payload cut short, a missing brace) is
+    /// parsed in its repaired form, and `repaired` is set with the original
+    /// error so the caller can report it.
+    pub(crate) fn parse_lenient<R>(
+        &mut self,
+        data: &Bytes,
+        f: impl FnOnce(&Doc<'_, '_>) -> R,
+    ) -> Result<(R, Option<String>), String> {
+        let mut f = Some(f);
+        let mut first = None;
+        let r = self.parse(data, |d| (f.take().expect("called once"))(d));
+        match r {
+            Ok(v) => return Ok((v, None)),
+            Err(e) => first = first.or(Some(e)),
+        }
+        let err = first.unwrap_or_default();
+        let Some(rep) = crate::json::repair(data) else { return Err(err) };
+        if !rep.json.trim_start().starts_with('{') {
+            return Err(err);
+        }
+        let fixed = Bytes::from(rep.json);
+        let f = f.take().ok_or_else(|| err.clone())?;
+        self.parse(&fixed, f).map(|v| (v, Some(err.clone()))).map_err(|_| err)
+    }
+
+    /// Parses `data` and runs `f` on it; `Err` holds the parser's message.
     pub(crate) fn parse<R>(&mut self, data: &Bytes, f: impl FnOnce(&Doc<'_, '_>) -> R) -> Result<R, String> {
         let len = data.len();
         self.scratch.clear();

@@ -302,6 +302,25 @@ impl Base {
         });
     }
 
+    /// Reports a payload that was not valid JSON: repaired and decoded
+    /// (`Ok(Some(err))`), or skipped (`Err`).
+    /// The report goes before the events decoded from the frame (at `mark`).
+    pub(crate) fn parsed(&self, res: Result<Option<String>, String>, span: Span, mark: usize, out: &mut Vec<Event>) {
+        let message = match res {
+            Ok(None) => return,
+            Ok(Some(e)) => format!("payload is not valid JSON ({e}); decoded after repair"),
+            Err(e) => format!("payload is not JSON ({e}); skipped"),
+        };
+        out.insert(
+            mark.min(out.len()),
+            Event::Error {
+                kind: ErrorKind::Malformed,
+                message,
+                span,
+            },
+        );
+    }
+
     pub(crate) fn unknown(&self, message: impl Into<String>, span: Span, out: &mut Vec<Event>) {
         out.push(Event::Diagnostic {
             kind: DiagnosticKind::UnknownEvent,
@@ -560,6 +579,9 @@ impl StreamDecoder {
             match sniff_framing(&self.sniff) {
                 Some(f) => {
                     self.framer = Some(self.make_framer(f));
+                    if f == Framing::EventStream && self.decoder.is_none() {
+                        self.set_provider(Provider::Bedrock);
+                    }
                     self.sniff.split().freeze()
                 }
                 None => return,

@@ -70,9 +70,9 @@ impl Decode for OllamaDecoder {
         if f.data.trim_ascii().is_empty() {
             return;
         }
-        if let Err(e) = p.parse(f.data, |d| self.line(d, f.span, out)) {
-            self.base.malformed(format!("line is not JSON ({e})"), f.span, out);
-        }
+        let mark = out.len();
+        let res = p.parse_lenient(f.data, |d| self.line(d, f.span, out));
+        self.base.parsed(res.map(|r| r.1), f.span, mark, out);
     }
 
     fn finish(&mut self, end: u64, out: &mut Vec<Event>) {

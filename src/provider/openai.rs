@@ -259,10 +259,9 @@ impl Decode for OpenAiDecoder {
             self.by_index.clear();
             return;
         }
-        let res = p.parse(f.data, |d| self.chunk(d, f.span, out));
-        if let Err(e) = res {
-            self.base.malformed(format!("payload is not JSON ({e})"), f.span, out);
-        }
+        let mark = out.len();
+        let res = p.parse_lenient(f.data, |d| self.chunk(d, f.span, out));
+        self.base.parsed(res.map(|r| r.1), f.span, mark, out);
     }
 
     fn finish(&mut self, end: u64, out: &mut Vec<Event>) {

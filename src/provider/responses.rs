@@ -362,13 +362,12 @@ impl Decode for ResponsesDecoder {
         if data.is_empty() || data == b"[DONE]" {
             return;
         }
-        let res = p.parse(f.data, |d| {
+        let mark = out.len();
+        let res = p.parse_lenient(f.data, |d| {
             let ty = d.root.get("type").str().or(f.event).unwrap_or_default();
             self.event(d, ty, f.span, out);
         });
-        if let Err(e) = res {
-            self.base.malformed(format!("payload is not JSON ({e})"), f.span, out);
-        }
+        self.base.parsed(res.map(|r| r.1), f.span, mark, out);
     }
 
     fn finish(&mut self, end: u64, out: &mut Vec<Event>) {
