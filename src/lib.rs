@@ -6,6 +6,7 @@
 pub mod config;
 mod envelope;
 pub mod dialect;
+pub mod encode;
 pub mod error;
 pub mod event;
 pub mod frame;

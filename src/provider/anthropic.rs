@@ -165,9 +165,10 @@ impl AnthropicDecoder {
             "error" => {
                 let e = r.get("error");
                 let msg = e.get("message").str().unwrap_or("unknown error");
+                // The generic `api_error` type adds nothing to the message.
                 let message = match e.get("type").str() {
-                    Some(t) => format!("{t}: {msg}"),
-                    None => msg.to_owned(),
+                    Some(t) if t != "api_error" => format!("{t}: {msg}"),
+                    _ => msg.to_owned(),
                 };
                 self.block = Block::None;
                 self.base.provider_error(message, span, out);

@@ -259,6 +259,10 @@ pub(crate) struct Calls {
     pub(crate) in_response: usize,
     /// An empty argument string is the protocol's `{}` (Anthropic, Bedrock).
     pub(crate) empty_ok: bool,
+    /// A call the stream cuts off is truncated even when its arguments
+    /// happen to be complete (protocols with an explicit end-of-call event).
+    /// When false, only incomplete arguments make a call truncated.
+    pub(crate) cut_marks_truncated: bool,
 }
 
 impl Calls {
@@ -270,6 +274,7 @@ impl Calls {
             open: Vec::new(),
             in_response: 0,
             empty_ok: false,
+            cut_marks_truncated: true,
         }
     }
 
@@ -376,7 +381,7 @@ impl Calls {
                 c.args.feed(fb.as_bytes(), span.start);
             }
         }
-        let truncated = c.args.finish(span.start, empty_ok) || cut;
+        let truncated = c.args.finish(span.start, empty_ok) || (cut && self.cut_marks_truncated);
         if !c.started {
             out.push(Event::Diagnostic {
                 kind: DiagnosticKind::UnknownEvent,

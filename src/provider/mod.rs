@@ -294,14 +294,6 @@ impl Base {
         self.reason = Some(FinishReason::Error);
     }
 
-    pub(crate) fn malformed(&self, message: impl Into<String>, span: Span, out: &mut Vec<Event>) {
-        out.push(Event::Error {
-            kind: ErrorKind::Malformed,
-            message: message.into(),
-            span,
-        });
-    }
-
     /// Reports a payload that was not valid JSON: repaired and decoded
     /// (`Ok(Some(err))`), or skipped (`Err`).
     /// The report goes before the events decoded from the frame (at `mark`).
@@ -940,6 +932,17 @@ fn detect(event: Option<&str>, data: &Bytes, payloads: &mut Payloads) -> Option<
             }
             if r.get("done").bool().is_some() && (r.get("message").is_object() || r.get("created_at").exists()) {
                 return Some(Provider::Ollama);
+            }
+            let err = r.get("error");
+            if err.exists() {
+                return match r.get("type").str() {
+                    // Responses errors carry a sequence number; Anthropic's do not.
+                    Some("error") if r.get("sequence_number").exists() || r.get("code").exists() => Some(Provider::Responses),
+                    Some("error") => Some(Provider::Anthropic),
+                    _ if err.str().is_some() => Some(Provider::Ollama),
+                    _ if err.get("status").exists() => Some(Provider::Gemini),
+                    _ => Some(Provider::OpenAi),
+                };
             }
             if BEDROCK_KEYS.iter().any(|k| r.get(k).is_object()) {
                 return Some(Provider::Bedrock);

@@ -17,9 +17,10 @@
 //!   `"null"` (Groq's zero-argument calls) or as a JSON object instead of a
 //!   string; index numbering may start at 1 (Anthropic's compatibility
 //!   endpoint). Our indexes always count from 0.
-//! * Calls end at `finish_reason` (all of them; `length` and
-//!   `content_filter` mark them truncated), at `[DONE]`, at end of stream, or
-//!   when a new call begins and theirs arguments are already complete.
+//! * Calls end at `finish_reason`, at `[DONE]`, at end of stream, or when a
+//!   new call begins and their arguments are already complete. There is no
+//!   end-of-call event, so a call is `truncated` exactly when its arguments
+//!   were incomplete (`finish_reason: length` mid-arguments, a cut stream).
 //! * Reasoning: `reasoning_content` (DeepSeek, xAI, Qwen, vLLM < 0.11),
 //!   `reasoning` (OpenRouter, Ollama, vLLM ≥ 0.11), `reasoning_text`
 //!   (Copilot); `reasoning_details[]` text only when none of those is
@@ -33,7 +34,7 @@ use std::collections::HashMap;
 use super::json::{Doc, Payloads, J};
 use super::{openai_reason, Base, Decode, Frame};
 use crate::config::Config;
-use crate::event::{Event, FinishReason, OpaqueKind, Span};
+use crate::event::{Event, OpaqueKind, Span};
 
 pub(crate) struct OpenAiDecoder {
     base: Base,
@@ -44,8 +45,11 @@ pub(crate) struct OpenAiDecoder {
 
 impl OpenAiDecoder {
     pub(crate) fn new(cfg: &Config) -> Self {
+        let mut base = Base::new(cfg, "`[DONE]` or a finish_reason");
+        // No end-of-call event: a call is truncated when its arguments are.
+        base.calls.cut_marks_truncated = false;
         OpenAiDecoder {
-            base: Base::new(cfg, "`[DONE]` or a finish_reason"),
+            base,
             by_index: HashMap::new(),
             other_choices: false,
         }
@@ -79,8 +83,7 @@ impl OpenAiDecoder {
             self.delta(d, delta, span, out);
             if let Some(fr) = choice.get("finish_reason").nonempty() {
                 let reason = openai_reason(fr);
-                let cut = matches!(reason, FinishReason::Length | FinishReason::ContentFilter);
-                self.base.calls.end_all(cut, span, out);
+                self.base.calls.end_all(true, span, out);
                 self.base.reason = Some(reason);
                 self.base.eof_ok = true;
             }
