@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::config::{Config, IdGenerator};
-use crate::event::{DiagnosticKind, Event, Span, ToolCall};
+use crate::event::{DiagnosticKind, Event, FinishReason, Span, ToolCall};
 use crate::parser::Parser;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +66,8 @@ pub(crate) struct Reparser {
     held: Vec<Held>,
     ids_used: HashSet<String>,
     tmp: Vec<Event>,
+    /// `next` when the current response began.
+    next_at_response: usize,
 }
 
 impl Reparser {
@@ -81,6 +83,7 @@ impl Reparser {
             held: Vec::new(),
             ids_used: HashSet::new(),
             tmp: Vec::new(),
+            next_at_response: 0,
         }
     }
 
@@ -94,10 +97,21 @@ impl Reparser {
                     self.content(&mut tmp, span, out);
                     self.tmp = tmp;
                 }
-                Event::Finish { .. } | Event::Error { .. } => {
+                Event::Error { .. } => {
                     let span = ev.span();
                     self.flush_parser(span, out);
                     out.push(ev);
+                }
+                Event::Finish { reason, usage, span } => {
+                    self.flush_parser(span, out);
+                    // Calls found in the content count as calls made.
+                    let reason = if reason == FinishReason::Stop && self.next > self.next_at_response {
+                        FinishReason::ToolCalls
+                    } else {
+                        reason
+                    };
+                    self.next_at_response = self.next;
+                    out.push(Event::Finish { reason, usage, span });
                 }
                 ev @ (Event::ToolStart { .. } | Event::ToolArgs { .. } | Event::ToolEnd { .. }) => {
                     self.call_event(Src::Native, ev, out);
