@@ -123,6 +123,10 @@ impl ArgsStream {
             return;
         }
         self.any = true;
+        // Never feed more than the limit leaves room for.
+        let budget = self.max_bytes.saturating_sub(self.sink.out.len());
+        let over = frag.len() > budget;
+        let frag = if over { &frag[..budget] } else { frag };
         let done_before = self.rep.is_done();
         let p = if done_before {
             crate::json::Progress {
@@ -132,6 +136,7 @@ impl ArgsStream {
         } else {
             self.rep.feed(frag, &mut self.sink)
         };
+        let over = over && p.status != Status::Done;
         if p.status == Status::Done && !self.garbage && frag[p.consumed..].iter().any(|c| !c.is_ascii_whitespace()) {
             self.garbage = true;
             self.repairs.push(Repair {
@@ -139,7 +144,7 @@ impl ArgsStream {
                 offset: at,
             });
         }
-        if p.status == Status::Limit || self.sink.out.len() > self.max_bytes {
+        if over || p.status == Status::Limit || self.sink.out.len() > self.max_bytes {
             self.limited = true;
             self.rep.finish(&mut self.sink);
             self.repairs.push(Repair {
