@@ -59,8 +59,8 @@ pub enum FrameErrorKind {
 pub struct FrameError {
     /// What happened.
     pub kind: FrameErrorKind,
-    /// The bytes concerned: for `TooLarge`, from the frame's start to where
-    /// the limit was hit (the rest of the frame is skipped silently); for
+    /// The bytes concerned: for `TooLarge`, from the frame's start to one
+    /// byte past the limit (the rest of the frame is skipped silently); for
     /// `Unterminated`, the discarded partial event.
     pub span: Span,
 }

@@ -135,12 +135,13 @@ impl NdjsonDecoder {
         self.pos = base + data.len() as u64;
     }
 
-    fn too_large(&mut self, at: u64, out: &mut Vec<Result<NdjsonLine, FrameError>>) {
+    /// The line at `carry_start` is over the limit. The error's span ends at
+    /// the first byte over the limit, wherever the reads were split.
+    fn too_large(&mut self, _at: u64, out: &mut Vec<Result<NdjsonLine, FrameError>>) {
+        let limit = self.limits.max_frame_bytes;
         out.push(Err(FrameError {
-            kind: FrameErrorKind::TooLarge {
-                limit: self.limits.max_frame_bytes,
-            },
-            span: Span::new(self.carry_start, at),
+            kind: FrameErrorKind::TooLarge { limit },
+            span: Span::new(self.carry_start, self.carry_start + limit as u64 + 1),
         }));
         self.carry.clear();
         self.discarding = true;

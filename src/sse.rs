@@ -329,12 +329,14 @@ impl SseDecoder {
         self.carry.extend_from_slice(&data[from..]);
     }
 
-    fn start_discard(&mut self, start: u64, at: u64, out: &mut Vec<Result<SseEvent, FrameError>>) {
+    /// The event starting at `start` is over the limit: report it (the span
+    /// ends one byte past the limit, wherever the reads were split) and skip
+    /// to its blank line.
+    fn start_discard(&mut self, start: u64, _at: u64, out: &mut Vec<Result<SseEvent, FrameError>>) {
+        let limit = self.limits.max_frame_bytes;
         out.push(Err(FrameError {
-            kind: FrameErrorKind::TooLarge {
-                limit: self.limits.max_frame_bytes,
-            },
-            span: Span::new(start, at),
+            kind: FrameErrorKind::TooLarge { limit },
+            span: Span::new(start, start + limit as u64 + 1),
         }));
         self.discarding = true;
         self.discard_line_nonempty = false;

@@ -131,7 +131,7 @@ impl EventStreamDecoder {
             let headers_len = u32::from_be_bytes([self.buf[4], self.buf[5], self.buf[6], self.buf[7]]) as usize;
             let prelude_crc = u32::from_be_bytes([self.buf[8], self.buf[9], self.buf[10], self.buf[11]]);
             if crc32(&self.buf[..8]) != prelude_crc || total < 16 || headers_len + 16 > total {
-                self.corrupt(out);
+                self.corrupt(12, out);
                 return;
             }
             if total > self.limits.max_frame_bytes {
@@ -158,7 +158,6 @@ impl EventStreamDecoder {
             self.start += total as u64;
             let crc = u32::from_be_bytes([msg[total - 4], msg[total - 3], msg[total - 2], msg[total - 1]]);
             if crc32(&msg[..total - 4]) != crc {
-                self.start -= total as u64;
                 self.dead = true;
                 out.push(Err(FrameError {
                     kind: FrameErrorKind::Corrupt,
@@ -180,9 +179,10 @@ impl EventStreamDecoder {
         }
     }
 
-    fn corrupt(&mut self, out: &mut Vec<Result<Message, FrameError>>) {
+    /// The `len` bytes at the start of the buffer are corrupt.
+    fn corrupt(&mut self, len: usize, out: &mut Vec<Result<Message, FrameError>>) {
         self.dead = true;
-        let end = self.start + self.buf.len() as u64;
+        let end = self.start + len as u64;
         out.push(Err(FrameError {
             kind: FrameErrorKind::Corrupt,
             span: Span::new(self.start, end),

@@ -243,10 +243,12 @@ impl ArgsStream {
 /// One open call.
 #[derive(Debug)]
 struct Open {
-    index: usize,
+    /// The decoder's handle for the call.
+    handle: usize,
     id: String,
     name: String,
-    started: bool,
+    /// The public index, assigned when `ToolStart` goes out.
+    index: Option<usize>,
     args: ArgsStream,
     /// Arguments text given whole at the start (Anthropic `input`), used when
     /// no fragment arrives.
@@ -254,12 +256,19 @@ struct Open {
 }
 
 /// The calls of one stream.
+///
+/// Decoders refer to calls by a *handle* (returned by [`Calls::begin`]);
+/// the public index, which counts 0, 1, 2… in `ToolStart` order, is given
+/// when the call's name is known and its `ToolStart` goes out.
 #[derive(Debug)]
 pub(crate) struct Calls {
     limits: Limits,
     ids: IdGenerator,
-    next: usize,
+    next_handle: usize,
+    next_index: usize,
     open: Vec<Open>,
+    /// Public index by handle (for calls that have started).
+    indexes: Vec<Option<usize>>,
     /// Calls begun in the current response.
     pub(crate) in_response: usize,
     /// An empty argument string is the protocol's `{}` (Anthropic, Bedrock).
@@ -275,133 +284,168 @@ impl Calls {
         Calls {
             limits: limits.clone(),
             ids: ids.clone(),
-            next: 0,
+            next_handle: 0,
+            next_index: 0,
             open: Vec::new(),
+            indexes: Vec::new(),
             in_response: 0,
             empty_ok: false,
             cut_marks_truncated: true,
         }
     }
 
-    fn find(&mut self, index: usize) -> Option<&mut Open> {
-        self.open.iter_mut().find(|c| c.index == index)
+    fn find(&mut self, handle: usize) -> Option<&mut Open> {
+        self.open.iter_mut().find(|c| c.handle == handle)
     }
 
-    /// True while call `index` is open.
-    pub(crate) fn is_open(&self, index: usize) -> bool {
-        self.open.iter().any(|c| c.index == index)
+    fn get(&self, handle: usize) -> Option<&Open> {
+        self.open.iter().find(|c| c.handle == handle)
     }
 
-    /// Indexes of the open calls, oldest first.
-    pub(crate) fn open_indexes(&self) -> Vec<usize> {
-        self.open.iter().map(|c| c.index).collect()
+    /// The public index of a call, once its `ToolStart` is out.
+    pub(crate) fn index_of(&self, handle: usize) -> Option<usize> {
+        self.indexes.get(handle).copied().flatten()
+    }
+
+    /// True while the call is open.
+    pub(crate) fn is_open(&self, handle: usize) -> bool {
+        self.get(handle).is_some()
+    }
+
+    /// Handles of the open calls, oldest first.
+    pub(crate) fn open_handles(&self) -> Vec<usize> {
+        self.open.iter().map(|c| c.handle).collect()
     }
 
     /// The most recently begun open call.
     pub(crate) fn last_open(&self) -> Option<usize> {
-        self.open.last().map(|c| c.index)
+        self.open.last().map(|c| c.handle)
     }
 
     /// The id of an open call (empty while unknown).
-    pub(crate) fn id(&self, index: usize) -> Option<&str> {
-        self.open.iter().find(|c| c.index == index).map(|c| c.id.as_str())
+    pub(crate) fn id(&self, handle: usize) -> Option<&str> {
+        self.get(handle).map(|c| c.id.as_str())
     }
 
     /// The name of an open call (empty while unknown).
-    pub(crate) fn name(&self, index: usize) -> Option<&str> {
-        self.open.iter().find(|c| c.index == index).map(|c| c.name.as_str())
+    pub(crate) fn name(&self, handle: usize) -> Option<&str> {
+        self.get(handle).map(|c| c.name.as_str())
     }
 
     /// True when the open call's arguments are a complete value.
-    pub(crate) fn is_complete(&self, index: usize) -> bool {
-        self.open.iter().any(|c| c.index == index && c.args.is_complete())
+    pub(crate) fn is_complete(&self, handle: usize) -> bool {
+        self.get(handle).is_some_and(|c| c.args.is_complete())
     }
 
-    /// Begins a call; `ToolStart` is emitted as soon as the name is known.
+    /// Begins a call and returns its handle; `ToolStart` goes out as soon as
+    /// the name is known.
     pub(crate) fn begin(&mut self, id: Option<&str>, name: Option<&str>, span: Span, out: &mut Vec<Event>) -> usize {
-        let index = self.next;
-        self.next += 1;
+        let handle = self.next_handle;
+        self.next_handle += 1;
+        self.indexes.push(None);
         self.in_response += 1;
         self.open.push(Open {
-            index,
+            handle,
             id: id.unwrap_or_default().to_owned(),
             name: String::new(),
-            started: false,
+            index: None,
             args: ArgsStream::new(&self.limits),
             fallback: None,
         });
         if let Some(name) = name.filter(|n| !n.is_empty()) {
-            self.set_name(index, name, span, out);
+            self.set_name(handle, name, span, out);
         }
-        index
+        handle
     }
 
     /// Sets the id of a call whose `ToolStart` is not out yet.
-    pub(crate) fn set_id(&mut self, index: usize, id: &str) {
-        if let Some(c) = self.find(index) {
-            if !c.started && c.id.is_empty() {
+    pub(crate) fn set_id(&mut self, handle: usize, id: &str) {
+        if let Some(c) = self.find(handle) {
+            if c.index.is_none() && c.id.is_empty() {
                 c.id = id.to_owned();
             }
         }
     }
 
     /// Sets the name (first non-empty one wins) and starts the call.
-    pub(crate) fn set_name(&mut self, index: usize, name: &str, span: Span, out: &mut Vec<Event>) {
-        let ids = self.ids.clone();
-        let Some(c) = self.find(index) else { return };
-        if c.started || name.is_empty() {
+    pub(crate) fn set_name(&mut self, handle: usize, name: &str, span: Span, out: &mut Vec<Event>) {
+        let Some(pos) = self.open.iter().position(|c| c.handle == handle) else { return };
+        if self.open[pos].index.is_some() || name.is_empty() {
             return;
         }
-        c.name = name.to_owned();
-        start(c, &ids, span, out);
+        self.open[pos].name = name.to_owned();
+        self.start(pos, span, out);
+    }
+
+    /// Gives the call at `open[pos]` its index and emits `ToolStart` (and the
+    /// arguments received so far).
+    fn start(&mut self, pos: usize, span: Span, out: &mut Vec<Event>) {
+        let index = self.next_index;
+        self.next_index += 1;
+        let c = &mut self.open[pos];
+        c.index = Some(index);
+        self.indexes[c.handle] = Some(index);
+        if c.id.is_empty() {
+            c.id = self.ids.id(index);
+        }
+        out.push(Event::ToolStart {
+            index,
+            id: c.id.clone(),
+            name: c.name.clone(),
+            span,
+        });
+        if let Some(delta) = c.args.take_delta() {
+            out.push(Event::ToolArgs { index, delta, span });
+        }
     }
 
     /// Sets arguments given whole at the start, used if no fragment arrives.
-    pub(crate) fn set_fallback(&mut self, index: usize, json: String) {
-        if let Some(c) = self.find(index) {
+    pub(crate) fn set_fallback(&mut self, handle: usize, json: String) {
+        if let Some(c) = self.find(handle) {
             c.fallback = Some(json);
         }
     }
 
     /// Appends an argument fragment.
-    pub(crate) fn args(&mut self, index: usize, frag: &[u8], span: Span, out: &mut Vec<Event>) {
-        let Some(c) = self.find(index) else { return };
+    pub(crate) fn args(&mut self, handle: usize, frag: &[u8], span: Span, out: &mut Vec<Event>) {
+        let Some(c) = self.find(handle) else { return };
         c.args.feed(frag, span.start);
-        if c.started {
+        if let Some(index) = c.index {
             if let Some(delta) = c.args.take_delta() {
                 out.push(Event::ToolArgs { index, delta, span });
             }
         }
     }
 
-    /// Ends a call. `cut`: the stream cut it off (truncated whatever its
-    /// arguments look like).
-    pub(crate) fn end(&mut self, index: usize, cut: bool, span: Span, out: &mut Vec<Event>) {
-        let Some(pos) = self.open.iter().position(|c| c.index == index) else { return };
-        let ids = self.ids.clone();
+    /// Ends a call. `cut`: the stream cut it off (see
+    /// [`Calls::cut_marks_truncated`]).
+    pub(crate) fn end(&mut self, handle: usize, cut: bool, span: Span, out: &mut Vec<Event>) {
+        let Some(mut pos) = self.open.iter().position(|c| c.handle == handle) else { return };
+        if self.open[pos].index.is_none() {
+            out.push(Event::Diagnostic {
+                kind: DiagnosticKind::UnknownEvent,
+                message: "a call ended without a tool name".to_string(),
+                span,
+            });
+            self.start(pos, span, out);
+        }
         let empty_ok = self.empty_ok;
+        let cut_marks = self.cut_marks_truncated;
         let mut c = self.open.remove(pos);
+        pos = c.index.unwrap_or_default();
         if !c.args.has_input() {
             if let Some(fb) = c.fallback.take() {
                 c.args.feed(fb.as_bytes(), span.start);
             }
         }
-        let truncated = c.args.finish(span.start, empty_ok) || (cut && self.cut_marks_truncated);
-        if !c.started {
-            out.push(Event::Diagnostic {
-                kind: DiagnosticKind::UnknownEvent,
-                message: format!("call {index} ended without a tool name"),
-                span,
-            });
-            start(&mut c, &ids, span, out);
-        }
+        let truncated = c.args.finish(span.start, empty_ok) || (cut && cut_marks);
         if let Some(delta) = c.args.take_delta() {
-            out.push(Event::ToolArgs { index, delta, span });
+            out.push(Event::ToolArgs { index: pos, delta, span });
         }
         let arguments = String::from_utf8_lossy(c.args.output()).into_owned();
         out.push(Event::ToolEnd {
             call: Box::new(ToolCall {
-                index,
+                index: pos,
                 id: c.id,
                 name: c.name,
                 arguments,
@@ -414,29 +458,9 @@ impl Calls {
 
     /// Ends every open call, oldest first.
     pub(crate) fn end_all(&mut self, cut: bool, span: Span, out: &mut Vec<Event>) {
-        for index in self.open_indexes() {
-            self.end(index, cut, span, out);
+        for handle in self.open_handles() {
+            self.end(handle, cut, span, out);
         }
-    }
-}
-
-fn start(c: &mut Open, ids: &IdGenerator, span: Span, out: &mut Vec<Event>) {
-    c.started = true;
-    if c.id.is_empty() {
-        c.id = ids.id(c.index);
-    }
-    out.push(Event::ToolStart {
-        index: c.index,
-        id: c.id.clone(),
-        name: c.name.clone(),
-        span,
-    });
-    if let Some(delta) = c.args.take_delta() {
-        out.push(Event::ToolArgs {
-            index: c.index,
-            delta,
-            span,
-        });
     }
 }
 

@@ -307,7 +307,7 @@ impl GeminiDecoder {
             if let Some(s) = sig {
                 out.push(Event::Opaque {
                     kind: OpaqueKind::ThoughtSignature,
-                    index: ci,
+                    index: ci.and_then(|h| self.base.calls.index_of(h)),
                     data: s.to_owned(),
                     span,
                 });

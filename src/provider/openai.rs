@@ -160,7 +160,7 @@ impl OpenAiDecoder {
             if let Some(sig) = tc.get("extra_content").get("google").get("thought_signature").nonempty() {
                 out.push(Event::Opaque {
                     kind: OpaqueKind::ThoughtSignature,
-                    index: Some(ci),
+                    index: self.base.calls.index_of(ci),
                     data: sig.to_owned(),
                     span,
                 });
@@ -231,7 +231,7 @@ impl OpenAiDecoder {
                     return None;
                 }
                 // Calls whose arguments are complete end when a new one begins.
-                for open in self.base.calls.open_indexes() {
+                for open in self.base.calls.open_handles() {
                     if self.base.calls.is_complete(open) {
                         self.base.calls.end(open, false, span, out);
                     }

@@ -169,7 +169,7 @@ impl ResponsesDecoder {
                         "content_filter" => FinishReason::ContentFilter,
                         other => FinishReason::Other(other.to_owned()),
                     });
-                    let open = self.base.calls.open_indexes();
+                    let open = self.base.calls.open_handles();
                     for ci in open {
                         self.base.calls.end(ci, true, span, out);
                     }
