@@ -245,6 +245,37 @@ pub enum DiagnosticKind {
     UnknownEvent,
 }
 
+/// The kind of provider state carried by an [`Event::Opaque`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OpaqueKind {
+    /// Anthropic's `signature` of a thinking block (`signature_delta`), which
+    /// must be sent back with the block on the next turn.
+    ThinkingSignature,
+    /// Anthropic's `redacted_thinking` block: encrypted reasoning, no text.
+    RedactedThinking,
+    /// Gemini's part-level `thoughtSignature` (also OpenAI-compatible
+    /// `extra_content.google.thought_signature`); with a call index when it
+    /// sat on a function call.
+    ThoughtSignature,
+    /// OpenAI Responses `encrypted_content` of a reasoning item (or another
+    /// provider's encrypted reasoning blob).
+    EncryptedReasoning,
+}
+
+impl OpaqueKind {
+    /// The stable `snake_case` name used in CLI output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpaqueKind::ThinkingSignature => "thinking_signature",
+            OpaqueKind::RedactedThinking => "redacted_thinking",
+            OpaqueKind::ThoughtSignature => "thought_signature",
+            OpaqueKind::EncryptedReasoning => "encrypted_reasoning",
+        }
+    }
+}
+
 /// A tool call that has ended: what [`Event::ToolEnd`] carries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ToolCall {
@@ -336,6 +367,19 @@ pub enum Event {
         /// The frame that carried it.
         span: Span,
     },
+    /// Opaque provider state that a client must keep and send back (a thinking
+    /// signature, encrypted reasoning), so that re-encoding can reproduce it
+    /// (provider decoders only).
+    Opaque {
+        /// What the data is.
+        kind: OpaqueKind,
+        /// The call it belongs to, when it is attached to one.
+        index: Option<usize>,
+        /// The provider's data, verbatim.
+        data: String,
+        /// The frame that carried it.
+        span: Span,
+    },
     /// The provider stream reported an error or could not be decoded (provider decoders only).
     Error {
         /// Category.
@@ -358,6 +402,7 @@ impl Event {
             | Event::ToolEnd { span, .. }
             | Event::Diagnostic { span, .. }
             | Event::Finish { span, .. }
+            | Event::Opaque { span, .. }
             | Event::Error { span, .. } => *span,
         }
     }

@@ -6,11 +6,16 @@
 pub mod config;
 mod envelope;
 pub mod dialect;
+pub mod encode;
 pub mod error;
 pub mod event;
+pub mod frame;
 pub mod json;
+pub mod ndjson;
 mod parser;
+pub mod provider;
 mod scan;
+pub mod sse;
 #[cfg(feature = "tokio")]
 pub mod stream;
 
@@ -18,6 +23,7 @@ pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;
 pub use error::{NoJson, ToolsError, UnknownDialect};
 pub use event::{
-    DiagnosticKind, ErrorKind, Event, FinishReason, Repair, RepairKind, Span, ToolCall, Usage,
+    DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair, RepairKind, Span, ToolCall,
+    Usage,
 };
 pub use parser::{parse, parse_chunks, Parsed, Parser};

@@ -4,8 +4,11 @@
 //! toolstream parse  [--dialect NAME|auto] [--tools FILE] [--prefill TEXT]
 //!                   [--chunk-size N | --chunks FILE] [--output events|calls] [FILE|-]
 //! toolstream repair [--chunk-size N] [FILE|-]
+//! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
+//!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
 //! ```
 
+mod decode;
 mod output;
 
 use std::io::{self, BufWriter, Read, Write};
@@ -28,6 +31,8 @@ enum Command {
     Parse(ParseArgs),
     /// Repair the JSON in a piece of text and print it.
     Repair(RepairArgs),
+    /// Decode a provider stream (SSE / NDJSON) into events, or re-encode it for another provider.
+    Decode(decode::DecodeArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -240,5 +245,6 @@ fn main() -> ExitCode {
     match &cli.command {
         Command::Parse(a) => parse(a),
         Command::Repair(a) => repair(a),
+        Command::Decode(a) => decode::run(a),
     }
 }
