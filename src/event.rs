@@ -167,6 +167,8 @@ repair_kinds! {
     TypeCoercion => "type_coercion",
     /// An XML entity was decoded.
     EntityDecoded => "entity_decoded",
+    /// A parameter given twice in one call: the later value was dropped.
+    DuplicateKey => "duplicate_key",
     /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).
     SyntaxFix => "syntax_fix",
 }

@@ -11,6 +11,7 @@ pub mod event;
 pub mod json;
 mod parser;
 mod scan;
+pub mod xml;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;

@@ -20,6 +20,16 @@ use crate::scan::Pattern;
 pub(crate) mod hermes;
 pub(crate) mod json;
 pub(crate) mod reasoning;
+// XML family.
+pub(crate) mod dsml;
+pub(crate) mod glm;
+pub(crate) mod minimax;
+pub(crate) mod morph_xml;
+pub(crate) mod qwen3_coder;
+pub(crate) mod seed_oss;
+pub(crate) mod step3;
+pub(crate) mod xml_emulation;
+pub(crate) mod xmlcalls;
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,17 +42,56 @@ pub enum Dialect {
     /// Hermes / Qwen2.5 / Qwen3 `<tool_call>{…}</tool_call>` and the tag
     /// variants `<tool_use>`, `<function_call>`, `<tools>`, `<tool_calls>`.
     Hermes,
+    // --- XML family -------------------------------------------------------
+    /// Qwen3-Coder / Qwen3.5+ XML: `<tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>`,
+    /// also without the `<tool_call>` wrapper.
+    Qwen3Coder,
+    /// ByteDance Seed-OSS: Qwen3-Coder's syntax in `<seed:tool_call>`.
+    SeedOss,
+    /// Plain XML emulation: `<tool_call><name>NAME</name><arguments><k>v</k></arguments></tool_call>`.
+    XmlEmulation,
+    /// GLM-4.5 / 4.6 / 4.7 / 5: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`.
+    Glm,
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="F"><parameter name="k">v</parameter></invoke></minimax:tool_call>`.
+    MiniMaxM2,
+    /// DeepSeek V3.2 / V4 DSML: `<｜DSML｜function_calls>` / `<｜DSML｜tool_calls>` with `<｜DSML｜invoke>`.
+    DeepSeekDsml,
+    /// StepFun Step-3: `<｜tool_calls_begin｜>…<steptml:invoke name="F">…`.
+    Step3,
+    /// AI SDK morph-xml: `<TOOL_NAME><arg>v</arg></TOOL_NAME>`, only for known tools.
+    MorphXml,
 }
 
 impl Dialect {
     /// Every dialect.
-    pub const ALL: &'static [Dialect] = &[Dialect::Json, Dialect::Hermes];
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::Json,
+        Dialect::Hermes,
+        // XML family.
+        Dialect::Qwen3Coder,
+        Dialect::SeedOss,
+        Dialect::XmlEmulation,
+        Dialect::Glm,
+        Dialect::MiniMaxM2,
+        Dialect::DeepSeekDsml,
+        Dialect::Step3,
+        Dialect::MorphXml,
+    ];
 
     /// The dialect's CLI name.
     pub const fn name(self) -> &'static str {
         match self {
             Dialect::Json => "json",
             Dialect::Hermes => "hermes",
+            // XML family.
+            Dialect::Qwen3Coder => "qwen3_coder",
+            Dialect::SeedOss => "seed_oss",
+            Dialect::XmlEmulation => "xml",
+            Dialect::Glm => "glm",
+            Dialect::MiniMaxM2 => "minimax_m2",
+            Dialect::DeepSeekDsml => "deepseek_dsml",
+            Dialect::Step3 => "step3",
+            Dialect::MorphXml => "morph_xml",
         }
     }
 
@@ -56,6 +105,19 @@ impl Dialect {
             .or(match norm.as_str() {
                 "qwen" | "qwen25" | "qwen2_5" | "nous" | "hermes2" => Some(Dialect::Hermes),
                 "json_bare" | "json_fenced" | "generic" | "emulation" => Some(Dialect::Json),
+                // XML family.
+                "qwen3_xml" | "qwen3coder" | "qwen35" | "qwen3_5" | "qwen3.5" | "qwen3_6" | "step3p5" | "nemotron_nano" => {
+                    Some(Dialect::Qwen3Coder)
+                }
+                "seed" | "seedoss" => Some(Dialect::SeedOss),
+                "xml_emulation" | "plain_xml" | "xml_generic" => Some(Dialect::XmlEmulation),
+                "glm45" | "glm4_5" | "glm46" | "glm4_6" | "glm47" | "glm4_7" | "glm5" | "glm4_moe" => Some(Dialect::Glm),
+                "minimax" | "minimax_m2_1" | "minimax_m2_5" | "minimax_m2_7" | "minimax_m2.5" => Some(Dialect::MiniMaxM2),
+                "dsml" | "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4" | "deepseekv4" => {
+                    Some(Dialect::DeepSeekDsml)
+                }
+                "steptml" | "step_3" => Some(Dialect::Step3),
+                "morphxml" | "morph" => Some(Dialect::MorphXml),
                 _ => None,
             })
             .ok_or_else(|| UnknownDialect(name.to_owned()))
@@ -65,6 +127,15 @@ impl Dialect {
         match self {
             Dialect::Json => json::TRIGGERS,
             Dialect::Hermes => hermes::TRIGGERS,
+            // XML family.
+            Dialect::Qwen3Coder => qwen3_coder::TRIGGERS,
+            Dialect::SeedOss => seed_oss::TRIGGERS,
+            Dialect::XmlEmulation => xml_emulation::TRIGGERS,
+            Dialect::Glm => glm::TRIGGERS,
+            Dialect::MiniMaxM2 => minimax::TRIGGERS,
+            Dialect::DeepSeekDsml => dsml::TRIGGERS,
+            Dialect::Step3 => step3::TRIGGERS,
+            Dialect::MorphXml => morph_xml::TRIGGERS,
         }
     }
 }
@@ -176,8 +247,10 @@ impl Emitter {
         self.ended = 0;
     }
 
+    /// The block is not a call: its events are dropped, except diagnostics
+    /// (which say why its bytes became text).
     pub(crate) fn reject(&mut self) {
-        self.pending.clear();
+        self.pending.retain(|e| matches!(e, Event::Diagnostic { .. }));
         self.next_index = self.first_index;
         self.locals.clear();
         self.ended = 0;
@@ -283,6 +356,11 @@ impl Cx<'_> {
             span,
         });
     }
+}
+
+/// True when `d` is among the configured dialects (or all are, in auto mode).
+pub(crate) fn enabled(cfg: &Config, d: Dialect) -> bool {
+    cfg.dialects.is_empty() || cfg.dialects.contains(&d)
 }
 
 /// The triggers of a set of dialects (empty: all), reasoning first.

@@ -1,14 +1,19 @@
 //! Reasoning blocks: the THINKING channel.
 //!
-//! `<think>…</think>` (DeepSeek-R1, Qwen3, QwQ, GLM, MiniMax, …) and
-//! `<thinking>…</thinking>`. Calls written inside reasoning are never
-//! extracted: the parser does not look for triggers there.
+//! `<think>…</think>` (DeepSeek-R1, Qwen3, QwQ, GLM, MiniMax, …),
+//! `<thinking>…</thinking>` and Seed-OSS's `<seed:think>…</seed:think>`.
+//! Calls written inside reasoning are never extracted: the parser does not
+//! look for triggers there.
 
 use super::{Action, Trigger};
 use crate::scan::Pattern;
 
 /// Opening and closing tags of every reasoning convention recognised in text.
-pub(crate) const TAGS: &[(&[u8], &[u8])] = &[(b"<think>", b"</think>"), (b"<thinking>", b"</thinking>")];
+pub(crate) const TAGS: &[(&[u8], &[u8])] = &[
+    (b"<think>", b"</think>"),
+    (b"<thinking>", b"</thinking>"),
+    (b"<seed:think>", b"</seed:think>"),
+];
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
@@ -19,6 +24,12 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         pattern: Pattern::Lit(b"<thinking>"),
         action: Action::Reasoning {
             close: b"</thinking>",
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<seed:think>"),
+        action: Action::Reasoning {
+            close: b"</seed:think>",
         },
     },
 ];
@@ -46,5 +57,6 @@ mod tests {
         assert_eq!(open_in_prefill(b"<|im_start|>assistant\n<think>\n"), Some(&b"</think>"[..]));
         assert_eq!(open_in_prefill(b"<think>\n\n</think>\n\n"), None);
         assert_eq!(open_in_prefill(b"assistant\n"), None);
+        assert_eq!(open_in_prefill(b"<seed:think>"), Some(&b"</seed:think>"[..]));
     }
 }
