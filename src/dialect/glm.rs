@@ -18,7 +18,8 @@
 //! `<tool_call>` is shared with [`super::hermes`]: a tool name (identifier
 //! bytes) right after the tag hands the block to the engine in
 //! [`super::xmlcalls`]. The call commits once `<arg_key>`, `</tool_call>`
-//! or `{` follows the name (or the name is a known tool), so prose after a
+//! or `{` follows the name (or the input ends after the name and a newline,
+//! or after a known tool's name), so prose after a
 //! `<tool_call>` tag (`Use the <tool_call> tag to …`) stays text. A key
 //! without a value gets `null` ([`crate::RepairKind::MissingValue`]); a
 //! missing `</arg_value>` is inferred at the next `<arg_key>`.

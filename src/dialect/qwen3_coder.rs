@@ -28,8 +28,8 @@
 //! [`super::xmlcalls`], which has the delimiter rules (a literal
 //! `</parameter>` inside a value, missing closing tags, nested examples).
 //! A bare `<function=NAME>` commits only once a `<parameter=…>`,
-//! `</function>` or a JSON body follows it (or `NAME` is a known tool), so
-//! prose that mentions the syntax stays text.
+//! `</function>` or a JSON body follows it (or the input ends and `NAME` is
+//! a known tool), so prose that mentions the syntax stays text.
 
 use super::xmlcalls::value::Ws;
 use super::xmlcalls::{Family, Start, Syntax, XmlBlock, XmlCalls};

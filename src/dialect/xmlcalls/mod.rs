@@ -58,7 +58,8 @@
 //! `<minimax:tool_call>`, `<seed:tool_call>`, DSML, Step-3) commits when the
 //! tool name is known. A bare `<function=NAME>`, GLM's `NAME` and morph-xml's
 //! `<NAME>` commit only when a parameter, the invoke's close or a JSON body
-//! follows (or the name is a known tool). Before that, anything unexpected
+//! follows (at the end of the input: when the name is a known tool, or GLM's
+//! name was followed by a newline). Before that, anything unexpected
 //! gives the block back as text ([`Flow::Reject`], with a diagnostic for
 //! container dialects). After it, unexpected text or a foreign tag ends the
 //! block there (the container's close is recorded as missing) and parsing
@@ -475,7 +476,7 @@ impl XmlCalls {
             let at = if c.closed { c.closed_at } else { span.start };
             self.end_call(cx, at, false);
         }
-        if self.commit_on_name || self.known_tool(&name) {
+        if self.commit_on_name {
             cx.commit();
         }
         let local = cx.start(name.clone(), None, span);
