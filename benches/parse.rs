@@ -1,1 +1,3 @@
+//! Parser benchmarks (criterion harness; none are defined yet).
+
 fn main() {}

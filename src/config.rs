@@ -163,7 +163,12 @@ impl Tools {
     /// Whether tool `name` declares parameter `param`: `None` when the tool or
     /// its `properties` are not known (nothing can be said).
     pub fn has_param(&self, name: &str, param: &str) -> Option<bool> {
-        let props = self.get(name)?.parameters.as_ref()?.get("properties")?.as_object()?;
+        let props = self
+            .get(name)?
+            .parameters
+            .as_ref()?
+            .get("properties")?
+            .as_object()?;
         Some(props.contains_key(param))
     }
 

@@ -3,7 +3,9 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::config::Config;
-use crate::dialect::{self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger};
+use crate::dialect::{
+    self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger,
+};
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
 use crate::scan::{ByteFinder, Match};
 
@@ -89,8 +91,15 @@ impl Parser {
             }
         }
         let finder = ByteFinder::new(&firsts);
-        let mode = match cfg.prefill.as_deref().and_then(|p| reasoning::open_in_prefill(p.as_bytes())) {
-            Some(close) => Mode::Reasoning { close, span_start: 0 },
+        let mode = match cfg
+            .prefill
+            .as_deref()
+            .and_then(|p| reasoning::open_in_prefill(p.as_bytes()))
+        {
+            Some(close) => Mode::Reasoning {
+                close,
+                span_start: 0,
+            },
             None => Mode::Text,
         };
         Parser {

@@ -36,15 +36,28 @@ pub(crate) static SYNTAX: Syntax = Syntax {
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Lit("<｜DSML｜function_calls>".as_bytes()),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
     Trigger {
         pattern: Pattern::Lit("<｜DSML｜tool_calls>".as_bytes()),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
 ];
 
 fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
     let container = Container::tag(a.trigger);
-    Box::new(XmlBlock(XmlCalls::new(&SYNTAX, Some(container), Start::Lead, true, true, a.cfg)))
+    Box::new(XmlBlock(XmlCalls::new(
+        &SYNTAX,
+        Some(container),
+        Start::Lead,
+        true,
+        true,
+        a.cfg,
+    )))
 }

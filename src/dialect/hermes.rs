@@ -32,7 +32,10 @@
 
 use super::json::JsonCalls;
 use super::xmlcalls::{Container, Start, Syntax, XmlCalls};
-use super::{enabled, glm, minimax, qwen3_coder, xml_emulation, Action, Block, BlockArgs, Cx, Dialect, Flow, Resume, Trigger};
+use super::{
+    enabled, glm, minimax, qwen3_coder, xml_emulation, Action, Block, BlockArgs, Cx, Dialect, Flow,
+    Resume, Trigger,
+};
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
 use crate::scan::{match_lit, Match, Pattern};
@@ -116,7 +119,7 @@ pub(crate) struct TagBlock {
 
 impl TagBlock {
     /// Hands the block to the XML engine from byte `i` of `input` on.
-    fn to_xml(
+    fn hand_to_xml(
         &mut self,
         syn: &'static Syntax,
         start: Start,
@@ -126,9 +129,14 @@ impl TagBlock {
         cx: &mut Cx<'_>,
     ) -> Flow {
         let container = Container::tag(&self.trigger);
-        let xml = self
-            .xml
-            .insert(XmlCalls::new(syn, Some(container), start, commit_on_name, false, cx.cfg));
+        let xml = self.xml.insert(XmlCalls::new(
+            syn,
+            Some(container),
+            start,
+            commit_on_name,
+            false,
+            cx.cfg(),
+        ));
         self.state = State::Xml;
         let mut sub = Cx {
             base: cx.abs(i),
@@ -148,8 +156,18 @@ impl TagBlock {
         let w = &input[i..];
         let mut partial = false;
         let candidates: [(bool, &[u8], &'static Syntax, Start); 3] = [
-            (self.cfg.qwen, b"<function=", &qwen3_coder::SYNTAX, Start::Lead),
-            (self.cfg.plain, b"<name>", &xml_emulation::SYNTAX, Start::PlainLead),
+            (
+                self.cfg.qwen,
+                b"<function=",
+                &qwen3_coder::SYNTAX,
+                Start::Lead,
+            ),
+            (
+                self.cfg.plain,
+                b"<name>",
+                &xml_emulation::SYNTAX,
+                Start::PlainLead,
+            ),
             (self.cfg.invoke, b"<invoke", &minimax::SYNTAX, Start::Lead),
         ];
         for (on, lit, syn, start) in candidates {
@@ -166,7 +184,7 @@ impl TagBlock {
                 m => m,
             };
             match m {
-                Match::Full(_) => return Some(self.to_xml(syn, start, true, input, i, cx)),
+                Match::Full(_) => return Some(self.hand_to_xml(syn, start, true, input, i, cx)),
                 Match::Partial => partial = true,
                 Match::No => {}
             }
@@ -242,7 +260,14 @@ impl Block for TagBlock {
                                 return flow;
                             }
                         } else if self.cfg.glm && glm_name_start(b) {
-                            return self.to_xml(&glm::SYNTAX, Start::GlmName, false, input, i, cx);
+                            return self.hand_to_xml(
+                                &glm::SYNTAX,
+                                Start::GlmName,
+                                false,
+                                input,
+                                i,
+                                cx,
+                            );
                         }
                     }
                     match b {

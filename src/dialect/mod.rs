@@ -106,16 +106,17 @@ impl Dialect {
                 "qwen" | "qwen25" | "qwen2_5" | "nous" | "hermes2" => Some(Dialect::Hermes),
                 "json_bare" | "json_fenced" | "generic" | "emulation" => Some(Dialect::Json),
                 // XML family.
-                "qwen3_xml" | "qwen3coder" | "qwen35" | "qwen3_5" | "qwen3.5" | "qwen3_6" | "step3p5" | "nemotron_nano" => {
-                    Some(Dialect::Qwen3Coder)
-                }
+                "qwen3_xml" | "qwen3coder" | "qwen35" | "qwen3_5" | "qwen3.5" | "qwen3_6"
+                | "step3p5" | "nemotron_nano" => Some(Dialect::Qwen3Coder),
                 "seed" | "seedoss" => Some(Dialect::SeedOss),
                 "xml_emulation" | "plain_xml" | "xml_generic" => Some(Dialect::XmlEmulation),
-                "glm45" | "glm4_5" | "glm46" | "glm4_6" | "glm47" | "glm4_7" | "glm5" | "glm4_moe" => Some(Dialect::Glm),
-                "minimax" | "minimax_m2_1" | "minimax_m2_5" | "minimax_m2_7" | "minimax_m2.5" => Some(Dialect::MiniMaxM2),
-                "dsml" | "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4" | "deepseekv4" => {
-                    Some(Dialect::DeepSeekDsml)
+                "glm45" | "glm4_5" | "glm46" | "glm4_6" | "glm47" | "glm4_7" | "glm5"
+                | "glm4_moe" => Some(Dialect::Glm),
+                "minimax" | "minimax_m2_1" | "minimax_m2_5" | "minimax_m2_7" | "minimax_m2.5" => {
+                    Some(Dialect::MiniMaxM2)
                 }
+                "dsml" | "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4"
+                | "deepseekv4" => Some(Dialect::DeepSeekDsml),
                 "steptml" | "step_3" => Some(Dialect::Step3),
                 "morphxml" | "morph" => Some(Dialect::MorphXml),
                 _ => None,
@@ -250,7 +251,8 @@ impl Emitter {
     /// The block is not a call: its events are dropped, except diagnostics
     /// (which say why its bytes became text).
     pub(crate) fn reject(&mut self) {
-        self.pending.retain(|e| matches!(e, Event::Diagnostic { .. }));
+        self.pending
+            .retain(|e| matches!(e, Event::Diagnostic { .. }));
         self.next_index = self.first_index;
         self.locals.clear();
         self.ended = 0;
@@ -283,7 +285,10 @@ impl Cx<'_> {
 
     /// True when the tool list is known and has a tool called `name`.
     pub(crate) fn known_tool(&self, name: &str) -> bool {
-        self.cfg.tools.as_ref().is_some_and(|t| t.get(name).is_some())
+        self.cfg
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.get(name).is_some())
     }
 
     /// The block is a call: its held events and bytes are released.
@@ -329,7 +334,14 @@ impl Cx<'_> {
 
     /// Ends a started call; its span runs from the end of the previous call
     /// (or the block's start) to `end`.
-    pub(crate) fn end(&mut self, local: usize, end: u64, arguments: String, repairs: Vec<Repair>, truncated: bool) {
+    pub(crate) fn end(
+        &mut self,
+        local: usize,
+        end: u64,
+        arguments: String,
+        repairs: Vec<Repair>,
+        truncated: bool,
+    ) {
         let l = &self.em.locals[local];
         let start = self.em.span_cursor;
         let end = end.max(start);
@@ -366,7 +378,11 @@ pub(crate) fn enabled(cfg: &Config, d: Dialect) -> bool {
 /// The triggers of a set of dialects (empty: all), reasoning first.
 pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
     let mut out: Vec<Trigger> = reasoning::TRIGGERS.to_vec();
-    let set: &[Dialect] = if dialects.is_empty() { Dialect::ALL } else { dialects };
+    let set: &[Dialect] = if dialects.is_empty() {
+        Dialect::ALL
+    } else {
+        dialects
+    };
     for d in set {
         out.extend_from_slice(d.triggers());
     }

@@ -40,7 +40,10 @@ pub(crate) const TRIGGERS: &[Trigger] = &[Trigger {
         first: b"<",
         matches: tool_tag,
     },
-    action: Action::Block { open, consume: true },
+    action: Action::Block {
+        open,
+        consume: true,
+    },
 }];
 
 /// `<` + an identifier + `>`.
@@ -68,8 +71,14 @@ fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
         .tools
         .as_ref()
         .is_some_and(|t| t.get(&String::from_utf8_lossy(name)).is_some());
-    let start = if known { Start::Morph(name.to_vec()) } else { Start::Reject };
-    Box::new(XmlBlock(XmlCalls::new(&SYNTAX, None, start, false, false, a.cfg)))
+    let start = if known {
+        Start::Morph(name.to_vec())
+    } else {
+        Start::Reject
+    };
+    Box::new(XmlBlock(XmlCalls::new(
+        &SYNTAX, None, start, false, false, a.cfg,
+    )))
 }
 
 #[cfg(test)]

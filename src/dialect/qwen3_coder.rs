@@ -66,5 +66,12 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
 ];
 
 fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    Box::new(XmlBlock(XmlCalls::new(&SYNTAX, None, Start::FnName, false, false, a.cfg)))
+    Box::new(XmlBlock(XmlCalls::new(
+        &SYNTAX,
+        None,
+        Start::FnName,
+        false,
+        false,
+        a.cfg,
+    )))
 }

@@ -40,7 +40,7 @@ pub(crate) fn open_in_prefill(prefill: &[u8]) -> Option<&'static [u8]> {
     for (open, close) in TAGS {
         if let Some(p) = memchr::memmem::rfind(prefill, open) {
             let after = &prefill[p + open.len()..];
-            if memchr::memmem::find(after, close).is_none() && best.is_none_or(|(b, _)| p > b) {
+            if memchr::memmem::find(after, close).is_none() && best.map_or(true, |(b, _)| p > b) {
                 best = Some((p, close));
             }
         }
@@ -54,9 +54,15 @@ mod tests {
 
     #[test]
     fn prefill() {
-        assert_eq!(open_in_prefill(b"<|im_start|>assistant\n<think>\n"), Some(&b"</think>"[..]));
+        assert_eq!(
+            open_in_prefill(b"<|im_start|>assistant\n<think>\n"),
+            Some(&b"</think>"[..])
+        );
         assert_eq!(open_in_prefill(b"<think>\n\n</think>\n\n"), None);
         assert_eq!(open_in_prefill(b"assistant\n"), None);
-        assert_eq!(open_in_prefill(b"<seed:think>"), Some(&b"</seed:think>"[..]));
+        assert_eq!(
+            open_in_prefill(b"<seed:think>"),
+            Some(&b"</seed:think>"[..])
+        );
     }
 }

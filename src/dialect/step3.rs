@@ -34,7 +34,10 @@ pub(crate) static SYNTAX: Syntax = Syntax {
 
 pub(crate) const TRIGGERS: &[Trigger] = &[Trigger {
     pattern: Pattern::Lit("<｜tool_calls_begin｜>".as_bytes()),
-    action: Action::Block { open, consume: true },
+    action: Action::Block {
+        open,
+        consume: true,
+    },
 }];
 
 fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
@@ -43,5 +46,12 @@ fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
         close: "｜tool_calls_end｜".as_bytes().to_vec(),
         close_slash: false,
     };
-    Box::new(XmlBlock(XmlCalls::new(&SYNTAX, Some(container), Start::Lead, true, true, a.cfg)))
+    Box::new(XmlBlock(XmlCalls::new(
+        &SYNTAX,
+        Some(container),
+        Start::Lead,
+        true,
+        true,
+        a.cfg,
+    )))
 }

@@ -114,7 +114,11 @@ impl TagScanner {
     pub fn feed(&mut self, window: &[u8]) -> TagScan {
         if self.scanned == 0 {
             if window.first() != Some(&b'<') {
-                return if window.is_empty() { TagScan::NeedMore } else { TagScan::NotTag };
+                return if window.is_empty() {
+                    TagScan::NeedMore
+                } else {
+                    TagScan::NotTag
+                };
             }
             self.scanned = 1;
             self.state = ScanState::Lt;
@@ -144,7 +148,9 @@ impl TagScanner {
                     b'>' => return self.complete(i + 1),
                     b'<' => return self.not_tag(),
                     b'=' => self.state = ScanState::Rest { eq: true },
-                    b' ' | b'\t' | b'\n' | b'\r' | b'/' => self.state = ScanState::Rest { eq: false },
+                    b' ' | b'\t' | b'\n' | b'\r' | b'/' => {
+                        self.state = ScanState::Rest { eq: false }
+                    }
                     _ => {}
                 },
                 ScanState::Rest { eq } => match b {
@@ -303,7 +309,10 @@ impl<'a> Tag<'a> {
                 }
                 _ => {
                     let vs = i;
-                    while i < body_end && !is_blank(raw[i]) && !(raw[i] == b'/' && i + 1 == body_end) {
+                    while i < body_end
+                        && !is_blank(raw[i])
+                        && !(raw[i] == b'/' && i + 1 == body_end)
+                    {
                         i += 1;
                     }
                     &raw[vs..i]
@@ -383,14 +392,18 @@ pub fn decode_entity(s: &[u8]) -> Result<(char, usize), bool> {
         b"quot" => '"',
         b"apos" => '\'',
         [b'#', b'x' | b'X', hex @ ..] if !hex.is_empty() => {
-            let v = std::str::from_utf8(hex).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+            let v = std::str::from_utf8(hex)
+                .ok()
+                .and_then(|h| u32::from_str_radix(h, 16).ok());
             match v.and_then(char::from_u32) {
                 Some(c) => c,
                 None => return Err(false),
             }
         }
         [b'#', dec @ ..] if !dec.is_empty() && dec.iter().all(u8::is_ascii_digit) => {
-            let v = std::str::from_utf8(dec).ok().and_then(|d| d.parse::<u32>().ok());
+            let v = std::str::from_utf8(dec)
+                .ok()
+                .and_then(|d| d.parse::<u32>().ok());
             match v.and_then(char::from_u32) {
                 Some(c) => c,
                 None => return Err(false),
@@ -415,7 +428,10 @@ mod tests {
         assert_eq!(scan_all(b"</parameter>\n"), TagScan::Complete(12));
         assert_eq!(scan_all(b"<function=get weather>"), TagScan::Complete(22));
         assert_eq!(scan_all(b"<invoke name=\"a>b\">"), TagScan::Complete(19));
-        assert_eq!(scan_all("<｜DSML｜invoke name=\"f\">".as_bytes()), TagScan::Complete(27));
+        assert_eq!(
+            scan_all("<｜DSML｜invoke name=\"f\">".as_bytes()),
+            TagScan::Complete(27)
+        );
         assert_eq!(scan_all(b"< b"), TagScan::NotTag);
         assert_eq!(scan_all(b"<1>"), TagScan::NotTag);
         assert_eq!(scan_all(b"<a <b>"), TagScan::NotTag);
@@ -471,10 +487,22 @@ mod tests {
 
     #[test]
     fn tag_start_matching() {
-        assert_eq!(match_tag_start(b"</parameter>", true, b"parameter"), Match::Full(11));
-        assert_eq!(match_tag_start(b"</param", true, b"parameter"), Match::Partial);
-        assert_eq!(match_tag_start(b"<parameter=x>", false, b"parameter"), Match::Full(10));
-        assert_eq!(match_tag_start(b"<parameters>", false, b"parameter"), Match::No);
+        assert_eq!(
+            match_tag_start(b"</parameter>", true, b"parameter"),
+            Match::Full(11)
+        );
+        assert_eq!(
+            match_tag_start(b"</param", true, b"parameter"),
+            Match::Partial
+        );
+        assert_eq!(
+            match_tag_start(b"<parameter=x>", false, b"parameter"),
+            Match::Full(10)
+        );
+        assert_eq!(
+            match_tag_start(b"<parameters>", false, b"parameter"),
+            Match::No
+        );
         assert_eq!(match_tag_start(b"<b>", true, b"parameter"), Match::No);
     }
 

@@ -10,10 +10,11 @@ use crate::common::check_all;
 use crate::util::auto;
 
 fn corpus_dir() -> PathBuf {
-    let root = std::env::var("TOOLSTREAM_CORPUS").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public")
-    });
-    root
+    std::env::var("TOOLSTREAM_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public")
+        })
 }
 
 /// A row is ours when its guess is an XML dialect, or when it is `unknown`
@@ -33,7 +34,10 @@ fn selected(guess: &str, note: &str, raw: &str) -> bool {
 fn corpus_rows() {
     let dir = corpus_dir();
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("corpus not found at {} (set TOOLSTREAM_CORPUS); skipping", dir.display());
+        eprintln!(
+            "corpus not found at {} (set TOOLSTREAM_CORPUS); skipping",
+            dir.display()
+        );
         return;
     };
     let mut files: Vec<PathBuf> = entries
@@ -49,10 +53,14 @@ fn corpus_rows() {
         let text = std::fs::read_to_string(&file).unwrap();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             // Rows without `raw_output` (the BFCL ground truth) are not outputs.
-            let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
             let guess = row["dialect_guess"].as_str().unwrap_or("");
             let note = row["note"].as_str().unwrap_or("");
-            let Some(raw) = row["raw_output"].as_str() else { continue };
+            let Some(raw) = row["raw_output"].as_str() else {
+                continue;
+            };
             if !selected(guess, note, raw) {
                 continue;
             }

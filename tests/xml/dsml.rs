@@ -9,7 +9,10 @@ const V32: &str = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weat
 
 #[test]
 fn catalogue_example() {
-    for cfg in [auto(), Config::default().with_dialects(vec![Dialect::DeepSeekDsml])] {
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::DeepSeekDsml]),
+    ] {
         let p = check_all(V32.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "get_weather");
@@ -22,8 +25,14 @@ fn catalogue_example() {
 fn string_attribute_types_values() {
     let input = "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"s\" string=\"true\">42</｜DSML｜parameter>\n<｜DSML｜parameter name=\"n\" string=\"false\">42</｜DSML｜parameter>\n<｜DSML｜parameter name=\"o\" string=\"false\">{\"a\": [1, 2]}</｜DSML｜parameter>\n<｜DSML｜parameter name=\"r\" string=\"false\">{'a': True,}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>";
     let p = check_all(input.as_bytes(), &auto());
-    assert_eq!(args(&p, 0), json!({"s": "42", "n": 42, "o": {"a": [1, 2]}, "r": {"a": true}}));
-    assert!(!p.calls[0].repairs.is_empty(), "the Python-style object was repaired");
+    assert_eq!(
+        args(&p, 0),
+        json!({"s": "42", "n": 42, "o": {"a": [1, 2]}, "r": {"a": true}})
+    );
+    assert!(
+        !p.calls[0].repairs.is_empty(),
+        "the Python-style object was repaired"
+    );
 }
 
 #[test]

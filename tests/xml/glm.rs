@@ -5,13 +5,19 @@ use crate::util::{args, auto, kinds, weather_tools};
 use serde_json::json;
 use toolstream::{Config, Dialect, RepairKind};
 
-const GLM45: &str = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>";
-const GLM47: &str = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value></tool_call>";
+const GLM45: &str =
+    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>";
+const GLM47: &str =
+    "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value></tool_call>";
 
 #[test]
 fn catalogue_examples() {
     for input in [GLM45, GLM47] {
-        for cfg in [auto(), Config::default().with_dialects(vec![Dialect::Glm]), weather_tools()] {
+        for cfg in [
+            auto(),
+            Config::default().with_dialects(vec![Dialect::Glm]),
+            weather_tools(),
+        ] {
             let p = check_all(input.as_bytes(), &cfg);
             assert_eq!(p.calls.len(), 1, "{input:?}");
             assert_eq!(p.calls[0].name, "get_weather");
@@ -33,10 +39,13 @@ fn zero_arg_call() {
 #[test]
 fn typed_and_untyped_values() {
     let p = check_all(
-        b"<tool_call>calculate\n<arg_key>x</arg_key>\n<arg_value>3.14</arg_value>\n<arg_key>y</arg_key>\n<arg_value>42</arg_value>\n<arg_key>enabled</arg_key>\n<arg_value>true</arg_value>\n<arg_key>items</arg_key>\n<arg_value>[\"a\", \"b\", \"c\"]</arg_value>\n</tool_call>",
+        b"<tool_call>calculate\n<arg_key>x</arg_key>\n<arg_value>2.75</arg_value>\n<arg_key>y</arg_key>\n<arg_value>42</arg_value>\n<arg_key>enabled</arg_key>\n<arg_value>true</arg_value>\n<arg_key>items</arg_key>\n<arg_value>[\"a\", \"b\", \"c\"]</arg_value>\n</tool_call>",
         &auto(),
     );
-    assert_eq!(args(&p, 0), json!({"x": 3.14, "y": 42, "enabled": true, "items": ["a", "b", "c"]}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"x": 2.75, "y": 42, "enabled": true, "items": ["a", "b", "c"]})
+    );
     let p = check_all(
         b"<tool_call>get_weather<arg_key>city</arg_key><arg_value>42</arg_value><arg_key>days</arg_key><arg_value>\"3\"</arg_value></tool_call>",
         &weather_tools(),
@@ -86,9 +95,18 @@ fn name_followed_by_a_space() {
 fn truncated_variants() {
     let p = check_all(b"<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>out.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>partial", &auto());
     assert!(p.calls[0].truncated);
-    assert_eq!(args(&p, 0), json!({"path": "out.txt", "content": "partial"}));
-    let p = check_all(b"<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>echo unsafe</arg_value>", &auto());
-    assert!(p.calls[0].truncated, "a call without </tool_call> at the end is incomplete");
+    assert_eq!(
+        args(&p, 0),
+        json!({"path": "out.txt", "content": "partial"})
+    );
+    let p = check_all(
+        b"<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>echo unsafe</arg_value>",
+        &auto(),
+    );
+    assert!(
+        p.calls[0].truncated,
+        "a call without </tool_call> at the end is incomplete"
+    );
     assert_eq!(args(&p, 0), json!({"command": "echo unsafe"}));
     let p = check_all(b"<tool_call>write\n<arg_key>path</arg_key>", &auto());
     assert!(p.calls[0].truncated);
@@ -153,7 +171,10 @@ fn prose_after_the_tag_is_text() {
 
 #[test]
 fn json_body_after_the_name() {
-    let p = check_all(b"<tool_call>get_weather\n{\"city\": \"Paris\"}\n</tool_call>", &auto());
+    let p = check_all(
+        b"<tool_call>get_weather\n{\"city\": \"Paris\"}\n</tool_call>",
+        &auto(),
+    );
     assert_eq!(p.calls[0].name, "get_weather");
     assert_eq!(args(&p, 0), json!({"city": "Paris"}));
 }

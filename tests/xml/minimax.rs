@@ -9,7 +9,10 @@ const CATALOGUE: &str = "<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter
 
 #[test]
 fn catalogue_example() {
-    for cfg in [auto(), Config::default().with_dialects(vec![Dialect::MiniMaxM2])] {
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::MiniMaxM2]),
+    ] {
         let p = check_all(CATALOGUE.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "bash");
@@ -26,7 +29,10 @@ fn several_invokes_per_block() {
     assert_eq!(p.calls.len(), 2);
     assert_eq!(args(&p, 0), json!({"city": "Beijing", "days": 3}));
     assert_eq!(p.calls[1].name, "search_web");
-    assert_eq!(args(&p, 1), json!({"query_tag": ["technology", "events"], "query_list": ["\"OpenAI\" \"latest\""]}));
+    assert_eq!(
+        args(&p, 1),
+        json!({"query_tag": ["technology", "events"], "query_list": ["\"OpenAI\" \"latest\""]})
+    );
     assert_eq!(p.text, "Let me search for that.\n\nThe weather will be...");
 }
 
@@ -53,14 +59,20 @@ fn literal_parameter_close_in_file_body() {
 
 #[test]
 fn truncated_variants() {
-    let p = check_all(b"<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">ls -l", &auto());
+    let p = check_all(
+        b"<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">ls -l",
+        &auto(),
+    );
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"command": "ls -l"}));
     let p = check_all(b"<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name=\"b\">\n<parameter name=\"x\">1", &auto());
     assert_eq!(p.calls.len(), 2);
     assert!(!p.calls[0].truncated);
     assert!(p.calls[1].truncated);
-    let p = check_all(b"<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n", &auto());
+    let p = check_all(
+        b"<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n",
+        &auto(),
+    );
     assert!(!p.calls[0].truncated);
     assert!(kinds(&p, 0).contains(&RepairKind::MissingCloseTag));
     for k in 0..CATALOGUE.len() {

@@ -9,7 +9,10 @@ const CATALOGUE: &str = "<get_weather>\n  <city>Paris</city>\n  <days>3</days>\n
 
 #[test]
 fn catalogue_example_with_known_tools() {
-    for cfg in [weather_tools(), weather_tools().with_dialects(vec![Dialect::MorphXml])] {
+    for cfg in [
+        weather_tools(),
+        weather_tools().with_dialects(vec![Dialect::MorphXml]),
+    ] {
         let p = check_all(CATALOGUE.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "get_weather");
@@ -23,7 +26,10 @@ fn unknown_tools_are_text() {
     let p = check_all(CATALOGUE.as_bytes(), &auto());
     assert!(p.calls.is_empty());
     assert_eq!(p.text, CATALOGUE);
-    let p = check_all(CATALOGUE.as_bytes(), &Config::default().with_dialects(vec![Dialect::MorphXml]));
+    let p = check_all(
+        CATALOGUE.as_bytes(),
+        &Config::default().with_dialects(vec![Dialect::MorphXml]),
+    );
     assert!(p.calls.is_empty());
     let html = b"<div><p>Hello <b>world</b></p><get_time>now</get_time></div>";
     let p = check_all(html, &weather_tools());
@@ -47,7 +53,10 @@ fn parallel_and_truncated() {
     );
     assert_eq!(p.calls.len(), 2);
     assert_eq!(args(&p, 1), json!({"on": "yes", "tags": ["a"]}));
-    let p = check_all(b"<write_file><path>a.txt</path><content>hello", &weather_tools());
+    let p = check_all(
+        b"<write_file><path>a.txt</path><content>hello",
+        &weather_tools(),
+    );
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"path": "a.txt", "content": "hello"}));
     for k in 0..CATALOGUE.len() {
@@ -61,5 +70,8 @@ fn literal_closing_tags_in_values() {
         b"<write_file><path>x.html</path><content><p>a</content> b</p></content></write_file>",
         &weather_tools(),
     );
-    assert_eq!(args(&p, 0), json!({"path": "x.html", "content": "<p>a</content> b</p>"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"path": "x.html", "content": "<p>a</content> b</p>"})
+    );
 }

@@ -9,11 +9,18 @@ const CATALOGUE: &str = "<tool_call>\n<function=get_weather>\n<parameter=locatio
 
 #[test]
 fn catalogue_example() {
-    for cfg in [auto(), Config::default().with_dialects(vec![Dialect::Qwen3Coder]), weather_tools()] {
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::Qwen3Coder]),
+        weather_tools(),
+    ] {
         let p = check_all(CATALOGUE.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "get_weather");
-        assert_eq!(p.calls[0].arguments, r#"{"location": "Hangzhou", "days": 3}"#);
+        assert_eq!(
+            p.calls[0].arguments,
+            r#"{"location": "Hangzhou", "days": 3}"#
+        );
         assert!(p.calls[0].repairs.is_empty(), "{:?}", p.calls[0].repairs);
         assert!(!p.calls[0].truncated);
         assert_eq!(p.text, "");
@@ -26,7 +33,10 @@ fn catalogue_example_byte_by_byte_streams_strings() {
     let p = Parsed::from_events(ev);
     let d = deltas(&p, 0);
     // The string value streams as it arrives, a byte at a time, before its closing tag.
-    let h = d.iter().position(|x| x.ends_with("\"H")).expect("opening quote with the first byte");
+    let h = d
+        .iter()
+        .position(|x| x.ends_with("\"H"))
+        .expect("opening quote with the first byte");
     assert_eq!(&d[h + 1..h + 4], ["a", "n", "g"], "{d:?}");
     assert_eq!(d.concat(), r#"{"location": "Hangzhou", "days": 3}"#);
     // The number is written in one piece once it is known.
@@ -39,21 +49,28 @@ fn string_schema_keeps_numbers_as_strings() {
         b"<tool_call>\n<function=set_flag>\n<parameter=code>\n0042\n</parameter>\n<parameter=on>\nTrue\n</parameter>\n<parameter=ratio>\n\"0.5\"\n</parameter>\n<parameter=tags>\n['a', 'b']\n</parameter>\n</function>\n</tool_call>",
         &weather_tools(),
     );
-    assert_eq!(args(&p, 0), json!({"code": "0042", "on": true, "ratio": 0.5, "tags": ["a", "b"]}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"code": "0042", "on": true, "ratio": 0.5, "tags": ["a", "b"]})
+    );
     let k = kinds(&p, 0);
-    assert_eq!(k.iter().filter(|k| **k == RepairKind::TypeCoercion).count(), 2, "{k:?}");
+    assert_eq!(
+        k.iter().filter(|k| **k == RepairKind::TypeCoercion).count(),
+        2,
+        "{k:?}"
+    );
     assert!(k.contains(&RepairKind::SingleQuotes));
 }
 
 #[test]
 fn untyped_values() {
     let p = check_all(
-        b"<function=calculate>\n<parameter=x>\n3.14\n</parameter>\n<parameter=y>\n42\n</parameter>\n<parameter=enabled>\ntrue\n</parameter>\n<parameter=items>\n[\"a\", \"b\", \"c\"]\n</parameter>\n<parameter=s>\n3 apples\n</parameter>\n</function>",
+        b"<function=calculate>\n<parameter=x>\n2.75\n</parameter>\n<parameter=y>\n42\n</parameter>\n<parameter=enabled>\ntrue\n</parameter>\n<parameter=items>\n[\"a\", \"b\", \"c\"]\n</parameter>\n<parameter=s>\n3 apples\n</parameter>\n</function>",
         &auto(),
     );
     assert_eq!(
         args(&p, 0),
-        json!({"x": 3.14, "y": 42, "enabled": true, "items": ["a", "b", "c"], "s": "3 apples"})
+        json!({"x": 2.75, "y": 42, "enabled": true, "items": ["a", "b", "c"], "s": "3 apples"})
     );
     assert!(p.calls[0].repairs.is_empty());
 }
@@ -65,7 +82,10 @@ fn bare_function_without_wrapper() {
         &auto(),
     );
     assert_eq!(p.calls.len(), 1);
-    assert_eq!(args(&p, 0), json!({"location": "San Francisco", "unit": "celsius"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"location": "San Francisco", "unit": "celsius"})
+    );
     assert_eq!(p.text, "Sure.\n\nDone.");
 }
 
@@ -76,7 +96,10 @@ fn names_with_spaces_and_quotes() {
         &auto(),
     );
     assert_eq!(p.calls[0].name, "get current temperature");
-    assert_eq!(args(&p, 0), json!({"location with spaces": "San Francisco"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"location with spaces": "San Francisco"})
+    );
 }
 
 #[test]
@@ -100,16 +123,25 @@ fn parallel_calls() {
 #[test]
 fn truncated_variants() {
     // Cut inside a string value: the value so far, truncated.
-    let p = check_all(b"<tool_call>\n<function=write_file>\n<parameter=content>\nhello wor", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=write_file>\n<parameter=content>\nhello wor",
+        &auto(),
+    );
     assert_eq!(p.calls.len(), 1);
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"content": "hello wor"}));
     // Cut inside the closing tag: the partial tag is not content.
-    let p = check_all(b"<tool_call>\n<function=write_file>\n<parameter=content>\nhello\n</param", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=write_file>\n<parameter=content>\nhello\n</param",
+        &auto(),
+    );
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"content": "hello"}));
     // Cut after a parameter, before `</function>`.
-    let p = check_all(b"<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n",
+        &auto(),
+    );
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"a": 1}));
     // Cut inside a number: held until the end, then a number.
@@ -120,7 +152,10 @@ fn truncated_variants() {
     assert!(p.calls[0].truncated);
     assert_eq!(p.calls[0].arguments, "{}");
     // `</function>` seen, `</tool_call>` missing: complete, with a repair.
-    let p = check_all(b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n",
+        &auto(),
+    );
     assert!(!p.calls[0].truncated);
     assert!(kinds(&p, 0).contains(&RepairKind::MissingCloseTag));
     // A bare `<function=` alone at the end is text.
@@ -140,12 +175,18 @@ fn literal_closing_tag_inside_value() {
     // `</parameter>` followed by something that cannot follow it: content.
     let input = "<tool_call>\n<function=write_file>\n<parameter=path>\nx.py\n</parameter>\n<parameter=content>\ns = \"</parameter>\"\nprint(s)\n</parameter>\n</function>\n</tool_call>";
     let p = check_all(input.as_bytes(), &auto());
-    assert_eq!(args(&p, 0), json!({"path": "x.py", "content": "s = \"</parameter>\"\nprint(s)"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"path": "x.py", "content": "s = \"</parameter>\"\nprint(s)"})
+    );
     assert!(p.calls[0].repairs.is_empty());
     // `</function>` and `</tool_call>` in a value, not followed by what closes a call.
     let input = "<tool_call>\n<function=write_file>\n<parameter=content>\nend with </function> and </tool_call> here\n</parameter>\n</function>\n</tool_call>";
     let p = check_all(input.as_bytes(), &auto());
-    assert_eq!(args(&p, 0), json!({"content": "end with </function> and </tool_call> here"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"content": "end with </function> and </tool_call> here"})
+    );
     // A nested example call inside a value.
     let input = "<tool_call>\n<function=write_file>\n<parameter=content>\nExample:\n<tool_call>\n<function=x>\n<parameter=y>\n1\n</parameter>\n</function>\n</tool_call>\ndone\n</parameter>\n</function>\n</tool_call>";
     let p = check_all(input.as_bytes(), &auto());
@@ -157,7 +198,10 @@ fn literal_closing_tag_inside_value() {
     // `<` and `&` in values; entities stay literal by default.
     let input = "<function=exec>\n<parameter=command>\nls && echo \"a > b and a < b\" &lt;x&gt;\n</parameter>\n</function>";
     let p = check_all(input.as_bytes(), &auto());
-    assert_eq!(args(&p, 0), json!({"command": "ls && echo \"a > b and a < b\" &lt;x&gt;"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"command": "ls && echo \"a > b and a < b\" &lt;x&gt;"})
+    );
 }
 
 #[test]
@@ -171,7 +215,10 @@ fn schema_disambiguates_parameter_tags() {
     );
     // Without it, the tags are structure.
     let p = check_all(input.as_bytes(), &auto());
-    assert_eq!(args(&p, 0), json!({"content": "A", "note": "B", "path": "f.txt"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"content": "A", "note": "B", "path": "f.txt"})
+    );
 }
 
 #[test]
@@ -184,15 +231,24 @@ fn missing_closing_tags() {
     assert_eq!(args(&p, 0), json!({"a": "x", "b": "y"}));
     assert!(kinds(&p, 0).contains(&RepairKind::MissingCloseTag));
     // A missing `</parameter>` before `</function>`.
-    let p = check_all(b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</function>\n</tool_call>", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</function>\n</tool_call>",
+        &auto(),
+    );
     assert_eq!(args(&p, 0), json!({"a": "x"}));
     assert!(!p.calls[0].truncated);
     // Both missing before `</tool_call>` at the end.
-    let p = check_all(b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</tool_call>", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</tool_call>",
+        &auto(),
+    );
     assert_eq!(args(&p, 0), json!({"a": "x"}));
     assert!(!p.calls[0].truncated);
     // Missing `</tool_call>`, prose after: the call ends, the prose is text.
-    let p = check_all(b"<tool_call>\n<function=f>\n</function>\nAll done.", &auto());
+    let p = check_all(
+        b"<tool_call>\n<function=f>\n</function>\nAll done.",
+        &auto(),
+    );
     assert_eq!(p.calls.len(), 1);
     assert_eq!(p.text, "All done.");
 }
@@ -209,7 +265,10 @@ fn duplicate_parameter_keeps_the_first() {
 
 #[test]
 fn json_body_functionary_style() {
-    let p = check_all(b"<function=get_weather>{\"location\": \"Paris\"}</function> ok", &auto());
+    let p = check_all(
+        b"<function=get_weather>{\"location\": \"Paris\"}</function> ok",
+        &auto(),
+    );
     assert_eq!(args(&p, 0), json!({"location": "Paris"}));
     assert_eq!(p.text, " ok");
 }
@@ -218,10 +277,19 @@ fn json_body_functionary_style() {
 fn cdata_and_entity_decoding() {
     let input = b"<function=f>\n<parameter=a>\n<![CDATA[x </parameter> y]]>\n</parameter>\n<parameter=b>\n&lt;b&gt; &amp;\n</parameter>\n</function>";
     let p = check_all(input, &auto());
-    assert_eq!(args(&p, 0), json!({"a": "<![CDATA[x </parameter> y]]>", "b": "&lt;b&gt; &amp;"}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"a": "<![CDATA[x </parameter> y]]>", "b": "&lt;b&gt; &amp;"})
+    );
     let p = check_all(input, &auto().with_decode_entities(true));
     assert_eq!(args(&p, 0), json!({"a": "x </parameter> y", "b": "<b> &"}));
-    assert_eq!(kinds(&p, 0).iter().filter(|k| **k == RepairKind::EntityDecoded).count(), 4);
+    assert_eq!(
+        kinds(&p, 0)
+            .iter()
+            .filter(|k| **k == RepairKind::EntityDecoded)
+            .count(),
+        4
+    );
 }
 
 #[test]
@@ -246,7 +314,10 @@ fn prose_mentions_are_text() {
 fn limits_cut_at_a_fixed_byte() {
     let mut cfg = auto();
     cfg.limits.max_args_bytes = 40;
-    let input = format!("<function=f>\n<parameter=a>\n{}\n</parameter>\n</function> tail", "x".repeat(100));
+    let input = format!(
+        "<function=f>\n<parameter=a>\n{}\n</parameter>\n</function> tail",
+        "x".repeat(100)
+    );
     let p = check_all(input.as_bytes(), &cfg);
     assert_eq!(p.calls.len(), 1);
     assert!(p.calls[0].truncated);

@@ -9,7 +9,10 @@ const CATALOGUE: &str = "<seed:tool_call>\n<function=get_weather>\n<parameter=lo
 
 #[test]
 fn catalogue_example() {
-    for cfg in [auto(), Config::default().with_dialects(vec![Dialect::SeedOss])] {
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::SeedOss]),
+    ] {
         let p = check_all(CATALOGUE.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "get_weather");
@@ -31,17 +34,26 @@ fn thinking_then_parallel_calls() {
 
 #[test]
 fn calls_inside_seed_think_are_not_extracted() {
-    let p = check_all(b"<seed:think><seed:tool_call><function=f></function></seed:tool_call></seed:think>ok", &auto());
+    let p = check_all(
+        b"<seed:think><seed:tool_call><function=f></function></seed:tool_call></seed:think>ok",
+        &auto(),
+    );
     assert!(p.calls.is_empty());
     assert_eq!(p.text, "ok");
-    let p = check_all(b"still thinking</seed:think>\n<seed:tool_call><function=f></function></seed:tool_call>", &auto().with_prefill("<seed:think>"));
+    let p = check_all(
+        b"still thinking</seed:think>\n<seed:tool_call><function=f></function></seed:tool_call>",
+        &auto().with_prefill("<seed:think>"),
+    );
     assert_eq!(p.thinking, "still thinking");
     assert_eq!(p.calls.len(), 1);
 }
 
 #[test]
 fn truncated_variants() {
-    let p = check_all(b"<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barce", &auto());
+    let p = check_all(
+        b"<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barce",
+        &auto(),
+    );
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"location": "Barce"}));
     for k in 0..CATALOGUE.len() {

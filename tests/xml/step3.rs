@@ -9,7 +9,10 @@ const CATALOGUE: &str = "<｜tool_calls_begin｜><｜tool_call_begin｜>function
 
 #[test]
 fn catalogue_example() {
-    for cfg in [auto(), Config::default().with_dialects(vec![Dialect::Step3])] {
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::Step3]),
+    ] {
         let p = check_all(CATALOGUE.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "get_weather");

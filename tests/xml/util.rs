@@ -4,27 +4,27 @@ use serde_json::Value;
 use toolstream::{Config, Parsed, RepairKind, Tools};
 
 /// The arguments of call `i`, parsed.
-pub fn args(p: &Parsed, i: usize) -> Value {
+pub(crate) fn args(p: &Parsed, i: usize) -> Value {
     serde_json::from_str(&p.calls[i].arguments).unwrap()
 }
 
 /// The repair kinds of call `i`.
-pub fn kinds(p: &Parsed, i: usize) -> Vec<RepairKind> {
+pub(crate) fn kinds(p: &Parsed, i: usize) -> Vec<RepairKind> {
     p.calls[i].repairs.iter().map(|r| r.kind).collect()
 }
 
 /// Auto mode.
-pub fn auto() -> Config {
+pub(crate) fn auto() -> Config {
     Config::default()
 }
 
 /// Auto mode with tools.
-pub fn with_tools(json: &str) -> Config {
+pub(crate) fn with_tools(json: &str) -> Config {
     Config::default().with_tools(Tools::from_json(json).unwrap())
 }
 
 /// `get_weather(location: string, days: integer)` and `set_flag(on: boolean, tags: array)`.
-pub fn weather_tools() -> Config {
+pub(crate) fn weather_tools() -> Config {
     with_tools(
         r#"[
         {"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{
@@ -38,20 +38,20 @@ pub fn weather_tools() -> Config {
 }
 
 /// The deltas of call `index`, in order.
-pub fn deltas(p: &Parsed, index: usize) -> Vec<String> {
+pub(crate) fn deltas(p: &Parsed, index: usize) -> Vec<String> {
     p.events
         .iter()
         .filter_map(|e| match e {
-            toolstream::Event::ToolArgs { index: i, delta, .. } if *i == index => {
-                Some(String::from_utf8_lossy(delta).into_owned())
-            }
+            toolstream::Event::ToolArgs {
+                index: i, delta, ..
+            } if *i == index => Some(String::from_utf8_lossy(delta).into_owned()),
             _ => None,
         })
         .collect()
 }
 
 /// Diagnostics' kinds.
-pub fn diagnostics(p: &Parsed) -> Vec<toolstream::DiagnosticKind> {
+pub(crate) fn diagnostics(p: &Parsed) -> Vec<toolstream::DiagnosticKind> {
     p.events
         .iter()
         .filter_map(|e| match e {

@@ -9,7 +9,11 @@ const CATALOGUE: &str = "<tool_call><name>get_weather</name><arguments><city>Par
 
 #[test]
 fn catalogue_example() {
-    for cfg in [auto(), Config::default().with_dialects(vec![Dialect::XmlEmulation]), weather_tools()] {
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::XmlEmulation]),
+        weather_tools(),
+    ] {
         let p = check_all(CATALOGUE.as_bytes(), &cfg);
         assert_eq!(p.calls.len(), 1);
         assert_eq!(p.calls[0].name, "get_weather");
@@ -30,10 +34,16 @@ fn indented_and_wrapper_variants() {
     // No wrapper around the parameters; a self-closing empty one.
     let p = check_all(b"<tool_call><name>f</name><a>1</a></tool_call>", &auto());
     assert_eq!(args(&p, 0), json!({"a": 1}));
-    let p = check_all(b"<tool_call><name>get_time</name><arguments/></tool_call>", &auto());
+    let p = check_all(
+        b"<tool_call><name>get_time</name><arguments/></tool_call>",
+        &auto(),
+    );
     assert_eq!(p.calls[0].arguments, "{}");
     // JSON arguments.
-    let p = check_all(b"<tool_call><name>f</name><arguments>{\"a\": [1, 2]}</arguments></tool_call>", &auto());
+    let p = check_all(
+        b"<tool_call><name>f</name><arguments>{\"a\": [1, 2]}</arguments></tool_call>",
+        &auto(),
+    );
     assert_eq!(args(&p, 0), json!({"a": [1, 2]}));
 }
 
@@ -55,7 +65,10 @@ fn schema_infers_missing_closing_tags() {
 
 #[test]
 fn truncated_variants() {
-    let p = check_all(b"<tool_call><name>get_weather</name><arguments><city>Par", &auto());
+    let p = check_all(
+        b"<tool_call><name>get_weather</name><arguments><city>Par",
+        &auto(),
+    );
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"city": "Par"}));
     for k in 0..CATALOGUE.len() {

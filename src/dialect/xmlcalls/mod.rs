@@ -78,7 +78,9 @@ use crate::config::{Limits, Tools};
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::{Repairer, Status};
 use crate::scan::{match_lit, Match};
-use crate::xml::{is_name_start, match_tag_start, Tag, TagScan, TagScanner, CDATA_CLOSE, CDATA_OPEN};
+use crate::xml::{
+    is_name_start, match_tag_start, Tag, TagScan, TagScanner, CDATA_CLOSE, CDATA_OPEN,
+};
 use value::{json_string, Ty, Value, Ws};
 
 /// How a dialect names tools and parameters.
@@ -215,7 +217,11 @@ enum Phase {
     /// Value state: a closing tag of kind `cand`, `len` bytes long, was
     /// found; blanks up to `ws_end` were skipped; the follower is scanned
     /// with `follow`.
-    Follow { cand: Kind, len: usize, ws_end: usize },
+    Follow {
+        cand: Kind,
+        len: usize,
+        ws_end: usize,
+    },
     /// Value state, inside CDATA: the window holds `n` bytes of `]` that may
     /// start `]]>`.
     CdataEnd(usize),
@@ -345,7 +351,11 @@ impl XmlCalls {
 
     /// morph-xml: the call for the consumed `<NAME>` tag is started on the first feed.
     fn morph_start(&mut self, cx: &mut Cx<'_>) {
-        if self.syn.family == Family::Morph && self.call.is_none() && self.started == 0 && self.st == St::Invoke {
+        if self.syn.family == Family::Morph
+            && self.call.is_none()
+            && self.started == 0
+            && self.st == St::Invoke
+        {
             let name = String::from_utf8_lossy(&self.morph).into_owned();
             let at = cx.base;
             self.start_call(cx, name, Span::new(at, at));
@@ -530,7 +540,9 @@ impl XmlCalls {
                 }
             }
         };
-        let Some(call) = self.call.as_mut() else { return };
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
         let key = String::from_utf8_lossy(name).into_owned();
         let mut v = Value::new(ty, ws, decode, &self.limits);
         if call.seen.contains(&key) {
@@ -543,7 +555,8 @@ impl XmlCalls {
             v.begin(&mut self.trash);
         } else {
             call.discard = false;
-            call.out.extend_from_slice(if call.open { b", " } else { b"{" });
+            call.out
+                .extend_from_slice(if call.open { b", " } else { b"{" });
             call.open = true;
             json_string(&key, &mut call.out);
             call.out.extend_from_slice(b": ");
@@ -561,7 +574,9 @@ impl XmlCalls {
 
     /// GLM: a key without a value gets `null`.
     fn key_without_value(&mut self, at: u64) {
-        let Some(call) = self.call.as_mut() else { return };
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
         let Some(key) = call.key.take() else { return };
         if call.seen.contains(&key) {
             call.repairs.push(Repair {
@@ -570,7 +585,8 @@ impl XmlCalls {
             });
             return;
         }
-        call.out.extend_from_slice(if call.open { b", " } else { b"{" });
+        call.out
+            .extend_from_slice(if call.open { b", " } else { b"{" });
         call.open = true;
         json_string(&key, &mut call.out);
         call.out.extend_from_slice(b": null");
@@ -587,9 +603,15 @@ impl XmlCalls {
             return;
         }
         self.prev_nl = bytes.last() == Some(&b'\n');
-        let Some(call) = self.call.as_mut() else { return };
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
         let Some(v) = call.value.as_mut() else { return };
-        let out = if call.discard { &mut self.trash } else { &mut call.out };
+        let out = if call.discard {
+            &mut self.trash
+        } else {
+            &mut call.out
+        };
         if literal {
             v.push_literal(bytes, at, out);
         } else {
@@ -604,7 +626,11 @@ impl XmlCalls {
     fn close_value(&mut self, missing: Option<u64>) {
         if let Some(call) = self.call.as_mut() {
             if let Some(mut v) = call.value.take() {
-                let out = if call.discard { &mut self.trash } else { &mut call.out };
+                let out = if call.discard {
+                    &mut self.trash
+                } else {
+                    &mut call.out
+                };
                 v.finish(out);
                 if !call.discard {
                     call.repairs.append(&mut v.repairs);
@@ -630,7 +656,9 @@ impl XmlCalls {
         if self.call.as_ref().is_some_and(|c| c.value.is_some()) {
             self.close_value(None);
         }
-        let Some(call) = self.call.as_mut() else { return };
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
         if call.closed {
             return;
         }
@@ -664,7 +692,9 @@ impl XmlCalls {
             }
         }
         self.flush(cx, Span::new(end, end));
-        let Some(mut call) = self.call.take() else { return };
+        let Some(mut call) = self.call.take() else {
+            return;
+        };
         call.repairs.sort_by_key(|r| r.offset);
         let args = crate::json::into_string(call.out);
         cx.end(call.local, end, args, call.repairs, truncated);
@@ -810,11 +840,13 @@ impl XmlCalls {
                 Some(Ok(n)) => n,
             };
             let tag = Tag::new(&w[..n]);
-            return self.on_tag(&tag, input, i, n, cx);
+            return self.on_tag(&tag, i, n, cx);
         }
         // Text.
         match self.st {
-            St::Lead | St::AfterInvoke if !self.syn.skip_words.is_empty() && b.is_ascii_alphabetic() => {
+            St::Lead | St::AfterInvoke
+                if !self.syn.skip_words.is_empty() && b.is_ascii_alphabetic() =>
+            {
                 if self.word.len() >= 16 {
                     return Step::Out(self.stray(cx, i));
                 }
@@ -838,7 +870,10 @@ impl XmlCalls {
             }
             St::Invoke
                 if matches!(b, b'}' | b']' | b',')
-                    && self.call.as_ref().is_some_and(|c| c.json_body && c.body.is_none()) =>
+                    && self
+                        .call
+                        .as_ref()
+                        .is_some_and(|c| c.json_body && c.body.is_none()) =>
             {
                 // Stray closers after a JSON body.
                 if let Some(call) = self.call.as_mut() {
@@ -855,8 +890,13 @@ impl XmlCalls {
 
     /// A JSON object may stand for the parameters.
     fn body_allowed(&self) -> bool {
-        self.call.as_ref().is_some_and(|c| !c.open && c.seen.is_empty() && !c.closed)
-            && matches!(self.syn.family, Family::Qwen | Family::Glm | Family::Plain | Family::Morph)
+        self.call
+            .as_ref()
+            .is_some_and(|c| !c.open && c.seen.is_empty() && !c.closed)
+            && matches!(
+                self.syn.family,
+                Family::Qwen | Family::Glm | Family::Plain | Family::Morph
+            )
     }
 
     /// Step-3's skip words end at a tag or a blank.
@@ -869,7 +909,7 @@ impl XmlCalls {
         }
     }
 
-    fn on_tag(&mut self, tag: &Tag<'_>, input: &[u8], i: usize, n: usize, cx: &mut Cx<'_>) -> Step {
+    fn on_tag(&mut self, tag: &Tag<'_>, i: usize, n: usize, cx: &mut Cx<'_>) -> Step {
         let kind = self.classify(tag);
         if !matches!(kind, Kind::Other | Kind::ParamOpen) {
             self.saw_markup = true;
@@ -926,7 +966,7 @@ impl XmlCalls {
             (St::PlainAfterName, Kind::ParamOpen) => {
                 // Parameters without an `<arguments>` wrapper.
                 self.st = St::Invoke;
-                self.on_tag(tag, input, i, n, cx)
+                self.on_tag(tag, i, n, cx)
             }
             (St::PlainAfterName, Kind::ContainerClose) => {
                 self.close_invoke(start, None);
@@ -971,7 +1011,11 @@ impl XmlCalls {
                 Step::At(i + n)
             }
             (St::GlmAfterKey, Kind::ValueOpen) => {
-                let key = self.call.as_mut().and_then(|c| c.key.take()).unwrap_or_default();
+                let key = self
+                    .call
+                    .as_mut()
+                    .and_then(|c| c.key.take())
+                    .unwrap_or_default();
                 self.open_param(key.as_bytes(), None, start);
                 Step::At(i + n)
             }
@@ -1004,14 +1048,23 @@ impl XmlCalls {
                     // GLM's container close is the invoke's close; an
                     // emulation without `<arguments>` needs none.
                     Family::Glm => None,
-                    Family::Plain if self.call.as_ref().is_some_and(|c| c.seen.is_empty() && !c.open) => None,
+                    Family::Plain
+                        if self
+                            .call
+                            .as_ref()
+                            .is_some_and(|c| c.seen.is_empty() && !c.open) =>
+                    {
+                        None
+                    }
                     _ => Some(start),
                 };
                 self.close_invoke(start, missing);
                 self.end_call(cx, end, false);
                 Step::Out(Flow::Done(i + n))
             }
-            (St::Invoke, Kind::InvokeOpen) if self.container.is_some() && self.syn.family != Family::Morph => {
+            (St::Invoke, Kind::InvokeOpen)
+                if self.container.is_some() && self.syn.family != Family::Morph =>
+            {
                 // The next invoke without this one's close.
                 self.close_invoke(start, Some(start));
                 self.st = St::AfterInvoke;
@@ -1028,7 +1081,10 @@ impl XmlCalls {
         let stop = rest.iter().position(|&b| matches!(b, b'>' | b'<' | b'\n'));
         let take = stop.unwrap_or(rest.len());
         if self.word.len() + take > self.max_tag() {
-            return Step::Out(self.reject(cx, i + (self.max_tag().saturating_sub(self.word.len())).min(take)));
+            return Step::Out(self.reject(
+                cx,
+                i + (self.max_tag().saturating_sub(self.word.len())).min(take),
+            ));
         }
         self.word.extend_from_slice(&rest[..take]);
         match stop {
@@ -1078,7 +1134,11 @@ impl XmlCalls {
 
     /// Raw text up to a closing tag: GLM's key, the emulation's name.
     fn raw_text(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
-        let close: &[u8] = if self.st == St::GlmKey { b"</arg_key>" } else { b"</name>" };
+        let close: &[u8] = if self.st == St::GlmKey {
+            b"</arg_key>"
+        } else {
+            b"</name>"
+        };
         let rest = &input[i..];
         let p = memchr::memchr(b'<', rest).unwrap_or(rest.len());
         if self.word.len() + p > self.max_tag() {
@@ -1269,7 +1329,11 @@ impl XmlCalls {
                 hit |= check(false, b"arg_key");
             }
             Family::Plain | Family::Morph => {
-                let cur = self.call.as_ref().map(|c| c.param.clone()).unwrap_or_default();
+                let cur = self
+                    .call
+                    .as_ref()
+                    .map(|c| c.param.clone())
+                    .unwrap_or_default();
                 hit |= check(true, &cur);
                 hit |= check(false, &cur);
                 if syn.family == Family::Morph {
@@ -1337,9 +1401,13 @@ impl XmlCalls {
             let opener = matches!(kind, Kind::ContainerOpen | Kind::InvokeOpen)
                 || (matches!(self.syn.family, Family::Plain | Family::Morph)
                     && kind == Kind::ParamOpen
-                    && self.call.as_ref().is_some_and(|c| c.param.as_slice() == tag.name()));
+                    && self
+                        .call
+                        .as_ref()
+                        .is_some_and(|c| c.param.as_slice() == tag.name()));
             let closer = matches!(kind, Kind::ContainerClose | Kind::InvokeClose)
-                || (matches!(self.syn.family, Family::Plain | Family::Morph) && kind == Kind::ParamClose);
+                || (matches!(self.syn.family, Family::Plain | Family::Morph)
+                    && kind == Kind::ParamClose);
             if self.depth > 0 {
                 if opener {
                     self.depth += 1;
@@ -1379,7 +1447,12 @@ impl XmlCalls {
                 }
             }
         }
-        let Phase::Follow { cand, len, mut ws_end } = self.phase else {
+        let Phase::Follow {
+            cand,
+            len,
+            mut ws_end,
+        } = self.phase
+        else {
             self.phase = Phase::Fresh;
             return Lt::Content(1);
         };
@@ -1447,12 +1520,19 @@ impl XmlCalls {
                     let name = self.param_name(f).unwrap_or_default();
                     self.schema_has(name).unwrap_or(true)
                 }
-                Kind::KeyOpen | Kind::InvokeClose | Kind::ContainerClose | Kind::InvokeOpen | Kind::Skip => true,
+                Kind::KeyOpen
+                | Kind::InvokeClose
+                | Kind::ContainerClose
+                | Kind::InvokeOpen
+                | Kind::Skip => true,
                 _ => false,
             },
             Kind::InvokeClose => {
                 if self.container.is_some() {
-                    matches!(k, Kind::ContainerClose | Kind::InvokeOpen | Kind::ContainerOpen | Kind::Skip)
+                    matches!(
+                        k,
+                        Kind::ContainerClose | Kind::InvokeOpen | Kind::ContainerOpen | Kind::Skip
+                    )
                 } else {
                     matches!(k, Kind::InvokeOpen | Kind::ContainerOpen)
                 }
@@ -1499,7 +1579,13 @@ impl XmlCalls {
         }
         // The unfed tail (a held window) ends the structure it started.
         match (self.st, self.phase) {
-            (St::Value, Phase::Follow { cand: Kind::ParamClose, .. }) => self.close_value(None),
+            (
+                St::Value,
+                Phase::Follow {
+                    cand: Kind::ParamClose,
+                    ..
+                },
+            ) => self.close_value(None),
             (St::Value, Phase::Follow { cand, .. }) => {
                 self.close_value(Some(end));
                 if cand == Kind::InvokeClose || cand == Kind::ContainerClose {

@@ -300,7 +300,10 @@ impl Value {
                     }
                 }
                 Ws::Trim => {
-                    let k = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+                    let k = b
+                        .iter()
+                        .position(|c| !c.is_ascii_whitespace())
+                        .unwrap_or(b.len());
                     b = &b[k..];
                     if b.is_empty() {
                         return;
@@ -338,7 +341,10 @@ impl Value {
                 self.tail_at = at + body.len() as u64;
             }
             Ws::Trim => {
-                let k = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(0, |p| p + 1);
+                let k = b
+                    .iter()
+                    .rposition(|c| !c.is_ascii_whitespace())
+                    .map_or(0, |p| p + 1);
                 if k == 0 {
                     if self.tail.is_empty() {
                         self.tail_at = at;
@@ -364,16 +370,20 @@ impl Value {
         while !b.is_empty() {
             match self.mode {
                 Mode::Start => {
-                    let k = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+                    let k = b
+                        .iter()
+                        .position(|c| !c.is_ascii_whitespace())
+                        .unwrap_or(b.len());
                     self.held.extend_from_slice(&b[..k]);
                     b = &b[k..];
                     at += k as u64;
                     let Some(&first) = b.first() else {
                         return;
                     };
-                    let json_start = matches!(first, b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'{' | b'[');
+                    let json_start =
+                        matches!(first, b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'{' | b'[');
                     match self.ty {
-                        Ty::Str => self.to_str(out),
+                        Ty::Str => self.become_str(out),
                         Ty::Json if first == b'{' || first == b'[' => {
                             self.rep = Some(Box::new(Repairer::with_limits(&self.limits)));
                             self.held.clear();
@@ -384,7 +394,7 @@ impl Value {
                             self.rep = Some(Box::new(Repairer::with_limits(&self.limits)));
                             self.mode = Mode::Hold;
                         }
-                        _ => self.to_str(out),
+                        _ => self.become_str(out),
                     }
                 }
                 Mode::Str => {
@@ -404,7 +414,7 @@ impl Value {
                         b = &b[k..];
                         at += k as u64;
                         if !b.is_empty() {
-                            self.to_str(out);
+                            self.become_str(out);
                         }
                         continue;
                     };
@@ -422,7 +432,8 @@ impl Value {
                             Status::NeedMore => {}
                             Status::Done => {
                                 self.rep_done = true;
-                                invalid = part[p.consumed..].iter().any(|c| !c.is_ascii_whitespace());
+                                invalid =
+                                    part[p.consumed..].iter().any(|c| !c.is_ascii_whitespace());
                             }
                             Status::Stop | Status::Halted | Status::Limit => invalid = true,
                         }
@@ -433,7 +444,7 @@ impl Value {
                     if invalid {
                         self.rep = None;
                         self.scratch.clear();
-                        self.to_str(out);
+                        self.become_str(out);
                     } else if !b.is_empty() {
                         // Held as much as allowed and still valid: it is JSON.
                         out.extend_from_slice(&self.scratch);
@@ -447,7 +458,7 @@ impl Value {
     }
 
     /// Switches to a string: writes the quote and the held content.
-    fn to_str(&mut self, out: &mut Vec<u8>) {
+    fn become_str(&mut self, out: &mut Vec<u8>) {
         out.push(b'"');
         self.mode = Mode::Str;
         let held = std::mem::take(&mut self.held);
@@ -523,7 +534,7 @@ impl Value {
         self.tail.clear();
         match self.mode {
             Mode::Start => {
-                self.to_str(out);
+                self.become_str(out);
                 self.close_str(out);
             }
             Mode::Str => self.close_str(out),
@@ -539,7 +550,7 @@ impl Value {
                     if rep.repairs().is_empty() && rep.has_begun() {
                         out.extend_from_slice(&self.scratch);
                     } else {
-                        self.to_str(out);
+                        self.become_str(out);
                         self.close_str(out);
                     }
                 }
@@ -551,7 +562,7 @@ impl Value {
                         out.extend_from_slice(&json);
                     }
                     None => {
-                        self.to_str(out);
+                        self.become_str(out);
                         self.close_str(out);
                     }
                 },
@@ -622,7 +633,11 @@ fn is_null_word(t: &[u8]) -> bool {
 fn number_text(t: &[u8], integer: bool) -> Option<Vec<u8>> {
     let t = unquote(t).unwrap_or(t).trim_ascii();
     let s = std::str::from_utf8(t).ok()?;
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E')) {
+    if s.is_empty()
+        || !s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
+    {
         return None;
     }
     let v: f64 = s.parse().ok()?;
@@ -703,14 +718,22 @@ mod tests {
             v.push(p, 0, &mut out);
         }
         v.finish(&mut out);
-        (String::from_utf8(out).unwrap(), v.repairs.iter().map(|r| r.kind).collect())
+        (
+            String::from_utf8(out).unwrap(),
+            v.repairs.iter().map(|r| r.kind).collect(),
+        )
     }
 
     fn all_splits(ty: Ty, ws: Ws, decode: bool, s: &[u8]) -> (String, Vec<RepairKind>) {
         let whole = run(ty, ws, decode, &[s]);
         for k in 0..=s.len() {
             let (a, b) = s.split_at(k);
-            assert_eq!(run(ty, ws, decode, &[a, b]), whole, "split at {k} of {:?}", String::from_utf8_lossy(s));
+            assert_eq!(
+                run(ty, ws, decode, &[a, b]),
+                whole,
+                "split at {k} of {:?}",
+                String::from_utf8_lossy(s)
+            );
         }
         let bytes: Vec<&[u8]> = s.chunks(1).collect();
         assert_eq!(run(ty, ws, decode, &bytes), whole);
@@ -719,51 +742,111 @@ mod tests {
 
     #[test]
     fn whitespace_rules() {
-        assert_eq!(all_splits(Ty::Str, Ws::OneNewline, false, b"\nHangzhou\n").0, r#""Hangzhou""#);
-        assert_eq!(all_splits(Ty::Str, Ws::OneNewline, false, b"\r\n\nx\n\n").0, r#""\nx\n""#);
-        assert_eq!(all_splits(Ty::Str, Ws::OneNewline, false, b"\r\nx\r\n").0, r#""x""#);
-        assert_eq!(all_splits(Ty::Str, Ws::Trim, false, b"  a b \n ").0, r#""a b""#);
-        assert_eq!(all_splits(Ty::Str, Ws::Exact, false, b" a\n").0, r#"" a\n""#);
-        assert_eq!(all_splits(Ty::Auto, Ws::OneNewline, false, b"\n\n").0, r#""""#);
+        assert_eq!(
+            all_splits(Ty::Str, Ws::OneNewline, false, b"\nHangzhou\n").0,
+            r#""Hangzhou""#
+        );
+        assert_eq!(
+            all_splits(Ty::Str, Ws::OneNewline, false, b"\r\n\nx\n\n").0,
+            r#""\nx\n""#
+        );
+        assert_eq!(
+            all_splits(Ty::Str, Ws::OneNewline, false, b"\r\nx\r\n").0,
+            r#""x""#
+        );
+        assert_eq!(
+            all_splits(Ty::Str, Ws::Trim, false, b"  a b \n ").0,
+            r#""a b""#
+        );
+        assert_eq!(
+            all_splits(Ty::Str, Ws::Exact, false, b" a\n").0,
+            r#"" a\n""#
+        );
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::OneNewline, false, b"\n\n").0,
+            r#""""#
+        );
     }
 
     #[test]
     fn untyped_values() {
         assert_eq!(all_splits(Ty::Auto, Ws::OneNewline, false, b"\n3\n").0, "3");
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"[1, \"a\", true]").0, r#"[1, "a", true]"#);
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"-2.5e3").0, "-2.5e3");
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"3 apples").0, r#""3 apples""#);
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, b"[1, \"a\", true]").0,
+            r#"[1, "a", true]"#
+        );
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, b"-2.5e3").0,
+            "-2.5e3"
+        );
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, b"3 apples").0,
+            r#""3 apples""#
+        );
         assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"007").0, r#""007""#);
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"{a,b}").0, r#""{a,b}""#);
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"\"quoted\"").0, r#""\"quoted\"""#);
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, b"{a,b}").0,
+            r#""{a,b}""#
+        );
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, b"\"quoted\"").0,
+            r#""\"quoted\"""#
+        );
         assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"tru").0, r#""tru""#);
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"{\"a\": 1").0, r#""{\"a\": 1""#);
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, b"{\"a\": 1").0,
+            r#""{\"a\": 1""#
+        );
         assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, b"null").0, "null");
-        assert_eq!(all_splits(Ty::Auto, Ws::Exact, false, "日本".as_bytes()).0, "\"日本\"");
+        assert_eq!(
+            all_splits(Ty::Auto, Ws::Exact, false, "日本".as_bytes()).0,
+            "\"日本\""
+        );
     }
 
     #[test]
     fn schema_typed_values() {
-        assert_eq!(all_splits(Ty::Str, Ws::Exact, false, b"20"), ("\"20\"".into(), vec![]));
-        assert_eq!(all_splits(Ty::Integer, Ws::Exact, false, b"20"), ("20".into(), vec![]));
+        assert_eq!(
+            all_splits(Ty::Str, Ws::Exact, false, b"20"),
+            ("\"20\"".into(), vec![])
+        );
+        assert_eq!(
+            all_splits(Ty::Integer, Ws::Exact, false, b"20"),
+            ("20".into(), vec![])
+        );
         assert_eq!(
             all_splits(Ty::Integer, Ws::Exact, false, b"\"20\""),
             ("20".into(), vec![RepairKind::TypeCoercion])
         );
         assert_eq!(all_splits(Ty::Integer, Ws::Exact, false, b"20.0").0, "20");
         assert_eq!(all_splits(Ty::Integer, Ws::Exact, false, b"2.5").0, "2.5");
-        assert_eq!(all_splits(Ty::Integer, Ws::Exact, false, b"twenty").0, "\"twenty\"");
+        assert_eq!(
+            all_splits(Ty::Integer, Ws::Exact, false, b"twenty").0,
+            "\"twenty\""
+        );
         assert_eq!(all_splits(Ty::Number, Ws::Exact, false, b".5").0, "0.5");
         assert_eq!(
             all_splits(Ty::Boolean, Ws::Exact, false, b"True"),
             ("true".into(), vec![RepairKind::TypeCoercion])
         );
         assert_eq!(all_splits(Ty::Boolean, Ws::Exact, false, b"None").0, "null");
-        assert_eq!(all_splits(Ty::Json, Ws::Exact, false, b"['a', 'b']").0, r#"["a", "b"]"#);
-        assert_eq!(all_splits(Ty::Json, Ws::Exact, false, b"{\"k\": [1, 2]}").0, r#"{"k": [1, 2]}"#);
-        assert_eq!(all_splits(Ty::Json, Ws::Exact, false, b"Error: none").0, r#""Error: none""#);
+        assert_eq!(
+            all_splits(Ty::Json, Ws::Exact, false, b"['a', 'b']").0,
+            r#"["a", "b"]"#
+        );
+        assert_eq!(
+            all_splits(Ty::Json, Ws::Exact, false, b"{\"k\": [1, 2]}").0,
+            r#"{"k": [1, 2]}"#
+        );
+        assert_eq!(
+            all_splits(Ty::Json, Ws::Exact, false, b"Error: none").0,
+            r#""Error: none""#
+        );
         let long = vec![b'7'; 100];
-        assert_eq!(all_splits(Ty::Integer, Ws::Exact, false, &long).0, format!("\"{}\"", "7".repeat(100)));
+        assert_eq!(
+            all_splits(Ty::Integer, Ws::Exact, false, &long).0,
+            format!("\"{}\"", "7".repeat(100))
+        );
     }
 
     #[test]
@@ -779,7 +862,10 @@ mod tests {
 
     #[test]
     fn entities() {
-        assert_eq!(all_splits(Ty::Str, Ws::Exact, false, b"&lt;b&gt;").0, r#""&lt;b&gt;""#);
+        assert_eq!(
+            all_splits(Ty::Str, Ws::Exact, false, b"&lt;b&gt;").0,
+            r#""&lt;b&gt;""#
+        );
         let (s, r) = all_splits(Ty::Str, Ws::Exact, true, b"&lt;b&gt; &amp; &#x41;&nbsp;&");
         assert_eq!(s, r#""<b> & A&nbsp;&""#);
         assert_eq!(r.len(), 4);
@@ -801,6 +887,9 @@ mod tests {
         assert!(out.starts_with(b"[1, 2, 3"), "streamed once committed");
         v.finish(&mut out);
         assert_eq!(out, br#"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"#);
-        assert!(v.repairs.iter().any(|r| r.kind == RepairKind::MissingCloser));
+        assert!(v
+            .repairs
+            .iter()
+            .any(|r| r.kind == RepairKind::MissingCloser));
     }
 }
