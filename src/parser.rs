@@ -379,9 +379,9 @@ impl Parser {
         let next = match flow {
             Flow::More => {
                 if !self.em.committed {
-                    self.held.extend_from_slice(&data[i..limit]);
-                    if self.held.len() >= max_held {
-                        // Undecided for too long: give the bytes back as text.
+                    if self.held.len() + (limit - i) >= max_held {
+                        // Undecided for too long: give the bytes back as text
+                        // (`reject` joins the held bytes and `data[i..limit]`).
                         let span = Span::new(self.block_start, self.abs(limit));
                         self.reject(data, i, limit, Resume::Text, out);
                         out.push(Event::Diagnostic {
@@ -391,6 +391,7 @@ impl Parser {
                         });
                         return Next::At(limit);
                     }
+                    self.held.extend_from_slice(&data[i..limit]);
                 }
                 Next::At(limit)
             }

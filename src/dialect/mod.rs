@@ -11,6 +11,59 @@
 //! that turns out not to be a call *rejects*, and its bytes become text. Every
 //! decision is made at a fixed byte of the input, so the outcome never depends
 //! on how the input was chunked.
+//!
+//! # The XML dialects
+//!
+//! [`Dialect::Qwen3Coder`], [`Dialect::SeedOss`], [`Dialect::XmlEmulation`],
+//! [`Dialect::Glm`], [`Dialect::MiniMaxM2`], [`Dialect::DeepSeekDsml`],
+//! [`Dialect::Step3`] and [`Dialect::MorphXml`] write argument values as raw
+//! text between tags. One streaming engine reads them all (its tag lexer is
+//! [`crate::xml`]) and writes the arguments JSON `{"k": v, …}` itself.
+//!
+//! **Streaming.** A string value is emitted as JSON-escaped
+//! [`crate::Event::ToolArgs`] deltas as it arrives (`{"location": "Hang` …
+//! `zhou"`). Only bytes that may still be markup are held back: a `<` that can
+//! become one of the dialect's own tags (until it cannot), the blanks and tag
+//! after a closing tag (to decide whether it closes), a trailing newline the
+//! dialect strips, a partial `&…;` when decoding, a split UTF-8 character.
+//!
+//! **Delimiters inside values.** A value's closing tag (`</parameter>`,
+//! `</arg_value>`, `</k>`) closes it only when what follows, after blanks, is
+//! markup that may come next: another parameter (declared by the tool's
+//! schema, when known), the invoke's or container's closing tag, the next call,
+//! or the end of the input. Otherwise it is content, so a file body holding
+//! `</parameter>` survives. A missing closing tag is inferred
+//! ([`crate::RepairKind::MissingCloseTag`]) before: a new parameter the schema
+//! declares and the call has not had (without a schema: one the call has not
+//! had, on a new line); the invoke's closing tag followed by the container's
+//! close, the next call or the end; the container's closing tag followed by
+//! the next call or the end. A `<tool_call>` / invoke opened inside a value is
+//! a nested example up to its matching close. CDATA is content. Entities stay
+//! literal unless [`crate::Config::decode_entities`] is set.
+//!
+//! **Whitespace.** Qwen3-Coder and Seed-OSS drop exactly one leading and one
+//! trailing newline of a value; MiniMax and the XML emulations trim
+//! surrounding whitespace; GLM, DSML and Step-3 keep values exactly.
+//!
+//! **Typing.** With the tool's schema ([`crate::Config::tools`]): `string`
+//! stays a string even when it looks like a number; `integer` / `number` /
+//! `boolean` / `null` are coerced (`"20"` or `20.0` → `20`, `True` → `true`);
+//! `object` / `array` values are streamed through the JSON repairer. DSML's
+//! `string="true"` is a string, `string="false"` JSON. Without a schema, a
+//! value that is entirely a JSON number, literal, object or array is that,
+//! anything else a string. A value that may still become a number cannot be
+//! streamed as a string before that is known, so it is held: a scalar-typed
+//! one up to 64 bytes, an untyped one while it is still strict JSON (at most
+//! [`crate::Limits::max_token_bytes`], after which it is committed to JSON and
+//! streamed); the first byte that shows it is not JSON starts streaming it as
+//! a string. Conversions that change what the model wrote are recorded as
+//! [`crate::RepairKind::TypeCoercion`].
+//!
+//! **Failures.** A block that turns out not to be a call is text, with a
+//! [`crate::DiagnosticKind::UnparseableBlock`] diagnostic when its opening tag
+//! was the dialect's own, and parsing resumes after it. A call cut off by the
+//! end of the input ends with `truncated: true`; one cut by
+//! [`crate::Limits::max_args_bytes`] at that exact input byte.
 
 use crate::config::Config;
 use crate::error::UnknownDialect;

@@ -256,6 +256,8 @@ struct Call {
     closed_at: u64,
     /// The input position where the arguments get cut.
     cut_at: u64,
+    /// The tool's parameter schema is known.
+    schema: bool,
 }
 
 /// Reads the calls of one block of an XML dialect.
@@ -489,6 +491,11 @@ impl XmlCalls {
         if self.commit_on_name {
             cx.commit();
         }
+        let schema = self
+            .tools
+            .as_ref()
+            .and_then(|t| t.get(&name)?.parameters.as_ref()?.get("properties"))
+            .is_some();
         let local = cx.start(name.clone(), None, span);
         self.started += 1;
         self.call = Some(Call {
@@ -508,6 +515,7 @@ impl XmlCalls {
             closed: false,
             closed_at: 0,
             cut_at: span.start.saturating_add(self.limits.max_args_bytes as u64),
+            schema,
         });
     }
 
@@ -1329,13 +1337,9 @@ impl XmlCalls {
                 hit |= check(false, b"arg_key");
             }
             Family::Plain | Family::Morph => {
-                let cur = self
-                    .call
-                    .as_ref()
-                    .map(|c| c.param.clone())
-                    .unwrap_or_default();
-                hit |= check(true, &cur);
-                hit |= check(false, &cur);
+                let cur: &[u8] = self.call.as_ref().map_or(b"", |c| c.param.as_slice());
+                hit |= check(true, cur);
+                hit |= check(false, cur);
                 if syn.family == Family::Morph {
                     hit |= check(true, &self.morph);
                     hit |= check(false, &self.morph);
@@ -1345,13 +1349,7 @@ impl XmlCalls {
                     }
                 }
                 // With a schema, any declared parameter may open here.
-                let with_schema = self
-                    .call
-                    .as_ref()
-                    .zip(self.tools.as_ref())
-                    .and_then(|(c, t)| t.get(&c.name)?.parameters.as_ref()?.get("properties"))
-                    .is_some();
-                if with_schema {
+                if self.call.as_ref().is_some_and(|c| c.schema) {
                     match w.get(1) {
                         None => partial = true,
                         Some(&b) if is_name_start(b) => hit = true,
