@@ -136,6 +136,9 @@ class Partial:
             out[k] = self.value()
             if self.truncated:
                 return out
+            self.ws()
+            if not self.eof() and self.s[self.i] not in ",}":
+                return out  # left unclosed before other text: closed after the last member
 
     def arr(self):
         self.i += 1
@@ -167,6 +170,8 @@ def call_from_obj(o, truncated):
                 break
     if not isinstance(name, str) or name in PLACEHOLDER_NAMES or not name:
         return None
+    if truncated and set(o) <= {"name", *ARG_KEYS} and all(o.get(k) is None for k in ARG_KEYS):
+        return {"name": name, "arguments": {}, "_truncated": truncated}  # P4: arguments not begun
     for k in ARG_KEYS:
         if k in o:
             a = o[k]

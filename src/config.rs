@@ -26,8 +26,15 @@ pub struct Limits {
     /// call whose name is not known yet, a partial tag), default 1 MiB.
     pub max_held_bytes: usize,
     /// Maximum size of one held token (an object key, a number, a bare word)
-    /// before it is written out as it stands (default 64 KiB).
+    /// before it is written out as it stands (default 64 KiB). The XML
+    /// dialects also bound by it how much of an untyped value they hold
+    /// while it may still turn out to be a JSON number, literal, object or
+    /// array.
     pub max_token_bytes: usize,
+    /// Maximum length of one markup tag of the XML dialects (`<parameter=…>`,
+    /// `<invoke name="…">`), and of the blank run looked at after a closing
+    /// tag to decide whether it closes (default 1 KiB). A longer `<…` is text.
+    pub max_tag_bytes: usize,
 }
 
 impl Default for Limits {
@@ -37,6 +44,7 @@ impl Default for Limits {
             max_args_bytes: 16 << 20,
             max_held_bytes: 1 << 20,
             max_token_bytes: 64 << 10,
+            max_tag_bytes: 1 << 10,
         }
     }
 }
@@ -152,6 +160,18 @@ impl Tools {
         self.specs.is_empty()
     }
 
+    /// Whether tool `name` declares parameter `param`: `None` when the tool or
+    /// its `properties` are not known (nothing can be said).
+    pub fn has_param(&self, name: &str, param: &str) -> Option<bool> {
+        let props = self
+            .get(name)?
+            .parameters
+            .as_ref()?
+            .get("properties")?
+            .as_object()?;
+        Some(props.contains_key(param))
+    }
+
     /// The schema type (`"integer"`, `"string"`, …) of parameter `param` of tool `name`.
     pub fn param_type(&self, name: &str, param: &str) -> Option<&str> {
         let schema = self.get(name)?.parameters.as_ref()?;
@@ -189,6 +209,11 @@ pub struct Config {
     pub limits: Limits,
     /// Id generator for calls without a model-written id.
     pub ids: IdGenerator,
+    /// XML dialects: decode character and entity references (`&lt;` → `<`)
+    /// and unwrap `<![CDATA[…]]>` sections in parameter values, recording
+    /// [`crate::RepairKind::EntityDecoded`]. Off by default: values are the
+    /// model's text as written (as DashScope, vLLM and SGLang keep them).
+    pub decode_entities: bool,
 }
 
 impl Config {
@@ -219,6 +244,12 @@ impl Config {
     /// Sets the id generator.
     pub fn with_ids(mut self, ids: IdGenerator) -> Self {
         self.ids = ids;
+        self
+    }
+
+    /// Sets [`Config::decode_entities`].
+    pub fn with_decode_entities(mut self, yes: bool) -> Self {
+        self.decode_entities = yes;
         self
     }
 }

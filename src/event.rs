@@ -169,6 +169,8 @@ repair_kinds! {
     EntityDecoded => "entity_decoded",
     /// The tool name was found inside the arguments (`{"arguments": {…, "name": "f"}`) and moved out.
     MisplacedName => "misplaced_name",
+    /// A parameter given twice in one call: the later value was dropped.
+    DuplicateKey => "duplicate_key",
     /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).
     SyntaxFix => "syntax_fix",
 }

@@ -4,8 +4,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod config;
-mod envelope;
 pub mod dialect;
+mod envelope;
 pub mod encode;
 pub mod error;
 pub mod event;
@@ -18,6 +18,7 @@ mod scan;
 pub mod sse;
 #[cfg(feature = "tokio")]
 pub mod stream;
+pub mod xml;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;

@@ -3,7 +3,9 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::config::Config;
-use crate::dialect::{self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger};
+use crate::dialect::{
+    self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger,
+};
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
 use crate::scan::{ByteFinder, Match};
 
@@ -89,8 +91,15 @@ impl Parser {
             }
         }
         let finder = ByteFinder::new(&firsts);
-        let mode = match cfg.prefill.as_deref().and_then(|p| reasoning::open_in_prefill(p.as_bytes())) {
-            Some(close) => Mode::Reasoning { close, span_start: 0 },
+        let mode = match cfg
+            .prefill
+            .as_deref()
+            .and_then(|p| reasoning::open_in_prefill(p.as_bytes()))
+        {
+            Some(close) => Mode::Reasoning {
+                close,
+                span_start: 0,
+            },
             None => Mode::Text,
         };
         Parser {
@@ -372,12 +381,11 @@ impl Parser {
         let next = match flow {
             Flow::More => {
                 if !self.em.committed {
-                    self.held.extend_from_slice(&data[i..limit]);
-                    if self.held.len() >= max_held {
-                        // Undecided for too long: give the bytes back as text.
+                    if self.held.len() + (limit - i) >= max_held {
+                        // Undecided for too long: give the bytes back as text
+                        // (`reject` joins the held bytes and `data[i..limit]`).
                         let span = Span::new(self.block_start, self.abs(limit));
-                        // `held` already has every byte up to `limit`.
-                        self.reject(data, limit, limit, Resume::Text, out);
+                        self.reject(data, i, limit, Resume::Text, out);
                         out.push(Event::Diagnostic {
                             kind: DiagnosticKind::LimitExceeded,
                             message: format!("candidate call undecided after {max_held} bytes (max_held_bytes); kept as text"),
@@ -385,6 +393,7 @@ impl Parser {
                         });
                         return Next::At(limit);
                     }
+                    self.held.extend_from_slice(&data[i..limit]);
                 }
                 Next::At(limit)
             }

@@ -117,13 +117,16 @@ impl Cursor<'_> {
         let groups = &self.finder.groups;
         if groups.len() > MAX_GROUPS {
             let t = &self.finder.table;
-            return hay[from..].iter().position(|&b| t[b as usize]).map(|p| p + from);
+            return hay[from..]
+                .iter()
+                .position(|&b| t[b as usize])
+                .map(|p| p + from);
         }
         let mut best: Option<usize> = None;
         for (g, bytes) in groups.iter().enumerate() {
             let cached_ok = self.valid_from[g] != usize::MAX
                 && self.valid_from[g] <= from
-                && self.next[g].is_none_or(|p| p >= from);
+                && self.next[g].map_or(true, |p| p >= from);
             if !cached_ok {
                 let rest = &hay[from..];
                 let hit = match bytes.len() {

@@ -72,7 +72,7 @@ proptest! {
 
     #[test]
     fn tight_limits_keep_the_contracts((input, cuts) in fragments().prop_flat_map(|i| { let n = i.len(); (Just(i), splits(n)) })) {
-        let cfg = Config::default().with_limits(Limits { max_depth: 3, max_args_bytes: 40, max_held_bytes: 64, max_token_bytes: 16 });
+        let cfg = Config::default().with_limits(Limits { max_depth: 3, max_args_bytes: 40, max_held_bytes: 64, max_token_bytes: 16, max_tag_bytes: 32 });
         let whole = run_split(&input, &[], &cfg);
         check_contracts(&input, &whole);
         let split = run_split(&input, &cuts, &cfg);

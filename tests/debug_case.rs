@@ -14,7 +14,7 @@ fn replay() {
         .collect();
     let mut cfg = toolstream::Config::default();
     if std::env::var("TS_TIGHT").is_ok() {
-        cfg = cfg.with_limits(toolstream::Limits { max_depth: 3, max_args_bytes: 40, max_held_bytes: 64, max_token_bytes: 16 });
+        cfg = cfg.with_limits(toolstream::Limits { max_depth: 3, max_args_bytes: 40, max_held_bytes: 64, max_token_bytes: 16, max_tag_bytes: 32 });
     }
     if let Ok(p) = std::env::var("TS_PREFILL") {
         cfg = cfg.with_prefill(p);

@@ -14,9 +14,28 @@
 //! repaired ([`RepairKind::MissingCloseTag`]); a closing tag that arrives
 //! inside an unfinished object closes it. A block that names no tool (prose
 //! after the tag, an empty block) is given back as text with a diagnostic.
+//!
+//! # The XML dialects that share the tag
+//!
+//! The first thing inside the tag decides how the block is read:
+//!
+//! | content starts with | read as | dialect |
+//! |---|---|---|
+//! | `{` or `[` | JSON calls (this module) | [`Dialect::Hermes`] |
+//! | `<function=` | [`super::qwen3_coder`] | [`Dialect::Qwen3Coder`] |
+//! | `<name>` | [`super::xml_emulation`] | [`Dialect::XmlEmulation`] |
+//! | `<invoke` | MiniMax-style invokes ([`super::minimax`]) | [`Dialect::MiniMaxM2`] |
+//! | an identifier (in `<tool_call>` only) | [`super::glm`] | [`Dialect::Glm`] |
+//!
+//! An XML reading is only tried when its dialect is enabled (auto mode
+//! enables all); JSON is always read.
 
 use super::json::JsonCalls;
-use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use super::xmlcalls::{Container, Start, Syntax, XmlCalls};
+use super::{
+    enabled, glm, minimax, qwen3_coder, xml_emulation, Action, Block, BlockArgs, Cx, Dialect, Flow,
+    Resume, Trigger,
+};
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
 use crate::scan::{match_lit, Match, Pattern};
@@ -39,20 +58,40 @@ pub(crate) const TRIGGERS: &[Trigger] = tag_triggers!(
     b"<tool_calls>"
 );
 
-fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
+/// Opens the block of a `<tool_call>`-like tag (shared by the dialects that
+/// use the tag).
+pub(crate) fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
     // `<tool_call>` closes with `</tool_call>`.
     let mut close = Vec::with_capacity(a.trigger.len() + 1);
     close.push(b'<');
     close.push(b'/');
     close.extend_from_slice(&a.trigger[1..]);
+    let cfg = a.cfg;
     Box::new(TagBlock {
         open: a.trigger.to_vec(),
         close,
+        trigger: a.trigger.to_vec(),
         state: State::Lead,
         jc: None,
+        xml: None,
         repairs: Vec::new(),
-        limits: a.cfg.limits.clone(),
+        limits: cfg.limits.clone(),
+        cfg: XmlUse {
+            qwen: enabled(cfg, Dialect::Qwen3Coder),
+            plain: enabled(cfg, Dialect::XmlEmulation),
+            invoke: enabled(cfg, Dialect::MiniMaxM2),
+            glm: enabled(cfg, Dialect::Glm) && a.trigger == b"<tool_call>",
+        },
     })
+}
+
+/// Which XML readings of the tag's content are enabled.
+#[derive(Clone, Copy, Debug)]
+struct XmlUse {
+    qwen: bool,
+    plain: bool,
+    invoke: bool,
+    glm: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,19 +102,98 @@ enum State {
     Json,
     /// After a value (or where the repairer stopped at a `<`).
     After,
+    /// The content is an XML dialect's, read by `xml`.
+    Xml,
 }
 
 /// A tag-delimited block of JSON calls.
 pub(crate) struct TagBlock {
     open: Vec<u8>,
     close: Vec<u8>,
+    trigger: Vec<u8>,
     state: State,
     jc: Option<JsonCalls>,
+    xml: Option<XmlCalls>,
     repairs: Vec<Repair>,
     limits: crate::config::Limits,
+    cfg: XmlUse,
 }
 
 impl TagBlock {
+    /// Hands the block to the XML engine from byte `i` of `input` on.
+    fn hand_to_xml(
+        &mut self,
+        syn: &'static Syntax,
+        start: Start,
+        commit_on_name: bool,
+        input: &[u8],
+        i: usize,
+        cx: &mut Cx<'_>,
+    ) -> Flow {
+        let container = Container::tag(&self.trigger);
+        let xml = self.xml.insert(XmlCalls::new(
+            syn,
+            Some(container),
+            start,
+            commit_on_name,
+            false,
+            cx.cfg,
+        ));
+        self.state = State::Xml;
+        let mut sub = Cx {
+            base: cx.abs(i),
+            em: &mut *cx.em,
+            cfg: cx.cfg,
+        };
+        match xml.feed(&input[i..], &mut sub) {
+            Flow::More => Flow::More,
+            Flow::Partial(n) => Flow::Partial(i + n),
+            Flow::Done(n) => Flow::Done(i + n),
+            Flow::Reject { at, then } => Flow::Reject { at: i + at, then },
+        }
+    }
+
+    /// At a `<` in the lead: an XML dialect's first tag?
+    fn xml_lead(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Option<Flow> {
+        let w = &input[i..];
+        let mut partial = false;
+        let candidates: [(bool, &[u8], &'static Syntax, Start); 3] = [
+            (
+                self.cfg.qwen,
+                b"<function=",
+                &qwen3_coder::SYNTAX,
+                Start::Lead,
+            ),
+            (
+                self.cfg.plain,
+                b"<name>",
+                &xml_emulation::SYNTAX,
+                Start::PlainLead,
+            ),
+            (self.cfg.invoke, b"<invoke", &minimax::SYNTAX, Start::Lead),
+        ];
+        for (on, lit, syn, start) in candidates {
+            if !on {
+                continue;
+            }
+            let m = match match_lit(lit, w) {
+                // `<invoke` must end its name there.
+                Match::Full(n) if lit == b"<invoke" => match w.get(n) {
+                    None => Match::Partial,
+                    Some(c) if c.is_ascii_whitespace() || *c == b'>' => Match::Full(n),
+                    Some(_) => Match::No,
+                },
+                m => m,
+            };
+            match m {
+                Match::Full(_) => return Some(self.hand_to_xml(syn, start, true, input, i, cx)),
+                Match::Partial => partial = true,
+                Match::No => {}
+            }
+        }
+        partial.then_some(Flow::Partial(i))
+    }
+
     fn end_calls(&mut self, cx: &mut Cx<'_>, end: u64) {
         let extra = std::mem::take(&mut self.repairs);
         if let Some(jc) = self.jc.as_mut() {
@@ -127,11 +245,36 @@ impl TagBlock {
 
 impl Block for TagBlock {
     fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
+        if let Some(xml) = self.xml.as_mut() {
+            return xml.feed(input, cx);
+        }
         let mut i = 0;
         while i < input.len() {
             match self.state {
+                State::Xml => {
+                    return Flow::Reject {
+                        at: i,
+                        then: Resume::Text,
+                    }
+                }
                 State::Lead | State::After => {
                     let b = input[i];
+                    if self.state == State::Lead {
+                        if b == b'<' {
+                            if let Some(flow) = self.xml_lead(input, i, cx) {
+                                return flow;
+                            }
+                        } else if self.cfg.glm && glm_name_start(b) {
+                            return self.hand_to_xml(
+                                &glm::SYNTAX,
+                                Start::GlmName,
+                                false,
+                                input,
+                                i,
+                                cx,
+                            );
+                        }
+                    }
                     match b {
                         b' ' | b'\t' | b'\n' | b'\r' => i += 1,
                         b'<' => match match_lit(&self.close, &input[i..]) {
@@ -219,6 +362,9 @@ impl Block for TagBlock {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        if let Some(xml) = self.xml.as_mut() {
+            return xml.finish(cx);
+        }
         let Some(jc) = self.jc.as_mut() else {
             return false;
         };
@@ -239,4 +385,9 @@ impl Block for TagBlock {
         self.end_calls(cx, end);
         true
     }
+}
+
+/// Bytes a GLM tool name can start with.
+fn glm_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
 }

@@ -162,10 +162,11 @@ impl JsonCalls {
 
     /// True when some call has a name and arguments, or names a known tool.
     pub(crate) fn confirmed(&self, cx: &Cx<'_>) -> bool {
-        self.router
-            .calls
-            .iter()
-            .any(|c| c.name.as_deref().is_some_and(|n| c.has_args || cx.known_tool(n)))
+        self.router.calls.iter().any(|c| {
+            c.name
+                .as_deref()
+                .is_some_and(|n| c.has_args || cx.known_tool(n))
+        })
     }
 
     /// For calls that never got a name: a model that forgot to close its
@@ -291,7 +292,11 @@ impl JsonCalls {
         for (i, &k) in started.iter().enumerate() {
             let last = i + 1 == started.len();
             let e = if last { end } else { self.router.calls[k].end };
-            let x = if last { extra.take().unwrap_or_default() } else { Vec::new() };
+            let x = if last {
+                extra.take().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             self.end_one(k, cx, e, x);
         }
     }
@@ -510,7 +515,8 @@ impl Block for Fence {
                     if b.is_ascii_whitespace() {
                         i += 1;
                     } else if b == b'{' || b == b'[' {
-                        self.jc = Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
+                        self.jc =
+                            Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {

@@ -11,6 +11,59 @@
 //! that turns out not to be a call *rejects*, and its bytes become text. Every
 //! decision is made at a fixed byte of the input, so the outcome never depends
 //! on how the input was chunked.
+//!
+//! # The XML dialects
+//!
+//! [`Dialect::Qwen3Coder`], [`Dialect::SeedOss`], [`Dialect::XmlEmulation`],
+//! [`Dialect::Glm`], [`Dialect::MiniMaxM2`], [`Dialect::DeepSeekDsml`],
+//! [`Dialect::Step3`] and [`Dialect::MorphXml`] write argument values as raw
+//! text between tags. One streaming engine reads them all (its tag lexer is
+//! [`crate::xml`]) and writes the arguments JSON `{"k": v, …}` itself.
+//!
+//! **Streaming.** A string value is emitted as JSON-escaped
+//! [`crate::Event::ToolArgs`] deltas as it arrives (`{"location": "Hang` …
+//! `zhou"`). Only bytes that may still be markup are held back: a `<` that can
+//! become one of the dialect's own tags (until it cannot), the blanks and tag
+//! after a closing tag (to decide whether it closes), a trailing newline the
+//! dialect strips, a partial `&…;` when decoding, a split UTF-8 character.
+//!
+//! **Delimiters inside values.** A value's closing tag (`</parameter>`,
+//! `</arg_value>`, `</k>`) closes it only when what follows, after blanks, is
+//! markup that may come next: another parameter (declared by the tool's
+//! schema, when known), the invoke's or container's closing tag, the next call,
+//! or the end of the input. Otherwise it is content, so a file body holding
+//! `</parameter>` survives. A missing closing tag is inferred
+//! ([`crate::RepairKind::MissingCloseTag`]) before: a new parameter the schema
+//! declares and the call has not had (without a schema: one the call has not
+//! had, on a new line); the invoke's closing tag followed by the container's
+//! close, the next call or the end; the container's closing tag followed by
+//! the next call or the end. A `<tool_call>` / invoke opened inside a value is
+//! a nested example up to its matching close. CDATA is content. Entities stay
+//! literal unless [`crate::Config::decode_entities`] is set.
+//!
+//! **Whitespace.** Qwen3-Coder and Seed-OSS drop exactly one leading and one
+//! trailing newline of a value; MiniMax and the XML emulations trim
+//! surrounding whitespace; GLM, DSML and Step-3 keep values exactly.
+//!
+//! **Typing.** With the tool's schema ([`crate::Config::tools`]): `string`
+//! stays a string even when it looks like a number; `integer` / `number` /
+//! `boolean` / `null` are coerced (`"20"` or `20.0` → `20`, `True` → `true`);
+//! `object` / `array` values are streamed through the JSON repairer. DSML's
+//! `string="true"` is a string, `string="false"` JSON. Without a schema, a
+//! value that is entirely a JSON number, literal, object or array is that,
+//! anything else a string. A value that may still become a number cannot be
+//! streamed as a string before that is known, so it is held: a scalar-typed
+//! one up to 64 bytes, an untyped one while it is still strict JSON (at most
+//! [`crate::Limits::max_token_bytes`], after which it is committed to JSON and
+//! streamed); the first byte that shows it is not JSON starts streaming it as
+//! a string. Conversions that change what the model wrote are recorded as
+//! [`crate::RepairKind::TypeCoercion`].
+//!
+//! **Failures.** A block that turns out not to be a call is text, with a
+//! [`crate::DiagnosticKind::UnparseableBlock`] diagnostic when its opening tag
+//! was the dialect's own, and parsing resumes after it. A call cut off by the
+//! end of the input ends with `truncated: true`; one cut by
+//! [`crate::Limits::max_args_bytes`] at that exact input byte.
 
 use crate::config::Config;
 use crate::error::UnknownDialect;
@@ -20,6 +73,16 @@ use crate::scan::Pattern;
 pub(crate) mod hermes;
 pub(crate) mod json;
 pub(crate) mod reasoning;
+// XML family.
+pub(crate) mod dsml;
+pub(crate) mod glm;
+pub(crate) mod minimax;
+pub(crate) mod morph_xml;
+pub(crate) mod qwen3_coder;
+pub(crate) mod seed_oss;
+pub(crate) mod step3;
+pub(crate) mod xml_emulation;
+pub(crate) mod xmlcalls;
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,17 +95,56 @@ pub enum Dialect {
     /// Hermes / Qwen2.5 / Qwen3 `<tool_call>{…}</tool_call>` and the tag
     /// variants `<tool_use>`, `<function_call>`, `<tools>`, `<tool_calls>`.
     Hermes,
+    // --- XML family -------------------------------------------------------
+    /// Qwen3-Coder / Qwen3.5+ XML: `<tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>`,
+    /// also without the `<tool_call>` wrapper.
+    Qwen3Coder,
+    /// ByteDance Seed-OSS: Qwen3-Coder's syntax in `<seed:tool_call>`.
+    SeedOss,
+    /// Plain XML emulation: `<tool_call><name>NAME</name><arguments><k>v</k></arguments></tool_call>`.
+    XmlEmulation,
+    /// GLM-4.5 / 4.6 / 4.7 / 5: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>`.
+    Glm,
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="F"><parameter name="k">v</parameter></invoke></minimax:tool_call>`.
+    MiniMaxM2,
+    /// DeepSeek V3.2 / V4 DSML: `<｜DSML｜function_calls>` / `<｜DSML｜tool_calls>` with `<｜DSML｜invoke>`.
+    DeepSeekDsml,
+    /// StepFun Step-3: `<｜tool_calls_begin｜>…<steptml:invoke name="F">…`.
+    Step3,
+    /// AI SDK morph-xml: `<TOOL_NAME><arg>v</arg></TOOL_NAME>`, only for known tools.
+    MorphXml,
 }
 
 impl Dialect {
     /// Every dialect.
-    pub const ALL: &'static [Dialect] = &[Dialect::Json, Dialect::Hermes];
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::Json,
+        Dialect::Hermes,
+        // XML family.
+        Dialect::Qwen3Coder,
+        Dialect::SeedOss,
+        Dialect::XmlEmulation,
+        Dialect::Glm,
+        Dialect::MiniMaxM2,
+        Dialect::DeepSeekDsml,
+        Dialect::Step3,
+        Dialect::MorphXml,
+    ];
 
     /// The dialect's CLI name.
     pub const fn name(self) -> &'static str {
         match self {
             Dialect::Json => "json",
             Dialect::Hermes => "hermes",
+            // XML family.
+            Dialect::Qwen3Coder => "qwen3_coder",
+            Dialect::SeedOss => "seed_oss",
+            Dialect::XmlEmulation => "xml",
+            Dialect::Glm => "glm",
+            Dialect::MiniMaxM2 => "minimax_m2",
+            Dialect::DeepSeekDsml => "deepseek_dsml",
+            Dialect::Step3 => "step3",
+            Dialect::MorphXml => "morph_xml",
         }
     }
 
@@ -56,6 +158,20 @@ impl Dialect {
             .or(match norm.as_str() {
                 "qwen" | "qwen25" | "qwen2_5" | "nous" | "hermes2" => Some(Dialect::Hermes),
                 "json_bare" | "json_fenced" | "generic" | "emulation" => Some(Dialect::Json),
+                // XML family.
+                "qwen3_xml" | "qwen3coder" | "qwen35" | "qwen3_5" | "qwen3.5" | "qwen3_6"
+                | "step3p5" | "nemotron_nano" => Some(Dialect::Qwen3Coder),
+                "seed" | "seedoss" => Some(Dialect::SeedOss),
+                "xml_emulation" | "plain_xml" | "xml_generic" => Some(Dialect::XmlEmulation),
+                "glm45" | "glm4_5" | "glm46" | "glm4_6" | "glm47" | "glm4_7" | "glm5"
+                | "glm4_moe" => Some(Dialect::Glm),
+                "minimax" | "minimax_m2_1" | "minimax_m2_5" | "minimax_m2_7" | "minimax_m2.5" => {
+                    Some(Dialect::MiniMaxM2)
+                }
+                "dsml" | "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4"
+                | "deepseekv4" => Some(Dialect::DeepSeekDsml),
+                "steptml" | "step_3" => Some(Dialect::Step3),
+                "morphxml" | "morph" => Some(Dialect::MorphXml),
                 _ => None,
             })
             .ok_or_else(|| UnknownDialect(name.to_owned()))
@@ -65,6 +181,15 @@ impl Dialect {
         match self {
             Dialect::Json => json::TRIGGERS,
             Dialect::Hermes => hermes::TRIGGERS,
+            // XML family.
+            Dialect::Qwen3Coder => qwen3_coder::TRIGGERS,
+            Dialect::SeedOss => seed_oss::TRIGGERS,
+            Dialect::XmlEmulation => xml_emulation::TRIGGERS,
+            Dialect::Glm => glm::TRIGGERS,
+            Dialect::MiniMaxM2 => minimax::TRIGGERS,
+            Dialect::DeepSeekDsml => dsml::TRIGGERS,
+            Dialect::Step3 => step3::TRIGGERS,
+            Dialect::MorphXml => morph_xml::TRIGGERS,
         }
     }
 }
@@ -176,8 +301,11 @@ impl Emitter {
         self.ended = 0;
     }
 
+    /// The block is not a call: its events are dropped, except diagnostics
+    /// (which say why its bytes became text).
     pub(crate) fn reject(&mut self) {
-        self.pending.clear();
+        self.pending
+            .retain(|e| matches!(e, Event::Diagnostic { .. }));
         self.next_index = self.first_index;
         self.locals.clear();
         self.ended = 0;
@@ -205,7 +333,10 @@ impl Cx<'_> {
 
     /// True when the tool list is known and has a tool called `name`.
     pub(crate) fn known_tool(&self, name: &str) -> bool {
-        self.cfg.tools.as_ref().is_some_and(|t| t.get(name).is_some())
+        self.cfg
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.get(name).is_some())
     }
 
     /// The block is a call: its held events and bytes are released.
@@ -251,7 +382,14 @@ impl Cx<'_> {
 
     /// Ends a started call; its span runs from the end of the previous call
     /// (or the block's start) to `end`.
-    pub(crate) fn end(&mut self, local: usize, end: u64, arguments: String, repairs: Vec<Repair>, truncated: bool) {
+    pub(crate) fn end(
+        &mut self,
+        local: usize,
+        end: u64,
+        arguments: String,
+        repairs: Vec<Repair>,
+        truncated: bool,
+    ) {
         let l = &self.em.locals[local];
         let start = self.em.span_cursor;
         let end = end.max(start);
@@ -280,10 +418,19 @@ impl Cx<'_> {
     }
 }
 
+/// True when `d` is among the configured dialects (or all are, in auto mode).
+pub(crate) fn enabled(cfg: &Config, d: Dialect) -> bool {
+    cfg.dialects.is_empty() || cfg.dialects.contains(&d)
+}
+
 /// The triggers of a set of dialects (empty: all), reasoning first.
 pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
     let mut out: Vec<Trigger> = reasoning::TRIGGERS.to_vec();
-    let set: &[Dialect] = if dialects.is_empty() { Dialect::ALL } else { dialects };
+    let set: &[Dialect] = if dialects.is_empty() {
+        Dialect::ALL
+    } else {
+        dialects
+    };
     for d in set {
         out.extend_from_slice(d.triggers());
     }

@@ -1,14 +1,19 @@
 //! Reasoning blocks: the THINKING channel.
 //!
-//! `<think>…</think>` (DeepSeek-R1, Qwen3, QwQ, GLM, MiniMax, …) and
-//! `<thinking>…</thinking>`. Calls written inside reasoning are never
-//! extracted: the parser does not look for triggers there.
+//! `<think>…</think>` (DeepSeek-R1, Qwen3, QwQ, GLM, MiniMax, …),
+//! `<thinking>…</thinking>` and Seed-OSS's `<seed:think>…</seed:think>`.
+//! Calls written inside reasoning are never extracted: the parser does not
+//! look for triggers there.
 
 use super::{Action, Trigger};
 use crate::scan::Pattern;
 
 /// Opening and closing tags of every reasoning convention recognised in text.
-pub(crate) const TAGS: &[(&[u8], &[u8])] = &[(b"<think>", b"</think>"), (b"<thinking>", b"</thinking>")];
+pub(crate) const TAGS: &[(&[u8], &[u8])] = &[
+    (b"<think>", b"</think>"),
+    (b"<thinking>", b"</thinking>"),
+    (b"<seed:think>", b"</seed:think>"),
+];
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
@@ -21,6 +26,12 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             close: b"</thinking>",
         },
     },
+    Trigger {
+        pattern: Pattern::Lit(b"<seed:think>"),
+        action: Action::Reasoning {
+            close: b"</seed:think>",
+        },
+    },
 ];
 
 /// If `prefill` (the prompt's tail) leaves a reasoning block open, the tag that closes it.
@@ -29,7 +40,7 @@ pub(crate) fn open_in_prefill(prefill: &[u8]) -> Option<&'static [u8]> {
     for (open, close) in TAGS {
         if let Some(p) = memchr::memmem::rfind(prefill, open) {
             let after = &prefill[p + open.len()..];
-            if memchr::memmem::find(after, close).is_none() && best.is_none_or(|(b, _)| p > b) {
+            if memchr::memmem::find(after, close).is_none() && best.map_or(true, |(b, _)| p > b) {
                 best = Some((p, close));
             }
         }
@@ -43,8 +54,15 @@ mod tests {
 
     #[test]
     fn prefill() {
-        assert_eq!(open_in_prefill(b"<|im_start|>assistant\n<think>\n"), Some(&b"</think>"[..]));
+        assert_eq!(
+            open_in_prefill(b"<|im_start|>assistant\n<think>\n"),
+            Some(&b"</think>"[..])
+        );
         assert_eq!(open_in_prefill(b"<think>\n\n</think>\n\n"), None);
         assert_eq!(open_in_prefill(b"assistant\n"), None);
+        assert_eq!(
+            open_in_prefill(b"<seed:think>"),
+            Some(&b"</seed:think>"[..])
+        );
     }
 }

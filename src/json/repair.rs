@@ -520,12 +520,12 @@ impl Repairer {
                 self.key_len = 0;
                 self.repair(RepairKind::DroppedKey, at);
             }
-            Pos::Value if !self.stack.is_empty() => {
-                if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() {
-                    // `{"a":` — a value cut off after its colon.
-                    self.repair(RepairKind::MissingValue, at);
-                    self.scalar(sink, ValueKind::Literal, b"null");
-                }
+            Pos::Value
+                if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() =>
+            {
+                // `{"a":` — a value cut off after its colon.
+                self.repair(RepairKind::MissingValue, at);
+                self.scalar(sink, ValueKind::Literal, b"null");
             }
             _ => {}
         }
@@ -1074,7 +1074,10 @@ impl Repairer {
             }
             .unwrap_or(input.len());
             let run = &input[..end];
-            let plain = run.iter().position(|&c| !PLAIN[c as usize]).unwrap_or(run.len());
+            let plain = run
+                .iter()
+                .position(|&c| !PLAIN[c as usize])
+                .unwrap_or(run.len());
             self.out(s.key, sink, &run[..plain]);
             return Step::Consumed(plain);
         }
@@ -1302,7 +1305,12 @@ impl Repairer {
         self.quote_ws.clear();
     }
 
-    fn string_escape<S: Sink + ?Sized>(&mut self, mut s: StrLex, input: &[u8], sink: &mut S) -> Step {
+    fn string_escape<S: Sink + ?Sized>(
+        &mut self,
+        mut s: StrLex,
+        input: &[u8],
+        sink: &mut S,
+    ) -> Step {
         let b = input[0];
         let at = self.offset;
         match s.esc {
@@ -1387,7 +1395,12 @@ impl Repairer {
     }
 
     /// `esc_buf` holds a complete `\uXXXX`: write it or wait for a low surrogate.
-    fn finish_unicode<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S, consumed: usize) -> Step {
+    fn finish_unicode<S: Sink + ?Sized>(
+        &mut self,
+        mut s: StrLex,
+        sink: &mut S,
+        consumed: usize,
+    ) -> Step {
         let unit = hex4(&self.esc_buf[2..6]);
         if (0xD800..0xDC00).contains(&unit) {
             s.esc = Esc::LowSurrogate;
@@ -1477,7 +1490,12 @@ impl Repairer {
 
     /// Starts a bare token with `prefix` already read (at `start`). Returns the
     /// step for the current byte, or None if the current byte is to be re-read.
-    fn begin_bare<S: Sink + ?Sized>(&mut self, prefix: &[u8], start: u64, sink: &mut S) -> Option<Step> {
+    fn begin_bare<S: Sink + ?Sized>(
+        &mut self,
+        prefix: &[u8],
+        start: u64,
+        sink: &mut S,
+    ) -> Option<Step> {
         let in_obj = self.stack.last().map(|f| f.kind) == Some(Kind::Obj);
         let key = in_obj && matches!(self.pos, Pos::ObjKey | Pos::AfterValue);
         if key {
@@ -1510,7 +1528,10 @@ impl Repairer {
     fn lex_bare<S: Sink + ?Sized>(&mut self, mut t: BareLex, input: &[u8], sink: &mut S) -> Step {
         let b = input[0];
         let delimiter = if t.key {
-            matches!(b, b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' | b'"')
+            matches!(
+                b,
+                b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' | b'"'
+            )
         } else {
             matches!(b, b',' | b'}' | b']' | b')' | b'\n' | b'\r')
         };
@@ -1521,7 +1542,10 @@ impl Repairer {
         }
         self.lt_once = false;
         if b == b' ' || b == b'\t' {
-            let n = input.iter().position(|&c| c != b' ' && c != b'\t').unwrap_or(input.len());
+            let n = input
+                .iter()
+                .position(|&c| c != b' ' && c != b'\t')
+                .unwrap_or(input.len());
             if !t.streaming && !t.key && self.closed_shape() {
                 // `1 2`, `true ]`: a number or literal ends at whitespace.
                 self.end_bare(t, sink, false);
@@ -1561,7 +1585,23 @@ impl Repairer {
         let n = input
             .iter()
             .position(|&c| {
-                matches!(c, b',' | b'}' | b']' | b')' | b'\n' | b'\r' | b' ' | b'\t' | b':' | b'=' | b'"' | b'<' | b'/' | b'{' | b'[')
+                matches!(
+                    c,
+                    b',' | b'}'
+                        | b']'
+                        | b')'
+                        | b'\n'
+                        | b'\r'
+                        | b' '
+                        | b'\t'
+                        | b':'
+                        | b'='
+                        | b'"'
+                        | b'<'
+                        | b'/'
+                        | b'{'
+                        | b'['
+                )
             })
             .unwrap_or(input.len())
             .max(1);
@@ -1628,7 +1668,10 @@ impl Repairer {
     fn write_escaped<S: Sink + ?Sized>(&mut self, bytes: &[u8], sink: &mut S) {
         let mut rest = bytes;
         while !rest.is_empty() {
-            let plain = rest.iter().position(|&c| !PLAIN[c as usize]).unwrap_or(rest.len());
+            let plain = rest
+                .iter()
+                .position(|&c| !PLAIN[c as usize])
+                .unwrap_or(rest.len());
             if plain > 0 {
                 sink.write(&rest[..plain]);
                 rest = &rest[plain..];
@@ -1742,7 +1785,10 @@ impl Repairer {
                 return;
             }
         }
-        if tok.iter().all(|c| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E')) {
+        if tok
+            .iter()
+            .all(|c| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E'))
+        {
             match repair_number(tok, eof) {
                 NumberFix::Number(n, kind) => {
                     self.repair(kind, start);
@@ -1761,7 +1807,8 @@ impl Repairer {
                 NumberFix::Nothing => {
                     // `...`, `-`, `+`: no value here (an ellipsis or a cut-off sign).
                     self.repair(RepairKind::TrailingGarbage, start);
-                    if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() {
+                    if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none()
+                    {
                         self.repair(RepairKind::MissingValue, start);
                         self.scalar(sink, ValueKind::Literal, b"null");
                     } else if self.stack.is_empty() {
@@ -1909,7 +1956,9 @@ fn repair_number(tok: &[u8], eof: bool) -> NumberFix {
         Some(p) => (&mant[..p], Some(&mant[p + 1..])),
         None => (mant, None),
     };
-    if !int.iter().all(u8::is_ascii_digit) || frac.is_some_and(|f| !f.iter().all(u8::is_ascii_digit)) {
+    if !int.iter().all(u8::is_ascii_digit)
+        || frac.is_some_and(|f| !f.iter().all(u8::is_ascii_digit))
+    {
         return NumberFix::NotANumber;
     }
     if int.len() > 1 && int[0] == b'0' {
@@ -1918,7 +1967,10 @@ fn repair_number(tok: &[u8], eof: bool) -> NumberFix {
     let exp_ok = match exp {
         None => None,
         Some(e) => {
-            let digits = e.strip_prefix(b"+").or_else(|| e.strip_prefix(b"-")).unwrap_or(e);
+            let digits = e
+                .strip_prefix(b"+")
+                .or_else(|| e.strip_prefix(b"-"))
+                .unwrap_or(e);
             if digits.is_empty() {
                 Some(false)
             } else if digits.iter().all(u8::is_ascii_digit) {

@@ -1,5 +1,5 @@
 //! Shared checks of the parser's contracts, used by every test suite.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use toolstream::{Config, Event, Parsed, Parser, ToolCall};
 
@@ -53,7 +53,12 @@ pub(crate) fn check_contracts(input: &[u8], events: &[Event]) {
     let mut pos = 0u64;
     for e in events.iter().filter(|e| e.is_tiling()) {
         let s = e.span();
-        assert_eq!(s.start, pos, "gap or overlap before {e:?} in {:?}", String::from_utf8_lossy(input));
+        assert_eq!(
+            s.start,
+            pos,
+            "gap or overlap before {e:?} in {:?}",
+            String::from_utf8_lossy(input)
+        );
         assert!(s.end >= s.start);
         pos = s.end;
         let raw = &input[s.start as usize..s.end as usize];
@@ -68,7 +73,12 @@ pub(crate) fn check_contracts(input: &[u8], events: &[Event]) {
             _ => {}
         }
     }
-    assert_eq!(pos, input.len() as u64, "spans do not cover the input {:?}", String::from_utf8_lossy(input));
+    assert_eq!(
+        pos,
+        input.len() as u64,
+        "spans do not cover the input {:?}",
+        String::from_utf8_lossy(input)
+    );
     // Calls: start, deltas, end; deltas add up to valid JSON object arguments.
     let mut next_index = 0;
     let mut open: Option<(usize, Vec<u8>)> = None;
@@ -114,8 +124,16 @@ pub(crate) fn check_all(input: &[u8], cfg: &Config) -> Parsed {
         check_contracts(input, &ev);
         let got = summary(&ev);
         assert_eq!(
-            (String::from_utf8_lossy(&got.0), String::from_utf8_lossy(&got.1), &got.2),
-            (String::from_utf8_lossy(&want.0), String::from_utf8_lossy(&want.1), &want.2),
+            (
+                String::from_utf8_lossy(&got.0),
+                String::from_utf8_lossy(&got.1),
+                &got.2
+            ),
+            (
+                String::from_utf8_lossy(&want.0),
+                String::from_utf8_lossy(&want.1),
+                &want.2
+            ),
             "chunk size {n} differs for {:?}",
             String::from_utf8_lossy(input)
         );

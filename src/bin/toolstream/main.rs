@@ -84,6 +84,9 @@ struct LimitArgs {
     /// Maximum size of one held token (key, number, bare word).
     #[arg(long)]
     max_token_bytes: Option<usize>,
+    /// Maximum length of one markup tag of the XML dialects.
+    #[arg(long)]
+    max_tag_bytes: Option<usize>,
 }
 
 impl LimitArgs {
@@ -99,6 +102,9 @@ impl LimitArgs {
         }
         if let Some(v) = self.max_token_bytes {
             l.max_token_bytes = v;
+        }
+        if let Some(v) = self.max_tag_bytes {
+            l.max_tag_bytes = v;
         }
         l
     }

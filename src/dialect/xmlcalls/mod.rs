@@ -1,0 +1,1659 @@
+//! The streaming engine shared by the XML-family dialects.
+//!
+//! Every XML dialect writes a call the same way, with different tags: an
+//! optional container (`<tool_call>`, `<minimax:tool_call>`,
+//! `<｜DSML｜function_calls>`, …), one or more *invokes* naming the tool
+//! (`<function=NAME>`, `<invoke name="NAME">`, GLM's bare `NAME`, the plain
+//! emulation's `<name>NAME</name>`, morph-xml's `<NAME>`), and *parameters*
+//! whose values are raw text (`<parameter=k>v</parameter>`,
+//! `<arg_key>k</arg_key><arg_value>v</arg_value>`, `<k>v</k>`). A [`Syntax`]
+//! names a dialect's tags; [`XmlCalls`] reads any of them and writes the
+//! arguments JSON `{"k": v, …}` as the values arrive ([`value`] has the
+//! typing and whitespace rules).
+//!
+//! # States
+//!
+//! | state          | reads                              | leaves on |
+//! |----------------|------------------------------------|-----------|
+//! | `Lead`         | blanks, wrapper tags (Step-3)      | an invoke → `Invoke` |
+//! | `FnName`       | the name after a bare `<function=` | `>` → `Invoke` |
+//! | `GlmName`      | GLM's bare tool name               | a blank, `<` or `{` → `Invoke` |
+//! | `PlainLead` / `PlainName` / `PlainAfterName` | `<name>NAME</name>` | `<arguments>` → `Invoke` |
+//! | `Invoke`       | blanks between parameters          | a parameter → `Value`; the invoke's close → `AfterInvoke` or done |
+//! | `GlmKey` / `GlmAfterKey` | `<arg_key>K</arg_key>`   | `<arg_value>` → `Value` |
+//! | `Value`        | a value's content                  | its closing tag → `Invoke` |
+//! | `Body`         | a JSON object instead of parameters (`<function=f>{…}</function>`) | the object's end → `Invoke` |
+//! | `AfterInvoke`  | blanks between invokes             | another invoke, or the container's close |
+//!
+//! # Deciding what a tag in a value is
+//!
+//! Values are raw text, so a `<` in a value may be content (`a < b`, `<b>`,
+//! a file that holds `</parameter>`) or markup. Only a `<` that can still
+//! become one of the dialect's own tags is held back (the parser re-feeds
+//! the held window with the next chunk: [`Flow::Partial`]); any other `<` is
+//! content at once. The rules, each decided at a fixed byte:
+//!
+//! * **The value's closing tag** (`</parameter>`, `</arg_value>`, `</k>`)
+//!   closes it only if what follows it, after blanks, is markup that can
+//!   come next: another parameter (one the tool's schema declares, when the
+//!   schema is known), the invoke's or the container's closing tag, the next
+//!   invoke, or the end of the input. Followed by anything else (`"`, text,
+//!   another tag) it is content.
+//! * **A missing closing tag** is repaired ([`RepairKind::MissingCloseTag`])
+//!   when the value is followed by: a new parameter the schema declares and
+//!   the call has not had yet (without a schema: one the call has not had,
+//!   starting a line; GLM's `<arg_key>` always); the invoke's closing tag
+//!   followed by the container's close, the next invoke or the end; the
+//!   container's closing tag followed by the next call or the end.
+//! * **Nested calls**: a `<tool_call>` / invoke opening tag inside a value
+//!   opens a nested example; tags up to its matching close are content.
+//! * **CDATA**: `<![CDATA[…]]>` is content (its markers too, unless
+//!   [`crate::Config::decode_entities`] is on); no tag inside it is markup.
+//! * The blank run looked at after a closing tag is bounded by
+//!   [`crate::Limits::max_tag_bytes`]; past that the tag closes.
+//!
+//! # Commits, rejects, truncation
+//!
+//! A block whose opening markup is unambiguous (`<tool_call>` + an invoke,
+//! `<minimax:tool_call>`, `<seed:tool_call>`, DSML, Step-3) commits when the
+//! tool name is known. A bare `<function=NAME>`, GLM's `NAME` and morph-xml's
+//! `<NAME>` commit only when a parameter, the invoke's close or a JSON body
+//! follows (at the end of the input: when the name is a known tool, or GLM's
+//! name was followed by a newline). Before that, anything unexpected
+//! gives the block back as text ([`Flow::Reject`], with a diagnostic for
+//! container dialects). After it, unexpected text or a foreign tag ends the
+//! block there (the container's close is recorded as missing) and parsing
+//! resumes on it. At the end of the input every open value, parameter and
+//! invoke is closed; a call whose invoke was not closed is `truncated`.
+//! Arguments are cut when the call's input reaches
+//! [`crate::Limits::max_args_bytes`] (at that exact byte, so the result does
+//! not depend on chunking).
+
+pub(crate) mod value;
+
+use std::sync::Arc;
+
+use super::{Cx, Flow, Resume};
+use crate::config::{Limits, Tools};
+use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
+use crate::json::{Repairer, Status};
+use crate::scan::{match_lit, Match};
+use crate::xml::{
+    is_name_start, match_tag_start, Tag, TagScan, TagScanner, CDATA_CLOSE, CDATA_OPEN,
+};
+use value::{json_string, Ty, Value, Ws};
+
+/// How a dialect names tools and parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Family {
+    /// `<function=NAME>` / `<parameter=K>` (Qwen3-Coder, Seed-OSS).
+    Qwen,
+    /// `<INVOKE name="NAME">` / `<PARAM name="K">` (MiniMax, DSML, Step-3).
+    Invoke,
+    /// `NAME` then `<arg_key>K</arg_key><arg_value>V</arg_value>` (GLM).
+    Glm,
+    /// `<name>NAME</name><arguments><K>V</K></arguments>` (XML emulation).
+    Plain,
+    /// `<NAME><K>V</K></NAME>` (AI SDK morph-xml).
+    Morph,
+}
+
+/// A dialect's tags.
+#[derive(Debug)]
+pub(crate) struct Syntax {
+    /// Shown in diagnostics.
+    pub label: &'static str,
+    pub family: Family,
+    /// The invoke tag's name (`function`, `invoke`, `｜DSML｜invoke`).
+    pub invoke: &'static [u8],
+    /// The parameter tag's name.
+    pub param: &'static [u8],
+    pub ws: Ws,
+    /// Tags skipped between invokes (Step-3's per-call wrappers).
+    pub skip_tags: &'static [&'static [u8]],
+    /// Words skipped between invokes (Step-3's `function`).
+    pub skip_words: &'static [&'static [u8]],
+    /// Opening tags that start a new call in this family (nesting inside
+    /// values, and what may follow a closing tag).
+    pub openers: &'static [&'static [u8]],
+    /// The parameter tag carries DSML's `string="true|false"`.
+    pub string_attr: bool,
+}
+
+/// A container around the invokes.
+#[derive(Clone, Debug)]
+pub(crate) struct Container {
+    /// Name of the opening tag (`tool_call`).
+    pub open: Vec<u8>,
+    /// Name of the closing tag, and whether it is written `</name>` (else `<name>`).
+    pub close: Vec<u8>,
+    pub close_slash: bool,
+}
+
+impl Container {
+    /// The container of a tag opened by `<NAME>` and closed by `</NAME>`.
+    pub(crate) fn tag(open_trigger: &[u8]) -> Container {
+        let name = open_trigger
+            .strip_prefix(b"<")
+            .and_then(|n| n.strip_suffix(b">"))
+            .unwrap_or(open_trigger)
+            .to_vec();
+        Container {
+            open: name.clone(),
+            close: name,
+            close_slash: true,
+        }
+    }
+}
+
+/// Where the engine starts.
+#[derive(Clone, Debug)]
+pub(crate) enum Start {
+    /// Inside a container, before the first invoke.
+    Lead,
+    /// After a bare `<function=` (consumed): the name follows.
+    FnName,
+    /// GLM: the tool name follows.
+    GlmName,
+    /// XML emulation: `<name>` follows.
+    PlainLead,
+    /// morph-xml: the invoke `<NAME>` was consumed.
+    Morph(Vec<u8>),
+    /// Not a call at all (morph-xml trigger for an unknown tool).
+    Reject,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Lead,
+    FnName,
+    GlmName,
+    PlainLead,
+    PlainName,
+    PlainAfterName,
+    Invoke,
+    GlmKey,
+    GlmAfterKey,
+    Value,
+    Body,
+    AfterInvoke,
+    Reject,
+}
+
+/// What a tag is, in the dialect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    ContainerOpen,
+    ContainerClose,
+    InvokeOpen,
+    InvokeClose,
+    ParamOpen,
+    ParamClose,
+    /// GLM `<arg_key>`.
+    KeyOpen,
+    /// GLM `<arg_value>`.
+    ValueOpen,
+    /// XML emulation `<name>`.
+    NameOpen,
+    /// XML emulation `<arguments>`.
+    ArgsOpen,
+    Skip,
+    Other,
+}
+
+/// Argument wrapper tags of the XML emulation.
+const ARGS_TAGS: &[&[u8]] = &[b"arguments", b"parameters", b"args", b"input", b"params"];
+
+/// Longest GLM / emulation tool name.
+const MAX_NAME: usize = 256;
+
+/// Progress on the `<` at the start of the current window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Nothing looked at yet.
+    Fresh,
+    /// Scanning a tag (with `scan`).
+    Tag,
+    /// Value state: a closing tag of kind `cand`, `len` bytes long, was
+    /// found; blanks up to `ws_end` were skipped; the follower is scanned
+    /// with `follow`.
+    Follow {
+        cand: Kind,
+        len: usize,
+        ws_end: usize,
+    },
+    /// Value state, inside CDATA: the window holds `n` bytes of `]` that may
+    /// start `]]>`.
+    CdataEnd(usize),
+}
+
+/// The current call.
+#[derive(Debug)]
+struct Call {
+    local: usize,
+    name: String,
+    /// Arguments JSON written so far, and how much of it was emitted.
+    out: Vec<u8>,
+    emitted: usize,
+    /// `{` written.
+    open: bool,
+    seen: Vec<String>,
+    value: Option<Value>,
+    /// The open value's parameter is a duplicate: its content is dropped.
+    discard: bool,
+    /// The open value's parameter name (emulation and morph-xml close tags).
+    param: Vec<u8>,
+    /// GLM key waiting for its value.
+    key: Option<String>,
+    body: Option<Box<Repairer>>,
+    /// The arguments are a JSON object (`body`), not parameters.
+    json_body: bool,
+    repairs: Vec<Repair>,
+    /// The invoke's closing tag (or what stands for it) was seen; the call
+    /// waits for its end event.
+    closed: bool,
+    /// Where the invoke's close ended.
+    closed_at: u64,
+    /// The input position where the arguments get cut.
+    cut_at: u64,
+    /// The tool's parameter schema is known.
+    schema: bool,
+}
+
+/// Reads the calls of one block of an XML dialect.
+pub(crate) struct XmlCalls {
+    syn: &'static Syntax,
+    container: Option<Container>,
+    /// Commit as soon as an invoke names a tool (unambiguous openers).
+    commit_on_name: bool,
+    /// A rejected block gets a diagnostic (its opening tag is the dialect's own).
+    diag: bool,
+    /// Some of the dialect's markup was read (a rejected block gets a diagnostic).
+    saw_markup: bool,
+    st: St,
+    phase: Phase,
+    scan: TagScanner,
+    follow: TagScanner,
+    call: Option<Call>,
+    /// Calls started in this block.
+    started: usize,
+    /// Text being collected (GLM name / key, emulation name, Step-3 word).
+    word: Vec<u8>,
+    /// morph-xml: the tool tag's name.
+    morph: Vec<u8>,
+    /// GLM: a newline followed the name (the GLM-4.5 layout).
+    glm_nl: bool,
+    /// Value state: the last content byte was a newline.
+    prev_nl: bool,
+    /// Value state: nesting depth of call markup inside the value.
+    depth: u32,
+    /// Value state: inside CDATA.
+    cdata: bool,
+    /// Discarded output of duplicate parameters.
+    trash: Vec<u8>,
+    limits: Limits,
+    decode: bool,
+    tools: Option<Arc<Tools>>,
+}
+
+/// One step of the main loop.
+enum Step {
+    /// Continue at this index.
+    At(usize),
+    /// Stop with this flow.
+    Out(Flow),
+}
+
+impl XmlCalls {
+    pub(crate) fn new(
+        syn: &'static Syntax,
+        container: Option<Container>,
+        start: Start,
+        commit_on_name: bool,
+        diag: bool,
+        cfg: &crate::config::Config,
+    ) -> XmlCalls {
+        let mut morph = Vec::new();
+        let st = match start {
+            Start::Lead => St::Lead,
+            Start::FnName => St::FnName,
+            Start::GlmName => St::GlmName,
+            Start::PlainLead => St::PlainLead,
+            Start::Morph(name) => {
+                morph = name;
+                St::Invoke
+            }
+            Start::Reject => St::Reject,
+        };
+        let max_tag = cfg.limits.max_tag_bytes.max(16);
+        XmlCalls {
+            syn,
+            container,
+            commit_on_name,
+            diag,
+            saw_markup: false,
+            st,
+            phase: Phase::Fresh,
+            scan: TagScanner::new(max_tag),
+            follow: TagScanner::new(max_tag),
+            call: None,
+            started: 0,
+            word: Vec::new(),
+            morph,
+            glm_nl: false,
+            prev_nl: false,
+            depth: 0,
+            cdata: false,
+            trash: Vec::new(),
+            limits: cfg.limits.clone(),
+            decode: cfg.decode_entities,
+            tools: cfg.tools.clone(),
+        }
+    }
+
+    /// morph-xml: the call for the consumed `<NAME>` tag is started on the first feed.
+    fn morph_start(&mut self, cx: &mut Cx<'_>) {
+        if self.syn.family == Family::Morph
+            && self.call.is_none()
+            && self.started == 0
+            && self.st == St::Invoke
+        {
+            let name = String::from_utf8_lossy(&self.morph).into_owned();
+            let at = cx.base;
+            self.start_call(cx, name, Span::new(at, at));
+        }
+    }
+
+    fn max_tag(&self) -> usize {
+        self.limits.max_tag_bytes.max(16)
+    }
+
+    // ----- classification -------------------------------------------------
+
+    fn classify(&self, t: &Tag<'_>) -> Kind {
+        let name = t.name();
+        let close = t.is_close();
+        if let Some(c) = &self.container {
+            if close == c.close_slash && name == c.close.as_slice() {
+                return Kind::ContainerClose;
+            }
+            if !close && name == c.open.as_slice() {
+                return Kind::ContainerOpen;
+            }
+        }
+        if !close && self.syn.openers.contains(&name) {
+            return Kind::ContainerOpen;
+        }
+        if !close && self.syn.skip_tags.contains(&name) {
+            return Kind::Skip;
+        }
+        match self.syn.family {
+            Family::Qwen | Family::Invoke => {
+                if name == self.syn.invoke {
+                    if close {
+                        Kind::InvokeClose
+                    } else {
+                        Kind::InvokeOpen
+                    }
+                } else if name == self.syn.param {
+                    if close {
+                        Kind::ParamClose
+                    } else {
+                        Kind::ParamOpen
+                    }
+                } else {
+                    Kind::Other
+                }
+            }
+            Family::Glm => match (close, name) {
+                (false, b"arg_key") => Kind::KeyOpen,
+                (false, b"arg_value") => Kind::ValueOpen,
+                (true, b"arg_value") => Kind::ParamClose,
+                _ => Kind::Other,
+            },
+            Family::Plain => {
+                let cur = self.call.as_ref().map(|c| c.param.as_slice());
+                if ARGS_TAGS.contains(&name) {
+                    if close {
+                        Kind::InvokeClose
+                    } else {
+                        Kind::ArgsOpen
+                    }
+                } else if !close && name == b"name" {
+                    Kind::NameOpen
+                } else if close && cur == Some(name) {
+                    Kind::ParamClose
+                } else if !close {
+                    Kind::ParamOpen
+                } else {
+                    Kind::Other
+                }
+            }
+            Family::Morph => {
+                let cur = self.call.as_ref().map(|c| c.param.as_slice());
+                if name == self.morph.as_slice() {
+                    if close {
+                        Kind::InvokeClose
+                    } else {
+                        Kind::InvokeOpen
+                    }
+                } else if close && cur == Some(name) {
+                    Kind::ParamClose
+                } else if !close {
+                    Kind::ParamOpen
+                } else {
+                    Kind::Other
+                }
+            }
+        }
+    }
+
+    /// The tool name an invoke tag carries.
+    fn invoke_name<'t>(&self, t: &Tag<'t>) -> Option<&'t [u8]> {
+        let n = match self.syn.family {
+            Family::Qwen => t.eq_value(),
+            _ => t.attr(b"name").or_else(|| t.eq_value()),
+        }?;
+        let n = n.trim_ascii();
+        (!n.is_empty()).then_some(n)
+    }
+
+    /// The parameter name a parameter tag carries.
+    fn param_name<'t>(&self, t: &Tag<'t>) -> Option<&'t [u8]> {
+        let n = match self.syn.family {
+            Family::Qwen => t.eq_value(),
+            Family::Invoke => t.attr(b"name").or_else(|| t.eq_value()),
+            _ => Some(t.name()),
+        }?;
+        let n = n.trim_ascii();
+        (!n.is_empty()).then_some(n)
+    }
+
+    /// Does the tool's schema allow parameter `name`? `None`: no schema.
+    fn schema_has(&self, name: &[u8]) -> Option<bool> {
+        let call = self.call.as_ref()?;
+        let tools = self.tools.as_ref()?;
+        tools.has_param(&call.name, &String::from_utf8_lossy(name))
+    }
+
+    fn known_tool(&self, name: &str) -> bool {
+        self.tools.as_ref().is_some_and(|t| t.get(name).is_some())
+    }
+
+    // ----- calls and arguments --------------------------------------------
+
+    fn start_call(&mut self, cx: &mut Cx<'_>, name: String, span: Span) {
+        // A previous call of this block whose end event waits.
+        if let Some(c) = self.call.as_ref() {
+            let at = if c.closed { c.closed_at } else { span.start };
+            self.end_call(cx, at, false);
+        }
+        if self.commit_on_name {
+            cx.commit();
+        }
+        let schema = self
+            .tools
+            .as_ref()
+            .and_then(|t| t.get(&name)?.parameters.as_ref()?.get("properties"))
+            .is_some();
+        let local = cx.start(name.clone(), None, span);
+        self.started += 1;
+        self.call = Some(Call {
+            local,
+            name,
+            out: Vec::new(),
+            emitted: 0,
+            open: false,
+            seen: Vec::new(),
+            value: None,
+            discard: false,
+            param: Vec::new(),
+            key: None,
+            body: None,
+            json_body: false,
+            repairs: Vec::new(),
+            closed: false,
+            closed_at: 0,
+            cut_at: span.start.saturating_add(self.limits.max_args_bytes as u64),
+            schema,
+        });
+    }
+
+    /// Emits the arguments written since the last flush.
+    fn flush(&mut self, cx: &mut Cx<'_>, span: Span) {
+        if let Some(c) = self.call.as_mut() {
+            if c.out.len() > c.emitted {
+                let from = c.emitted;
+                c.emitted = c.out.len();
+                cx.args(c.local, &c.out[from..], span);
+            }
+        }
+    }
+
+    /// Opens parameter `name`: writes its key and starts its value.
+    fn open_param(&mut self, name: &[u8], string: Option<bool>, at: u64) {
+        let ws = self.syn.ws;
+        let decode = self.decode;
+        let ty = match string {
+            Some(true) => Ty::Str,
+            _ => {
+                let schema = self.call.as_ref().and_then(|c| {
+                    self.tools
+                        .as_ref()
+                        .and_then(|t| t.param_type(&c.name, &String::from_utf8_lossy(name)))
+                });
+                match (Ty::from_schema(schema), string) {
+                    (Ty::Auto, Some(false)) => Ty::Json,
+                    (t, _) => t,
+                }
+            }
+        };
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
+        let key = String::from_utf8_lossy(name).into_owned();
+        let mut v = Value::new(ty, ws, decode, &self.limits);
+        if call.seen.contains(&key) {
+            call.discard = true;
+            call.repairs.push(Repair {
+                kind: RepairKind::DuplicateKey,
+                offset: at,
+            });
+            self.trash.clear();
+            v.begin(&mut self.trash);
+        } else {
+            call.discard = false;
+            call.out
+                .extend_from_slice(if call.open { b", " } else { b"{" });
+            call.open = true;
+            json_string(&key, &mut call.out);
+            call.out.extend_from_slice(b": ");
+            v.begin(&mut call.out);
+            call.seen.push(key);
+        }
+        call.param = name.to_vec();
+        call.value = Some(v);
+        self.st = St::Value;
+        self.phase = Phase::Fresh;
+        self.prev_nl = false;
+        self.depth = 0;
+        self.cdata = false;
+    }
+
+    /// GLM: a key without a value gets `null`.
+    fn key_without_value(&mut self, at: u64) {
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
+        let Some(key) = call.key.take() else { return };
+        if call.seen.contains(&key) {
+            call.repairs.push(Repair {
+                kind: RepairKind::DuplicateKey,
+                offset: at,
+            });
+            return;
+        }
+        call.out
+            .extend_from_slice(if call.open { b", " } else { b"{" });
+        call.open = true;
+        json_string(&key, &mut call.out);
+        call.out.extend_from_slice(b": null");
+        call.seen.push(key);
+        call.repairs.push(Repair {
+            kind: RepairKind::MissingValue,
+            offset: at,
+        });
+    }
+
+    /// Content of the open value.
+    fn push(&mut self, bytes: &[u8], at: u64, literal: bool) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.prev_nl = bytes.last() == Some(&b'\n');
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
+        let Some(v) = call.value.as_mut() else { return };
+        let out = if call.discard {
+            &mut self.trash
+        } else {
+            &mut call.out
+        };
+        if literal {
+            v.push_literal(bytes, at, out);
+        } else {
+            v.push(bytes, at, out);
+        }
+        if call.discard {
+            self.trash.clear();
+        }
+    }
+
+    /// Closes the open value; `missing` records a missing closing tag at `at`.
+    fn close_value(&mut self, missing: Option<u64>) {
+        if let Some(call) = self.call.as_mut() {
+            if let Some(mut v) = call.value.take() {
+                let out = if call.discard {
+                    &mut self.trash
+                } else {
+                    &mut call.out
+                };
+                v.finish(out);
+                if !call.discard {
+                    call.repairs.append(&mut v.repairs);
+                }
+                self.trash.clear();
+            }
+            call.discard = false;
+            if let Some(at) = missing {
+                call.repairs.push(Repair {
+                    kind: RepairKind::MissingCloseTag,
+                    offset: at,
+                });
+            }
+        }
+        self.cdata = false;
+        self.depth = 0;
+        self.st = St::Invoke;
+    }
+
+    /// Closes the invoke: the arguments object is complete. `end` is where
+    /// its closing markup ended.
+    fn close_invoke(&mut self, end: u64, missing: Option<u64>) {
+        if self.call.as_ref().is_some_and(|c| c.value.is_some()) {
+            self.close_value(None);
+        }
+        let Some(call) = self.call.as_mut() else {
+            return;
+        };
+        if call.closed {
+            return;
+        }
+        if let Some(mut rep) = call.body.take() {
+            rep.finish(&mut call.out);
+            call.repairs.extend(rep.take_repairs());
+        } else if !call.json_body {
+            if !call.open {
+                call.out.push(b'{');
+            }
+            call.out.push(b'}');
+        }
+        call.open = true;
+        call.closed = true;
+        call.closed_at = end;
+        if let Some(at) = missing {
+            call.repairs.push(Repair {
+                kind: RepairKind::MissingCloseTag,
+                offset: at,
+            });
+        }
+    }
+
+    /// Ends the current call at `end`.
+    fn end_call(&mut self, cx: &mut Cx<'_>, end: u64, truncated: bool) {
+        let mut truncated = truncated;
+        if let Some(c) = self.call.as_ref() {
+            if !c.closed {
+                truncated = true;
+                self.close_invoke(end, None);
+            }
+        }
+        self.flush(cx, Span::new(end, end));
+        let Some(mut call) = self.call.take() else {
+            return;
+        };
+        call.repairs.sort_by_key(|r| r.offset);
+        let args = crate::json::into_string(call.out);
+        cx.end(call.local, end, args, call.repairs, truncated);
+        self.st = St::AfterInvoke;
+    }
+
+    /// Something that is not this dialect's markup at `i`.
+    fn stray(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
+        if !cx.committed() {
+            return self.reject(cx, i);
+        }
+        // The block ends before it; the call is complete but its closing
+        // markup is missing.
+        let at = cx.abs(i);
+        if let Some(call) = self.call.as_mut() {
+            if !call.closed || self.container.is_some() {
+                call.repairs.push(Repair {
+                    kind: RepairKind::MissingCloseTag,
+                    offset: at,
+                });
+            }
+        }
+        if self.call.as_ref().is_some_and(|c| !c.closed) {
+            self.close_invoke(at, None);
+        }
+        self.end_call(cx, at, false);
+        Flow::Done(i)
+    }
+
+    fn reject(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
+        if (self.diag || self.saw_markup) && self.st != St::Reject {
+            let span = Span::new(cx.em.span_cursor(), cx.abs(i));
+            cx.diag(
+                DiagnosticKind::UnparseableBlock,
+                format!("{} block holds no tool call; kept as text", self.syn.label),
+                span,
+            );
+        }
+        Flow::Reject {
+            at: i,
+            then: Resume::Text,
+        }
+    }
+
+    /// The arguments limit was reached at `i`.
+    fn limit(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
+        if !cx.committed() {
+            return self.reject(cx, i);
+        }
+        let at = cx.abs(i);
+        if let Some(call) = self.call.as_mut() {
+            call.repairs.push(Repair {
+                kind: RepairKind::LimitExceeded,
+                offset: at,
+            });
+        }
+        self.close_invoke(at, None);
+        self.end_call(cx, at, true);
+        Flow::Done(i)
+    }
+
+    fn cut_at(&self) -> u64 {
+        self.call.as_ref().map_or(u64::MAX, |c| c.cut_at)
+    }
+
+    // ----- the main loop --------------------------------------------------
+
+    pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
+        self.morph_start(cx);
+        let mut i = 0;
+        let flow = loop {
+            if i >= input.len() {
+                break Flow::More;
+            }
+            let step = match self.st {
+                St::Reject => Step::Out(Flow::Reject {
+                    at: 0,
+                    then: Resume::Text,
+                }),
+                St::Value => self.value(input, i, cx),
+                St::Body => self.body(input, i, cx),
+                St::FnName => self.fn_name(input, i, cx),
+                St::GlmName => self.glm_name(input, i, cx),
+                St::GlmKey | St::PlainName => self.raw_text(input, i, cx),
+                _ => self.structural(input, i, cx),
+            };
+            match step {
+                Step::At(n) => i = n,
+                Step::Out(f) => break f,
+            }
+        };
+        let consumed = match flow {
+            Flow::More => input.len(),
+            Flow::Partial(n) | Flow::Done(n) => n,
+            Flow::Reject { at, .. } => at,
+        };
+        self.flush(cx, Span::new(cx.base, cx.abs(consumed)));
+        flow
+    }
+
+    /// Scans the tag at the start of `w` (resuming). `Err` is the flow or
+    /// step to take when it is not complete.
+    fn scan_tag(&mut self, w: &[u8]) -> Option<Result<usize, ()>> {
+        self.phase = Phase::Tag;
+        match self.scan.feed(w) {
+            TagScan::Complete(n) => {
+                self.scan.reset();
+                self.phase = Phase::Fresh;
+                Some(Ok(n))
+            }
+            TagScan::NeedMore => None,
+            TagScan::NotTag => {
+                self.scan.reset();
+                self.phase = Phase::Fresh;
+                Some(Err(()))
+            }
+        }
+    }
+
+    /// The states between values: blanks and markup.
+    fn structural(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let b = input[i];
+        if b.is_ascii_whitespace() {
+            if b == b'\n' && self.syn.family == Family::Glm {
+                self.glm_nl = true;
+            }
+            if !self.word.is_empty() {
+                return self.end_word(input, i, cx);
+            }
+            return Step::At(i + 1);
+        }
+        if b == b'<' {
+            if !self.word.is_empty() {
+                return self.end_word(input, i, cx);
+            }
+            if cx.abs(i) >= self.cut_at() {
+                return Step::Out(self.limit(cx, i));
+            }
+            let w = &input[i..];
+            let n = match self.scan_tag(w) {
+                None => return Step::Out(Flow::Partial(i)),
+                Some(Err(())) => return Step::Out(self.stray(cx, i)),
+                Some(Ok(n)) => n,
+            };
+            let tag = Tag::new(&w[..n]);
+            return self.on_tag(&tag, i, n, cx);
+        }
+        // Text.
+        match self.st {
+            St::Lead | St::AfterInvoke
+                if !self.syn.skip_words.is_empty() && b.is_ascii_alphabetic() =>
+            {
+                if self.word.len() >= 16 {
+                    return Step::Out(self.stray(cx, i));
+                }
+                self.word.push(b);
+                Step::At(i + 1)
+            }
+            St::Invoke if (b == b'{') && self.body_allowed() => {
+                let at = cx.abs(i);
+                let limits = self.limits.clone();
+                let Some(call) = self.call.as_mut() else {
+                    return Step::Out(self.stray(cx, i));
+                };
+                let mut rep = Box::new(Repairer::with_limits(&limits).stop_on_lt(true));
+                rep.set_offset(at);
+                call.body = Some(rep);
+                call.json_body = true;
+                call.open = true;
+                cx.commit();
+                self.st = St::Body;
+                Step::At(i)
+            }
+            St::Invoke
+                if matches!(b, b'}' | b']' | b',')
+                    && self
+                        .call
+                        .as_ref()
+                        .is_some_and(|c| c.json_body && c.body.is_none()) =>
+            {
+                // Stray closers after a JSON body.
+                if let Some(call) = self.call.as_mut() {
+                    call.repairs.push(Repair {
+                        kind: RepairKind::TrailingGarbage,
+                        offset: cx.abs(i),
+                    });
+                }
+                Step::At(i + 1)
+            }
+            _ => Step::Out(self.stray(cx, i)),
+        }
+    }
+
+    /// A JSON object may stand for the parameters.
+    fn body_allowed(&self) -> bool {
+        self.call
+            .as_ref()
+            .is_some_and(|c| !c.open && c.seen.is_empty() && !c.closed)
+            && matches!(
+                self.syn.family,
+                Family::Qwen | Family::Glm | Family::Plain | Family::Morph
+            )
+    }
+
+    /// Step-3's skip words end at a tag or a blank.
+    fn end_word(&mut self, _input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let word = std::mem::take(&mut self.word);
+        if self.syn.skip_words.contains(&word.as_slice()) {
+            Step::At(i)
+        } else {
+            Step::Out(self.stray(cx, i))
+        }
+    }
+
+    fn on_tag(&mut self, tag: &Tag<'_>, i: usize, n: usize, cx: &mut Cx<'_>) -> Step {
+        let kind = self.classify(tag);
+        if !matches!(kind, Kind::Other | Kind::ParamOpen) {
+            self.saw_markup = true;
+        }
+        let start = cx.abs(i);
+        let end = cx.abs(i + n);
+        match (self.st, kind) {
+            (_, Kind::Skip) if matches!(self.st, St::Lead | St::AfterInvoke) => Step::At(i + n),
+            (St::Lead | St::AfterInvoke, Kind::InvokeOpen) if self.syn.family != Family::Morph => {
+                let Some(name) = self.invoke_name(tag) else {
+                    return Step::Out(self.stray(cx, i));
+                };
+                let name = String::from_utf8_lossy(name).into_owned();
+                if self.st == St::AfterInvoke {
+                    if let Some(c) = self.call.as_ref() {
+                        let at = c.closed_at;
+                        self.end_call(cx, at, false);
+                    }
+                }
+                self.start_call(cx, name, Span::new(start, end));
+                self.st = St::Invoke;
+                Step::At(i + n)
+            }
+            (St::Lead | St::PlainLead, Kind::NameOpen) | (St::AfterInvoke, Kind::NameOpen)
+                if self.syn.family == Family::Plain =>
+            {
+                if self.st == St::AfterInvoke {
+                    if let Some(c) = self.call.as_ref() {
+                        let at = c.closed_at;
+                        self.end_call(cx, at, false);
+                    }
+                }
+                self.word.clear();
+                self.st = St::PlainName;
+                Step::At(i + n)
+            }
+            (St::Lead | St::PlainLead, Kind::ContainerClose) => {
+                // An empty container: not a call.
+                Step::Out(self.reject(cx, i + n))
+            }
+            (St::AfterInvoke, Kind::ContainerClose) => {
+                self.end_call(cx, end, false);
+                Step::Out(Flow::Done(i + n))
+            }
+            (St::PlainAfterName, Kind::ArgsOpen) => {
+                if tag.is_self_closing() {
+                    self.close_invoke(end, None);
+                    self.st = St::AfterInvoke;
+                } else {
+                    self.st = St::Invoke;
+                }
+                Step::At(i + n)
+            }
+            (St::PlainAfterName, Kind::ParamOpen) => {
+                // Parameters without an `<arguments>` wrapper.
+                self.st = St::Invoke;
+                self.on_tag(tag, i, n, cx)
+            }
+            (St::PlainAfterName, Kind::ContainerClose) => {
+                self.close_invoke(start, None);
+                self.end_call(cx, end, false);
+                Step::Out(Flow::Done(i + n))
+            }
+            (St::Invoke, Kind::ParamOpen) if self.syn.family != Family::Glm => {
+                let Some(name) = self.param_name(tag) else {
+                    return Step::Out(self.stray(cx, i));
+                };
+                let string = if self.syn.string_attr {
+                    match tag.attr(b"string") {
+                        Some(s) if s.eq_ignore_ascii_case(b"true") => Some(true),
+                        Some(s) if s.eq_ignore_ascii_case(b"false") => Some(false),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                if self.call.as_ref().is_some_and(|c| c.closed || c.json_body) {
+                    return Step::Out(self.stray(cx, i));
+                }
+                cx.commit();
+                if tag.is_self_closing() {
+                    // `<k/>`: an empty value.
+                    let name = name.to_vec();
+                    self.open_param(&name, string, start);
+                    self.close_value(None);
+                    return Step::At(i + n);
+                }
+                let name = name.to_vec();
+                self.open_param(&name, string, start);
+                Step::At(i + n)
+            }
+            (St::Invoke, Kind::KeyOpen) => {
+                if self.call.as_ref().is_some_and(|c| c.closed || c.json_body) {
+                    return Step::Out(self.stray(cx, i));
+                }
+                cx.commit();
+                self.word.clear();
+                self.st = St::GlmKey;
+                Step::At(i + n)
+            }
+            (St::GlmAfterKey, Kind::ValueOpen) => {
+                let key = self
+                    .call
+                    .as_mut()
+                    .and_then(|c| c.key.take())
+                    .unwrap_or_default();
+                self.open_param(key.as_bytes(), None, start);
+                Step::At(i + n)
+            }
+            (St::GlmAfterKey, Kind::KeyOpen) => {
+                self.key_without_value(start);
+                self.word.clear();
+                self.st = St::GlmKey;
+                Step::At(i + n)
+            }
+            (St::GlmAfterKey, Kind::ContainerClose) => {
+                self.key_without_value(start);
+                self.close_invoke(start, None);
+                self.end_call(cx, end, false);
+                Step::Out(Flow::Done(i + n))
+            }
+            (St::Invoke, Kind::InvokeClose) => {
+                cx.commit();
+                self.close_invoke(end, None);
+                if self.container.is_some() && self.syn.family != Family::Morph {
+                    self.st = St::AfterInvoke;
+                    Step::At(i + n)
+                } else {
+                    self.end_call(cx, end, false);
+                    Step::Out(Flow::Done(i + n))
+                }
+            }
+            (St::Invoke, Kind::ContainerClose) => {
+                cx.commit();
+                let missing = match self.syn.family {
+                    // GLM's container close is the invoke's close; an
+                    // emulation without `<arguments>` needs none.
+                    Family::Glm => None,
+                    Family::Plain
+                        if self
+                            .call
+                            .as_ref()
+                            .is_some_and(|c| c.seen.is_empty() && !c.open) =>
+                    {
+                        None
+                    }
+                    _ => Some(start),
+                };
+                self.close_invoke(start, missing);
+                self.end_call(cx, end, false);
+                Step::Out(Flow::Done(i + n))
+            }
+            (St::Invoke, Kind::InvokeOpen)
+                if self.container.is_some() && self.syn.family != Family::Morph =>
+            {
+                // The next invoke without this one's close.
+                self.close_invoke(start, Some(start));
+                self.st = St::AfterInvoke;
+                Step::At(i)
+            }
+            (St::Invoke, Kind::Skip) => Step::At(i + n),
+            _ => Step::Out(self.stray(cx, i)),
+        }
+    }
+
+    /// A bare `<function=` was consumed: read the name up to `>`.
+    fn fn_name(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let rest = &input[i..];
+        let stop = rest.iter().position(|&b| matches!(b, b'>' | b'<' | b'\n'));
+        let take = stop.unwrap_or(rest.len());
+        if self.word.len() + take > self.max_tag() {
+            return Step::Out(self.reject(
+                cx,
+                i + (self.max_tag().saturating_sub(self.word.len())).min(take),
+            ));
+        }
+        self.word.extend_from_slice(&rest[..take]);
+        match stop {
+            None => Step::At(input.len()),
+            Some(p) if rest[p] == b'>' => {
+                let word = std::mem::take(&mut self.word);
+                let t = word.trim_ascii();
+                let t = unquote(t);
+                if t.is_empty() {
+                    return Step::Out(self.reject(cx, i + p));
+                }
+                let name = String::from_utf8_lossy(t).into_owned();
+                let at = cx.abs(i + p + 1);
+                let start = at.saturating_sub(word.len() as u64 + 11);
+                self.start_call(cx, name, Span::new(start, at));
+                self.st = St::Invoke;
+                Step::At(i + p + 1)
+            }
+            Some(p) => Step::Out(self.reject(cx, i + p)),
+        }
+    }
+
+    /// GLM: the tool name right after `<tool_call>`.
+    fn glm_name(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let rest = &input[i..];
+        let stop = rest.iter().position(|&b| !is_glm_name_byte(b));
+        let take = stop.unwrap_or(rest.len());
+        if self.word.len() + take > MAX_NAME {
+            return Step::Out(self.reject(cx, i + (MAX_NAME - self.word.len()).min(take)));
+        }
+        self.word.extend_from_slice(&rest[..take]);
+        let Some(p) = stop else {
+            return Step::At(input.len());
+        };
+        let b = rest[p];
+        if !(b.is_ascii_whitespace() || b == b'<' || b == b'{') || self.word.is_empty() {
+            return Step::Out(self.reject(cx, i + p));
+        }
+        let word = std::mem::take(&mut self.word);
+        let name = String::from_utf8_lossy(&word).into_owned();
+        let end = cx.abs(i + p);
+        let start = end.saturating_sub(word.len() as u64);
+        self.start_call(cx, name, Span::new(start, end));
+        self.st = St::Invoke;
+        Step::At(i + p)
+    }
+
+    /// Raw text up to a closing tag: GLM's key, the emulation's name.
+    fn raw_text(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let close: &[u8] = if self.st == St::GlmKey {
+            b"</arg_key>"
+        } else {
+            b"</name>"
+        };
+        let rest = &input[i..];
+        let p = memchr::memchr(b'<', rest).unwrap_or(rest.len());
+        if self.word.len() + p > self.max_tag() {
+            return Step::Out(self.stray(cx, i));
+        }
+        self.word.extend_from_slice(&rest[..p]);
+        if p == rest.len() {
+            return Step::At(input.len());
+        }
+        let at = i + p;
+        match match_lit(close, &input[at..]) {
+            Match::Partial => Step::Out(Flow::Partial(at)),
+            Match::No => {
+                self.word.push(b'<');
+                Step::At(at + 1)
+            }
+            Match::Full(n) => {
+                let word = std::mem::take(&mut self.word);
+                let text = String::from_utf8_lossy(word.trim_ascii()).into_owned();
+                if self.st == St::GlmKey {
+                    if let Some(c) = self.call.as_mut() {
+                        c.key = Some(text);
+                    }
+                    self.st = St::GlmAfterKey;
+                } else {
+                    if text.is_empty() || text.len() > MAX_NAME {
+                        return Step::Out(self.reject(cx, at + n));
+                    }
+                    let span = Span::new(cx.abs(i), cx.abs(at + n));
+                    self.start_call(cx, text, span);
+                    cx.commit();
+                    self.st = St::PlainAfterName;
+                }
+                Step::At(at + n)
+            }
+        }
+    }
+
+    /// A JSON object standing for the parameters.
+    fn body(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let cut = self.cut_at();
+        let Some(call) = self.call.as_mut() else {
+            return Step::Out(self.stray(cx, i));
+        };
+        let Some(rep) = call.body.as_mut() else {
+            self.st = St::Invoke;
+            return Step::At(i);
+        };
+        let room = cut.saturating_sub(cx.abs(i));
+        let end = (i as u64 + room).min(input.len() as u64) as usize;
+        rep.set_offset(cx.abs(i));
+        let p = rep.feed(&input[i..end], &mut call.out);
+        let at = i + p.consumed;
+        match p.status {
+            Status::NeedMore if end < input.len() => Step::Out(self.limit(cx, end)),
+            Status::NeedMore => Step::At(input.len()),
+            Status::Done | Status::Stop | Status::Halted => {
+                // The object ends here (or a tag interrupts it): close it now.
+                if let Some(mut rep) = call.body.take() {
+                    rep.finish(&mut call.out);
+                    call.repairs.extend(rep.take_repairs());
+                }
+                self.st = St::Invoke;
+                Step::At(at)
+            }
+            Status::Limit => {
+                if let Some(mut rep) = call.body.take() {
+                    rep.finish(&mut call.out);
+                    call.repairs.extend(rep.take_repairs());
+                }
+                Step::Out(self.limit(cx, at))
+            }
+        }
+    }
+
+    /// Inside a value.
+    fn value(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
+        let cut = self.cut_at();
+        if self.cdata {
+            if let Phase::CdataEnd(_) = self.phase {
+                self.phase = Phase::Fresh;
+            }
+            let rest = &input[i..];
+            let room = cut.saturating_sub(cx.abs(i)) as usize;
+            match memchr::memmem::find(rest, CDATA_CLOSE) {
+                Some(k) if k <= room => {
+                    self.push(&rest[..k], cx.abs(i), true);
+                    if !self.decode {
+                        self.push(CDATA_CLOSE, cx.abs(i + k), true);
+                    }
+                    self.cdata = false;
+                    return Step::At(i + k + CDATA_CLOSE.len());
+                }
+                _ => {
+                    let keep = if rest.ends_with(b"]]") {
+                        2
+                    } else if rest.ends_with(b"]") {
+                        1
+                    } else {
+                        0
+                    };
+                    let body = rest.len() - keep;
+                    if body > room {
+                        self.push(&rest[..room], cx.abs(i), true);
+                        return Step::Out(self.limit(cx, i + room));
+                    }
+                    self.push(&rest[..body], cx.abs(i), true);
+                    if keep > 0 {
+                        self.phase = Phase::CdataEnd(keep);
+                        return Step::Out(Flow::Partial(i + body));
+                    }
+                    return Step::At(input.len());
+                }
+            }
+        }
+        let rest = &input[i..];
+        let p = if self.phase == Phase::Fresh {
+            memchr::memchr(b'<', rest).unwrap_or(rest.len())
+        } else {
+            // Resuming on a held `<`.
+            0
+        };
+        let room = cut.saturating_sub(cx.abs(i)) as usize;
+        if p > room {
+            self.push(&rest[..room], cx.abs(i), false);
+            return Step::Out(self.limit(cx, i + room));
+        }
+        self.push(&rest[..p], cx.abs(i), false);
+        if p == rest.len() {
+            return Step::At(input.len());
+        }
+        let at = i + p;
+        match self.value_lt(&input[at..], cx.abs(at)) {
+            Lt::NeedMore => Step::Out(Flow::Partial(at)),
+            Lt::Content(n) => {
+                if cx.abs(at + n) > cut {
+                    let room = cut.saturating_sub(cx.abs(at)) as usize;
+                    self.push(&input[at..at + room], cx.abs(at), false);
+                    return Step::Out(self.limit(cx, at + room));
+                }
+                self.push(&input[at..at + n], cx.abs(at), false);
+                Step::At(at + n)
+            }
+            Lt::Cdata(n) => {
+                if self.decode {
+                    if let Some(v) = self.call.as_mut().and_then(|c| c.value.as_mut()) {
+                        v.note(RepairKind::EntityDecoded, cx.abs(at));
+                    }
+                } else {
+                    self.push(&input[at..at + n], cx.abs(at), true);
+                }
+                self.cdata = true;
+                Step::At(at + n)
+            }
+            Lt::Markup(n) => Step::At(at + n),
+        }
+    }
+
+    /// Candidate tags in a value: (closing?, name).
+    fn is_candidate(&self, w: &[u8]) -> Match {
+        let mut partial = false;
+        let mut check = |close: bool, name: &[u8]| match match_tag_start(w, close, name) {
+            Match::Full(_) => true,
+            Match::Partial => {
+                partial = true;
+                false
+            }
+            Match::No => false,
+        };
+        let syn = self.syn;
+        let mut hit = false;
+        if let Some(c) = &self.container {
+            hit |= check(c.close_slash, &c.close);
+            hit |= check(false, &c.open);
+        }
+        for o in syn.openers {
+            hit |= check(false, o);
+        }
+        match syn.family {
+            Family::Qwen | Family::Invoke => {
+                hit |= check(true, syn.param);
+                hit |= check(false, syn.param);
+                hit |= check(true, syn.invoke);
+                hit |= check(false, syn.invoke);
+            }
+            Family::Glm => {
+                hit |= check(true, b"arg_value");
+                hit |= check(false, b"arg_key");
+            }
+            Family::Plain | Family::Morph => {
+                let cur: &[u8] = self.call.as_ref().map_or(b"", |c| c.param.as_slice());
+                hit |= check(true, cur);
+                hit |= check(false, cur);
+                if syn.family == Family::Morph {
+                    hit |= check(true, &self.morph);
+                    hit |= check(false, &self.morph);
+                } else {
+                    for a in ARGS_TAGS {
+                        hit |= check(true, a);
+                    }
+                }
+                // With a schema, any declared parameter may open here.
+                if self.call.as_ref().is_some_and(|c| c.schema) {
+                    match w.get(1) {
+                        None => partial = true,
+                        Some(&b) if is_name_start(b) => hit = true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if hit {
+            Match::Full(1)
+        } else if partial {
+            Match::Partial
+        } else {
+            Match::No
+        }
+    }
+
+    /// A `<` inside a value, at the start of `w`.
+    fn value_lt(&mut self, w: &[u8], abs: u64) -> Lt {
+        if self.phase == Phase::Fresh {
+            match match_lit(CDATA_OPEN, w) {
+                Match::Full(n) => return Lt::Cdata(n),
+                Match::Partial => return Lt::NeedMore,
+                Match::No => {}
+            }
+            match self.is_candidate(w) {
+                Match::No => return Lt::Content(1),
+                Match::Partial => return Lt::NeedMore,
+                Match::Full(_) => self.phase = Phase::Tag,
+            }
+        }
+        if self.phase == Phase::Tag {
+            let n = match self.scan.feed(w) {
+                TagScan::NeedMore => return Lt::NeedMore,
+                TagScan::NotTag => {
+                    self.scan.reset();
+                    self.phase = Phase::Fresh;
+                    return Lt::Content(1);
+                }
+                TagScan::Complete(n) => {
+                    self.scan.reset();
+                    n
+                }
+            };
+            let tag = Tag::new(&w[..n]);
+            let kind = self.classify(&tag);
+            let opener = matches!(kind, Kind::ContainerOpen | Kind::InvokeOpen)
+                || (matches!(self.syn.family, Family::Plain | Family::Morph)
+                    && kind == Kind::ParamOpen
+                    && self
+                        .call
+                        .as_ref()
+                        .is_some_and(|c| c.param.as_slice() == tag.name()));
+            let closer = matches!(kind, Kind::ContainerClose | Kind::InvokeClose)
+                || (matches!(self.syn.family, Family::Plain | Family::Morph)
+                    && kind == Kind::ParamClose);
+            if self.depth > 0 {
+                if opener {
+                    self.depth += 1;
+                } else if closer {
+                    self.depth -= 1;
+                }
+                self.phase = Phase::Fresh;
+                return Lt::Content(n);
+            }
+            if opener {
+                self.depth = 1;
+                self.phase = Phase::Fresh;
+                return Lt::Content(n);
+            }
+            match kind {
+                Kind::ParamClose | Kind::InvokeClose | Kind::ContainerClose => {
+                    self.phase = Phase::Follow {
+                        cand: kind,
+                        len: n,
+                        ws_end: n,
+                    };
+                }
+                Kind::ParamOpen if self.implicit_ok(&tag) => {
+                    self.phase = Phase::Fresh;
+                    self.close_value(Some(abs));
+                    return Lt::Markup(0);
+                }
+                Kind::KeyOpen => {
+                    // GLM: the next key; this value's close is missing.
+                    self.phase = Phase::Fresh;
+                    self.close_value(Some(abs));
+                    return Lt::Markup(0);
+                }
+                _ => {
+                    self.phase = Phase::Fresh;
+                    return Lt::Content(n);
+                }
+            }
+        }
+        let Phase::Follow {
+            cand,
+            len,
+            mut ws_end,
+        } = self.phase
+        else {
+            self.phase = Phase::Fresh;
+            return Lt::Content(1);
+        };
+        // Blanks after the closing tag.
+        while ws_end < w.len() && w[ws_end].is_ascii_whitespace() {
+            ws_end += 1;
+            if ws_end - len > self.max_tag() {
+                return self.accept(cand, len, abs);
+            }
+        }
+        self.phase = Phase::Follow { cand, len, ws_end };
+        if ws_end == w.len() {
+            return Lt::NeedMore;
+        }
+        if w[ws_end] != b'<' {
+            self.phase = Phase::Fresh;
+            return Lt::Content(len);
+        }
+        let f = &w[ws_end..];
+        let fl = match self.follow.feed(f) {
+            TagScan::NeedMore => return Lt::NeedMore,
+            TagScan::NotTag => {
+                self.follow.reset();
+                self.phase = Phase::Fresh;
+                return Lt::Content(len);
+            }
+            TagScan::Complete(fl) => {
+                self.follow.reset();
+                fl
+            }
+        };
+        let ftag = Tag::new(&f[..fl]);
+        if self.follower_ok(cand, &ftag) {
+            self.accept(cand, len, abs)
+        } else {
+            self.phase = Phase::Fresh;
+            Lt::Content(len)
+        }
+    }
+
+    /// May a missing closing tag be inferred before this parameter tag?
+    fn implicit_ok(&self, tag: &Tag<'_>) -> bool {
+        let Some(name) = self.param_name(tag) else {
+            return false;
+        };
+        let Some(call) = self.call.as_ref() else {
+            return false;
+        };
+        let key = String::from_utf8_lossy(name);
+        if call.seen.iter().any(|s| *s == key) {
+            return false;
+        }
+        match self.schema_has(name) {
+            Some(known) => known,
+            None => matches!(self.syn.family, Family::Qwen | Family::Invoke) && self.prev_nl,
+        }
+    }
+
+    /// Can `f` follow a closing tag of kind `cand`?
+    fn follower_ok(&self, cand: Kind, f: &Tag<'_>) -> bool {
+        let k = self.classify(f);
+        match cand {
+            Kind::ParamClose => match k {
+                Kind::ParamOpen => {
+                    let name = self.param_name(f).unwrap_or_default();
+                    self.schema_has(name).unwrap_or(true)
+                }
+                Kind::KeyOpen
+                | Kind::InvokeClose
+                | Kind::ContainerClose
+                | Kind::InvokeOpen
+                | Kind::Skip => true,
+                _ => false,
+            },
+            Kind::InvokeClose => {
+                if self.container.is_some() {
+                    matches!(
+                        k,
+                        Kind::ContainerClose | Kind::InvokeOpen | Kind::ContainerOpen | Kind::Skip
+                    )
+                } else {
+                    matches!(k, Kind::InvokeOpen | Kind::ContainerOpen)
+                }
+            }
+            Kind::ContainerClose => matches!(k, Kind::ContainerOpen | Kind::InvokeOpen),
+            _ => false,
+        }
+    }
+
+    /// A closing tag of kind `cand` (`len` bytes at the start of `w`) closes the value.
+    fn accept(&mut self, cand: Kind, len: usize, at: u64) -> Lt {
+        self.phase = Phase::Fresh;
+        match cand {
+            Kind::ParamClose => {
+                self.close_value(None);
+                Lt::Markup(len)
+            }
+            _ => {
+                // The value's own closing tag is missing; the structural
+                // state reads the tag again.
+                self.close_value(Some(at));
+                Lt::Markup(0)
+            }
+        }
+    }
+
+    /// The input ended (`cx.base` is its end).
+    pub(crate) fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        let end = cx.base;
+        if self.st == St::Reject {
+            return false;
+        }
+        self.morph_start(cx);
+        if self.call.is_none() {
+            return false;
+        }
+        if !cx.committed() {
+            let name_known = self.call.as_ref().is_some_and(|c| self.known_tool(&c.name));
+            let glm = self.syn.family == Family::Glm && self.glm_nl;
+            if !(name_known || glm) {
+                return false;
+            }
+            cx.commit();
+        }
+        // The unfed tail (a held window) ends the structure it started.
+        match (self.st, self.phase) {
+            (
+                St::Value,
+                Phase::Follow {
+                    cand: Kind::ParamClose,
+                    ..
+                },
+            ) => self.close_value(None),
+            (St::Value, Phase::Follow { cand, .. }) => {
+                self.close_value(Some(end));
+                if cand == Kind::InvokeClose || cand == Kind::ContainerClose {
+                    self.close_invoke(end, None);
+                }
+            }
+            (St::Value, Phase::CdataEnd(k)) => {
+                let tail = vec![b']'; k];
+                self.push(&tail, end - k as u64, true);
+            }
+            (St::GlmAfterKey, _) => self.key_without_value(end),
+            (St::GlmKey, _) => {
+                if let Some(c) = self.call.as_mut() {
+                    c.repairs.push(Repair {
+                        kind: RepairKind::DroppedKey,
+                        offset: end,
+                    });
+                }
+            }
+            _ => {}
+        }
+        let closed = self.call.as_ref().is_some_and(|c| c.closed);
+        if closed {
+            if let Some(c) = self.call.as_mut() {
+                c.repairs.push(Repair {
+                    kind: RepairKind::MissingCloseTag,
+                    offset: end,
+                });
+            }
+        }
+        self.end_call(cx, end, !closed);
+        true
+    }
+}
+
+/// What a `<` in a value turned out to be.
+enum Lt {
+    /// The window does not decide yet.
+    NeedMore,
+    /// The first `n` bytes are content.
+    Content(usize),
+    /// A CDATA opening marker of `n` bytes.
+    Cdata(usize),
+    /// Markup: the value was closed; continue `n` bytes on in the new state.
+    Markup(usize),
+}
+
+/// Bytes of a GLM tool name.
+fn is_glm_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/' | b'@') || b >= 0x80
+}
+
+fn unquote(v: &[u8]) -> &[u8] {
+    if v.len() >= 2 && (v[0] == b'"' || v[0] == b'\'') && v[v.len() - 1] == v[0] {
+        &v[1..v.len() - 1]
+    } else {
+        v
+    }
+}
+
+/// A block read entirely by the engine (every XML dialect except the ones
+/// that share Hermes's `<tool_call>`, which [`super::hermes`] dispatches).
+pub(crate) struct XmlBlock(pub(crate) XmlCalls);
+
+impl super::Block for XmlBlock {
+    fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
+        self.0.feed(input, cx)
+    }
+
+    fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        self.0.finish(cx)
+    }
+}
