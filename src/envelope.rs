@@ -171,7 +171,10 @@ impl CallShape {
         match mark {
             Mark::Key(k) if depth_before == level && self.route == Route::None => {
                 self.keys += 1;
-                let known_key = key_in(k, NAME_KEYS) || key_in(k, ARGS_KEYS) || key_in(k, ID_KEYS) || key_in(k, META_KEYS);
+                let known_key = key_in(k, NAME_KEYS)
+                    || key_in(k, ARGS_KEYS)
+                    || key_in(k, ID_KEYS)
+                    || key_in(k, META_KEYS);
                 if self.keys == 1 && self.outer.is_empty() && !known_key {
                     self.foreign_first_key = true;
                 }
@@ -187,7 +190,11 @@ impl CallShape {
                     Route::Args
                 } else if key_in(k, ID_KEYS) && self.id.is_none() && self.name.is_none() {
                     Route::Id
-                } else if key_in(k, META_KEYS) || key_in(k, NAME_KEYS) || key_in(k, ARGS_KEYS) || key_in(k, ID_KEYS) {
+                } else if key_in(k, META_KEYS)
+                    || key_in(k, NAME_KEYS)
+                    || key_in(k, ARGS_KEYS)
+                    || key_in(k, ID_KEYS)
+                {
                     Route::Skip
                 } else {
                     if !self.extras_over {
@@ -229,7 +236,8 @@ impl CallShape {
             Mark::End(kind) => {
                 let container = matches!(kind, ValueKind::Object | ValueKind::Array);
                 let value_end = self.route != Route::None
-                    && ((container && depth_before == level + 1) || (!container && depth_before == level));
+                    && ((container && depth_before == level + 1)
+                        || (!container && depth_before == level));
                 if value_end {
                     match self.route {
                         Route::Args => self.args.mark(mark),
@@ -338,7 +346,10 @@ impl CallRouter {
             && (self.top == Top::Other
                 || (self.calls.is_empty() && self.foreign_element)
                 || self.calls.first().is_some_and(|c| c.foreign_first_key)
-                || self.calls.first().is_some_and(|c| c.closed && c.name.is_none()))
+                || self
+                    .calls
+                    .first()
+                    .is_some_and(|c| c.closed && c.name.is_none()))
     }
 
     /// The call currently being written, if any.
@@ -362,7 +373,9 @@ impl Sink for CallRouter {
         let depth_before = self.depth;
         match mark {
             Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
-            Mark::End(ValueKind::Object | ValueKind::Array) => self.depth = self.depth.saturating_sub(1),
+            Mark::End(ValueKind::Object | ValueKind::Array) => {
+                self.depth = self.depth.saturating_sub(1)
+            }
             _ => {}
         }
         if depth_before == 0 {
@@ -532,7 +545,9 @@ impl ArgsWriter {
         let before = self.depth;
         match mark {
             Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
-            Mark::End(ValueKind::Object | ValueKind::Array) => self.depth = self.depth.saturating_sub(1),
+            Mark::End(ValueKind::Object | ValueKind::Array) => {
+                self.depth = self.depth.saturating_sub(1)
+            }
             _ => {}
         }
         match self.mode {
@@ -677,7 +692,8 @@ impl ArgsWriter {
                     }
                     return;
                 }
-                let first = first.or_else(|| self.text.iter().copied().find(|c| !c.is_ascii_whitespace()));
+                let first =
+                    first.or_else(|| self.text.iter().copied().find(|c| !c.is_ascii_whitespace()));
                 match first {
                     Some(b'{' | b'[') => {
                         self.repair(RepairKind::StringifiedArguments);
@@ -739,7 +755,10 @@ impl ArgsWriter {
                 n.writer.finish_open();
             }
             let reps = n.repairer.take_repairs();
-            self.repairs.extend(reps.into_iter().map(|r| Repair { kind: r.kind, offset: 0 }));
+            self.repairs.extend(reps.into_iter().map(|r| Repair {
+                kind: r.kind,
+                offset: 0,
+            }));
             self.repairs.append(&mut n.writer.repairs);
             let new = n.writer.out[n.writer.emitted..].to_vec();
             self.put(&new);
@@ -757,7 +776,9 @@ impl ArgsWriter {
             }
             _ => {
                 // Only reachable when output was cut by a limit: close it minimally.
-                if !self.limited && serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok() {
+                if !self.limited
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
+                {
                     self.mode = ArgsMode::Done;
                 }
             }
@@ -780,7 +801,9 @@ impl ArgsWriter {
         if p.status != Status::Done {
             r.finish(&mut fixed);
         }
-        if fixed.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(&fixed).is_ok() {
+        if fixed.first() == Some(&b'{')
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&fixed).is_ok()
+        {
             fixed
         } else {
             b"{}".to_vec()
@@ -828,12 +851,19 @@ pub(crate) fn unescape_into(s: &[u8], out: &mut Vec<u8>) {
             b'f' => out.push(0x0C),
             b'u' => {
                 let hex = |h: &[u8]| -> Option<u32> {
-                    std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
+                    std::str::from_utf8(h)
+                        .ok()
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
                 };
-                let Some(unit) = s.get(i..i + 4).and_then(hex) else { break };
+                let Some(unit) = s.get(i..i + 4).and_then(hex) else {
+                    break;
+                };
                 i += 4;
                 let c = if (0xD800..0xDC00).contains(&unit) {
-                    let low = s.get(i..i + 6).filter(|l| l.starts_with(b"\\u")).and_then(|l| hex(&l[2..]));
+                    let low = s
+                        .get(i..i + 6)
+                        .filter(|l| l.starts_with(b"\\u"))
+                        .and_then(|l| hex(&l[2..]));
                     match low {
                         Some(low) if (0xDC00..0xE000).contains(&low) => {
                             i += 6;
@@ -887,17 +917,32 @@ mod tests {
         assert_eq!(one(r#"{"tool": "f", "parameters": {"a": 1}}"#), want);
         assert_eq!(one(r#"{"tool_name": "f", "input": {"a": 1}}"#), want);
         assert_eq!(one(r#"{"arguments": {"a": 1}, "name": "f"}"#), want);
-        assert_eq!(one(r#"{"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}"#), want);
+        assert_eq!(
+            one(r#"{"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}"#),
+            want
+        );
         assert_eq!(one(r#"{"function": "f", "args": {"a": 1}}"#), want);
-        assert_eq!(one(r#"{"name": "f", "arguments": {"arguments": {"a": 1}}}"#), want);
+        assert_eq!(
+            one(r#"{"name": "f", "arguments": {"arguments": {"a": 1}}}"#),
+            want
+        );
         assert_eq!(one(r#"{"name": "f", "arguments": "{\"a\": 1}"}"#), want);
         assert_eq!(one(r#"{"name": "f", "arguments": null}"#).1, "{}");
         assert_eq!(one(r#"{"name": "f"}"#).1, "{}");
         assert_eq!(one(r#"{"name": "f", "arguments": ""}"#).1, "{}");
         assert_eq!(one(r#"{"name": "f", "arguments": 3}"#).1, r#"{"value":3}"#);
-        assert_eq!(one(r#"{"name": "f", "arguments": "Paris"}"#).1, r#"{"value":"Paris"}"#);
-        assert_eq!(one(r#"{"name": "f", "city": "Paris"}"#).1, r#"{"city":"Paris"}"#);
-        assert_eq!(one(r#"{"name": "f", "arguments": {"a": "x", "b": {"c": [1]}}}"#).1, r#"{"a": "x", "b": {"c": [1]}}"#);
+        assert_eq!(
+            one(r#"{"name": "f", "arguments": "Paris"}"#).1,
+            r#"{"value":"Paris"}"#
+        );
+        assert_eq!(
+            one(r#"{"name": "f", "city": "Paris"}"#).1,
+            r#"{"city":"Paris"}"#
+        );
+        assert_eq!(
+            one(r#"{"name": "f", "arguments": {"a": "x", "b": {"c": [1]}}}"#).1,
+            r#"{"a": "x", "b": {"c": [1]}}"#
+        );
     }
 
     #[test]

@@ -4,8 +4,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod config;
-mod envelope;
 pub mod dialect;
+mod envelope;
 pub mod error;
 pub mod event;
 pub mod json;

@@ -44,13 +44,22 @@ fn hermes_several_blocks_and_text_between() {
 
 #[test]
 fn hermes_missing_close_tag_and_truncation() {
-    let p = check_all(b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\nOK", &cfg());
+    let p = check_all(
+        b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\nOK",
+        &cfg(),
+    );
     assert_eq!(p.calls.len(), 1);
     assert!(!p.calls[0].truncated);
-    assert!(p.calls[0].repairs.iter().any(|r| r.kind == RepairKind::MissingCloseTag));
+    assert!(p.calls[0]
+        .repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::MissingCloseTag));
     assert_eq!(p.text, "OK");
 
-    let p = check_all(b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"hel", &cfg());
+    let p = check_all(
+        b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"hel",
+        &cfg(),
+    );
     assert_eq!(p.calls.len(), 1);
     assert!(p.calls[0].truncated);
     assert_eq!(args(&p, 0), json!({"a": "hel"}));
@@ -58,7 +67,10 @@ fn hermes_missing_close_tag_and_truncation() {
 
 #[test]
 fn hermes_close_tag_inside_object() {
-    let p = check_all(b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1</tool_call> after", &cfg());
+    let p = check_all(
+        b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1</tool_call> after",
+        &cfg(),
+    );
     assert_eq!(args(&p, 0), json!({"a": 1}));
     assert!(!p.calls[0].truncated);
     assert_eq!(p.text, " after");
@@ -71,7 +83,10 @@ fn hermes_array_and_tag_variants() {
         &cfg(),
     );
     assert_eq!(p.calls.len(), 2);
-    let p = check_all(b"<tool_use>{\"name\": \"read\", \"input\": {\"path\": \"/etc\"}}</tool_use>", &cfg());
+    let p = check_all(
+        b"<tool_use>{\"name\": \"read\", \"input\": {\"path\": \"/etc\"}}</tool_use>",
+        &cfg(),
+    );
     assert_eq!(args(&p, 0), json!({"path": "/etc"}));
     let p = check_all(b"<function_call>{\"function\": {\"name\": \"f\", \"arguments\": \"{\\\"k\\\": 2}\"}}</function_call>", &cfg());
     assert_eq!(p.calls[0].name, "f");
@@ -99,13 +114,19 @@ fn bare_json_and_fences() {
     assert_eq!(p.calls.len(), 2);
     assert_eq!(p.text, " done");
 
-    let p = check_all(b"```tool_call\n{\"type\": \"function\", \"name\": \"f\", \"parameters\": {}}\n```", &cfg());
+    let p = check_all(
+        b"```tool_call\n{\"type\": \"function\", \"name\": \"f\", \"parameters\": {}}\n```",
+        &cfg(),
+    );
     assert_eq!(p.calls[0].name, "f");
 }
 
 #[test]
 fn name_after_arguments() {
-    let p = check_all(b"{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}", &cfg());
+    let p = check_all(
+        b"{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}",
+        &cfg(),
+    );
     assert_eq!(p.calls[0].name, "get_weather");
     assert_eq!(args(&p, 0), json!({"city": "Paris"}));
 }
@@ -120,20 +141,33 @@ fn no_false_positives() {
         b"{\"name\": \"Alice\", \"age\": 30}",
     ] {
         let p = check_all(input, &cfg());
-        assert!(p.calls.is_empty(), "false positive in {:?}", String::from_utf8_lossy(input));
+        assert!(
+            p.calls.is_empty(),
+            "false positive in {:?}",
+            String::from_utf8_lossy(input)
+        );
         assert_eq!(p.text.as_bytes(), input);
     }
 }
 
 #[test]
 fn reasoning() {
-    let p = check_all(b"<think>Maybe <tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>?</think>Answer.", &cfg());
+    let p = check_all(
+        b"<think>Maybe <tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>?</think>Answer.",
+        &cfg(),
+    );
     assert!(p.calls.is_empty(), "never extract a call from reasoning");
-    assert_eq!(p.thinking, "Maybe <tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>?");
+    assert_eq!(
+        p.thinking,
+        "Maybe <tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>?"
+    );
     assert_eq!(p.text, "Answer.");
 
     let c = cfg().with_prefill("<|im_start|>assistant\n<think>\n");
-    let p = check_all(b"I should call it.</think>\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>", &c);
+    let p = check_all(
+        b"I should call it.</think>\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>",
+        &c,
+    );
     assert_eq!(p.thinking, "I should call it.");
     assert_eq!(p.calls.len(), 1);
 
@@ -147,13 +181,18 @@ fn dialect_restriction() {
     let p = check_all(b"{\"name\": \"f\", \"arguments\": {}}", &c);
     assert!(p.calls.is_empty());
     let c = cfg().with_dialects(vec![Dialect::Json]);
-    let p = check_all(b"<tool_call>x</tool_call>{\"name\": \"f\", \"arguments\": {}}", &c);
+    let p = check_all(
+        b"<tool_call>x</tool_call>{\"name\": \"f\", \"arguments\": {}}",
+        &c,
+    );
     assert_eq!(p.calls.len(), 1);
 }
 
 #[test]
 fn known_tools_allow_missing_arguments() {
-    let tools = Tools::from_json(r#"[{"type":"function","function":{"name":"get_time","parameters":{}}}]"#).unwrap();
+    let tools =
+        Tools::from_json(r#"[{"type":"function","function":{"name":"get_time","parameters":{}}}]"#)
+            .unwrap();
     let c = cfg().with_tools(tools);
     let p = check_all(b"{\"name\": \"get_time\"}", &c);
     assert_eq!(p.calls.len(), 1);
@@ -167,7 +206,10 @@ fn repairs_inside_calls() {
         &cfg(),
     );
     // `\U` is an invalid escape (backslash kept); `\b` is valid JSON (a backspace) and is kept as is.
-    assert_eq!(args(&p, 0), json!({"path": "C:\\Users\u{8}ob", "n": "007", "ok": null}));
+    assert_eq!(
+        args(&p, 0),
+        json!({"path": "C:\\Users\u{8}ob", "n": "007", "ok": null})
+    );
     let kinds: Vec<_> = p.calls[0].repairs.iter().map(|r| r.kind).collect();
     assert!(kinds.contains(&RepairKind::SingleQuotes));
     assert!(kinds.contains(&RepairKind::InvalidEscape));
@@ -178,7 +220,10 @@ fn repairs_inside_calls() {
 
 #[test]
 fn model_ids_are_kept() {
-    let p = check_all(b"<tool_call>{\"id\": \"call_abc\", \"name\": \"f\", \"arguments\": {}}</tool_call>", &cfg());
+    let p = check_all(
+        b"<tool_call>{\"id\": \"call_abc\", \"name\": \"f\", \"arguments\": {}}</tool_call>",
+        &cfg(),
+    );
     assert_eq!(p.calls[0].id, "call_abc");
 }
 

@@ -1,12 +1,12 @@
 //! Generic JSON emulation: calls written as bare JSON in text, or inside a
 //! code fence.
 //!
-//! ```text
+//! ~~~text
 //! I'll check.
 //! ```json
 //! {"name": "get_weather", "arguments": {"city": "Tokyo"}}
 //! ```
-//! ```
+//! ~~~
 //!
 //! A `{` (or `[` followed by `{`) in text starts a *speculative* block: the
 //! JSON is repaired and routed as it arrives, and the block commits as soon
@@ -150,10 +150,11 @@ impl JsonCalls {
 
     /// True when some call has a name and arguments, or names a known tool.
     pub(crate) fn confirmed(&self, cx: &Cx<'_>) -> bool {
-        self.router
-            .calls
-            .iter()
-            .any(|c| c.name.as_deref().is_some_and(|n| c.has_args || cx.known_tool(n)))
+        self.router.calls.iter().any(|c| {
+            c.name
+                .as_deref()
+                .is_some_and(|n| c.has_args || cx.known_tool(n))
+        })
     }
 
     /// True once the JSON value is complete or was closed.
@@ -231,7 +232,11 @@ impl JsonCalls {
         for (i, &k) in started.iter().enumerate() {
             let last = i + 1 == started.len();
             let e = if last { end } else { self.router.calls[k].end };
-            let x = if last { extra.take().unwrap_or_default() } else { Vec::new() };
+            let x = if last {
+                extra.take().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             self.end_one(k, cx, e, x);
         }
     }
@@ -427,7 +432,8 @@ impl Block for Fence {
                     if b.is_ascii_whitespace() {
                         i += 1;
                     } else if b == b'{' || b == b'[' {
-                        self.jc = Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
+                        self.jc =
+                            Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {

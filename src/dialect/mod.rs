@@ -17,8 +17,10 @@ use crate::error::UnknownDialect;
 use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
 use crate::scan::Pattern;
 
+pub(crate) mod args;
 pub(crate) mod hermes;
 pub(crate) mod json;
+pub(crate) mod pyvalue;
 pub(crate) mod reasoning;
 
 /// A tool-call dialect.
@@ -94,6 +96,9 @@ pub(crate) struct Trigger {
 pub(crate) enum Action {
     /// A reasoning block that ends at `close`.
     Reasoning { close: &'static [u8] },
+    /// Markup that frames text (an end-of-turn token, a response wrapper):
+    /// reported as [`Event::Markup`], then text goes on.
+    Markup,
     /// A block parser. With `consume`, the trigger bytes are markup the block
     /// does not see; otherwise the block reads them itself.
     Block {
@@ -210,7 +215,10 @@ impl Cx<'_> {
 
     /// True when the tool list is known and has a tool called `name`.
     pub(crate) fn known_tool(&self, name: &str) -> bool {
-        self.cfg.tools.as_ref().is_some_and(|t| t.get(name).is_some())
+        self.cfg
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.get(name).is_some())
     }
 
     /// The block is a call: its held events and bytes are released.
@@ -256,7 +264,14 @@ impl Cx<'_> {
 
     /// Ends a started call; its span runs from the end of the previous call
     /// (or the block's start) to `end`.
-    pub(crate) fn end(&mut self, local: usize, end: u64, arguments: String, repairs: Vec<Repair>, truncated: bool) {
+    pub(crate) fn end(
+        &mut self,
+        local: usize,
+        end: u64,
+        arguments: String,
+        repairs: Vec<Repair>,
+        truncated: bool,
+    ) {
         let l = &self.em.locals[local];
         let start = self.em.span_cursor;
         let end = end.max(start);
@@ -288,14 +303,20 @@ impl Cx<'_> {
 /// The triggers of a set of dialects (empty: all), reasoning first.
 pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
     let mut out: Vec<Trigger> = reasoning::TRIGGERS.to_vec();
-    let set: &[Dialect] = if dialects.is_empty() { Dialect::ALL } else { dialects };
+    let set: &[Dialect] = if dialects.is_empty() {
+        Dialect::ALL
+    } else {
+        dialects
+    };
     for d in set {
         out.extend_from_slice(d.triggers());
     }
     // Longer literals first so `<tool_calls>` wins over `<tool_call` prefixes.
+    // Matchers (tag shapes, then JSON and pythonic shapes, in dialect order)
+    // come after every literal: the strongest evidence is tried first.
     out.sort_by_key(|t| match t.pattern {
         Pattern::Lit(l) => std::cmp::Reverse(l.len()),
-        Pattern::Custom { .. } => std::cmp::Reverse(0),
+        Pattern::Custom { .. } | Pattern::Line { .. } => std::cmp::Reverse(0),
     });
     out
 }

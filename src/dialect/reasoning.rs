@@ -8,7 +8,8 @@ use super::{Action, Trigger};
 use crate::scan::Pattern;
 
 /// Opening and closing tags of every reasoning convention recognised in text.
-pub(crate) const TAGS: &[(&[u8], &[u8])] = &[(b"<think>", b"</think>"), (b"<thinking>", b"</thinking>")];
+pub(crate) const TAGS: &[(&[u8], &[u8])] =
+    &[(b"<think>", b"</think>"), (b"<thinking>", b"</thinking>")];
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
@@ -43,7 +44,10 @@ mod tests {
 
     #[test]
     fn prefill() {
-        assert_eq!(open_in_prefill(b"<|im_start|>assistant\n<think>\n"), Some(&b"</think>"[..]));
+        assert_eq!(
+            open_in_prefill(b"<|im_start|>assistant\n<think>\n"),
+            Some(&b"</think>"[..])
+        );
         assert_eq!(open_in_prefill(b"<think>\n\n</think>\n\n"), None);
         assert_eq!(open_in_prefill(b"assistant\n"), None);
     }

@@ -73,12 +73,17 @@ pub fn repair(input: &[u8]) -> Option<Repaired> {
 pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
     let mut values: Vec<(Vec<u8>, bool)> = Vec::new();
     let mut repairs = Vec::new();
-    let trimmed_start = input.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(input.len());
+    let trimmed_start = input
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(input.len());
     // A document that is itself a scalar (`"x"`, `42`, `true`) is repaired as one.
-    let scalar_doc = matches!(input.get(trimmed_start), Some(b'"' | b'\'' | b'-' | b'0'..=b'9'))
-        || [&b"true"[..], b"false", b"null", b"True", b"False", b"None"]
-            .iter()
-            .any(|l| input[trimmed_start..].trim_ascii_end() == *l);
+    let scalar_doc = matches!(
+        input.get(trimmed_start),
+        Some(b'"' | b'\'' | b'-' | b'0'..=b'9')
+    ) || [&b"true"[..], b"false", b"null", b"True", b"False", b"None"]
+        .iter()
+        .any(|l| input[trimmed_start..].trim_ascii_end() == *l);
     let mut pos = if scalar_doc { trimmed_start } else { 0 };
     while pos < input.len() {
         let start = if scalar_doc && values.is_empty() {
@@ -95,7 +100,11 @@ pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
         let mut at = start;
         let mut done = false;
         while at < input.len() {
-            let end = if chunk == 0 { input.len() } else { (at + chunk).min(input.len()) };
+            let end = if chunk == 0 {
+                input.len()
+            } else {
+                (at + chunk).min(input.len())
+            };
             let p = r.feed(&input[at..end], &mut out);
             at += p.consumed;
             if p.status != Status::NeedMore {

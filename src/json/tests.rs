@@ -29,7 +29,11 @@ fn check(input: &str) -> Repaired {
             whole.json,
             "split at {split} of {input:?}"
         );
-        assert_eq!(r.repairs(), &whole.repairs[..], "repairs, split at {split} of {input:?}");
+        assert_eq!(
+            r.repairs(),
+            &whole.repairs[..],
+            "repairs, split at {split} of {input:?}"
+        );
     }
     let mut r = Repairer::new();
     let mut out = Vec::new();
@@ -39,7 +43,11 @@ fn check(input: &str) -> Repaired {
         }
     }
     r.finish(&mut out);
-    assert_eq!(String::from_utf8_lossy(&out), whole.json, "1-byte chunks of {input:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        whole.json,
+        "1-byte chunks of {input:?}"
+    );
     whole
 }
 
@@ -81,7 +89,10 @@ fn quotes() {
     assert_eq!(fixed(r#"{'a': 'say "hi"'}"#), r#"{"a": "say \"hi\""}"#);
     assert_eq!(fixed("{“a”: “b”}"), r#"{"a": "b"}"#);
     assert_eq!(fixed("{‘a’: ‘b’}"), r#"{"a": "b"}"#);
-    assert_eq!(fixed(r#"{"a": "“quoted” inside"}"#), r#"{"a": "“quoted” inside"}"#);
+    assert_eq!(
+        fixed(r#"{"a": "“quoted” inside"}"#),
+        r#"{"a": "“quoted” inside"}"#
+    );
     assert_eq!(fixed(r#"{'it': 'it's'}"#), r#"{"it": "it's"}"#);
 }
 
@@ -89,7 +100,10 @@ fn quotes() {
 fn unquoted_keys_and_values() {
     assert_eq!(fixed("{a: 1, b_c: 2}"), r#"{"a": 1, "b_c": 2}"#);
     assert_eq!(fixed(r#"{"a": hello world}"#), r#"{"a": "hello world"}"#);
-    assert_eq!(fixed(r#"{"u": https://x.io/a?b=1}"#), r#"{"u": "https://x.io/a?b=1"}"#);
+    assert_eq!(
+        fixed(r#"{"u": https://x.io/a?b=1}"#),
+        r#"{"u": "https://x.io/a?b=1"}"#
+    );
     assert_eq!(fixed(r#"{"d": 2024-01-05}"#), r#"{"d": "2024-01-05"}"#);
 }
 
@@ -99,8 +113,14 @@ fn literals() {
         fixed(r#"{"a": True, "b": False, "c": None}"#),
         r#"{"a": true, "b": false, "c": null}"#
     );
-    assert_eq!(fixed(r#"{"a": TRUE, "b": undefined}"#), r#"{"a": true, "b": null}"#);
-    assert_eq!(fixed(r#"{"a": NaN, "b": -Infinity}"#), r#"{"a": null, "b": null}"#);
+    assert_eq!(
+        fixed(r#"{"a": TRUE, "b": undefined}"#),
+        r#"{"a": true, "b": null}"#
+    );
+    assert_eq!(
+        fixed(r#"{"a": NaN, "b": -Infinity}"#),
+        r#"{"a": null, "b": null}"#
+    );
 }
 
 #[test]
@@ -114,14 +134,20 @@ fn comments() {
 fn missing_commas_and_colons() {
     assert_eq!(fixed(r#"{"a": 1 "b": 2}"#), r#"{"a": 1 ,"b": 2}"#);
     assert_eq!(fixed("[1 2 3]"), "[1 ,2 ,3]");
-    assert_eq!(fixed("{\"a\": \"x\"\n\"b\": 2}"), "{\"a\": \"x\"\n,\"b\": 2}");
+    assert_eq!(
+        fixed("{\"a\": \"x\"\n\"b\": 2}"),
+        "{\"a\": \"x\"\n,\"b\": 2}"
+    );
     assert_eq!(fixed(r#"{"a" 1}"#), r#"{"a" :1}"#);
 }
 
 #[test]
 fn strings() {
     assert_eq!(fixed("{\"a\": \"x\ny\"}"), r#"{"a": "x\ny"}"#);
-    assert_eq!(fixed(r#"{"a": "say "hi" now"}"#), r#"{"a": "say \"hi\" now"}"#);
+    assert_eq!(
+        fixed(r#"{"a": "say "hi" now"}"#),
+        r#"{"a": "say \"hi\" now"}"#
+    );
     assert_eq!(fixed(r#"{"p": "C:\d"}"#), r#"{"p": "C:\\d"}"#);
     assert_eq!(fixed(r#"{"p": "\ud83d x"}"#), r#"{"p": "\\ud83d x"}"#);
     assert_eq!(fixed(r#"{"p": "\u12G"}"#), r#"{"p": "\\u12G"}"#);
@@ -168,7 +194,10 @@ fn truncation_policies() {
     assert_eq!(t("[-"), "[]");
     assert_eq!(t(r#"{"a": "ab\"#), r#"{"a": "ab"}"#);
     assert_eq!(t(r#"{"a": "ab\u00"#), r#"{"a": "ab"}"#);
-    assert_eq!(t("{\"code\": \"def f():\n    return"), r#"{"code": "def f():\n    return"}"#);
+    assert_eq!(
+        t("{\"code\": \"def f():\n    return"),
+        r#"{"code": "def f():\n    return"}"#
+    );
     assert_eq!(t("{\"a\": \"\u{e9}"), "{\"a\": \"\u{e9}\"}");
     assert_eq!(t(r#"{"a": "x", "#), r#"{"a": "x"}"#);
 }
@@ -206,9 +235,14 @@ fn depth_limit() {
 
 #[test]
 fn documents() {
-    assert_eq!(repair_document(b"Here: {\"a\": 1}", 0).unwrap().json, r#"{"a": 1}"#);
     assert_eq!(
-        repair_document(b"{\"a\": 1}\n{\"b\": 2}\n", 3).unwrap().json,
+        repair_document(b"Here: {\"a\": 1}", 0).unwrap().json,
+        r#"{"a": 1}"#
+    );
+    assert_eq!(
+        repair_document(b"{\"a\": 1}\n{\"b\": 2}\n", 3)
+            .unwrap()
+            .json,
         r#"[{"a": 1},{"b": 2}]"#
     );
     assert_eq!(repair_document(b"no json here", 0), Err(NoJson));

@@ -24,7 +24,10 @@ pub fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
 
 /// Feeds `input` in `n`-byte chunks.
 pub fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
-    let splits: Vec<usize> = (1..).map(|k| k * n.max(1)).take_while(|&s| s < input.len()).collect();
+    let splits: Vec<usize> = (1..)
+        .map(|k| k * n.max(1))
+        .take_while(|&s| s < input.len())
+        .collect();
     run_split(input, &splits, cfg)
 }
 
@@ -53,7 +56,12 @@ pub fn check_contracts(input: &[u8], events: &[Event]) {
     let mut pos = 0u64;
     for e in events.iter().filter(|e| e.is_tiling()) {
         let s = e.span();
-        assert_eq!(s.start, pos, "gap or overlap before {e:?} in {:?}", String::from_utf8_lossy(input));
+        assert_eq!(
+            s.start,
+            pos,
+            "gap or overlap before {e:?} in {:?}",
+            String::from_utf8_lossy(input)
+        );
         assert!(s.end >= s.start);
         pos = s.end;
         let raw = &input[s.start as usize..s.end as usize];
@@ -68,7 +76,12 @@ pub fn check_contracts(input: &[u8], events: &[Event]) {
             _ => {}
         }
     }
-    assert_eq!(pos, input.len() as u64, "spans do not cover the input {:?}", String::from_utf8_lossy(input));
+    assert_eq!(
+        pos,
+        input.len() as u64,
+        "spans do not cover the input {:?}",
+        String::from_utf8_lossy(input)
+    );
     // Calls: start, deltas, end; deltas add up to valid JSON object arguments.
     let mut next_index = 0;
     let mut open: Option<(usize, Vec<u8>)> = None;
@@ -114,8 +127,16 @@ pub fn check_all(input: &[u8], cfg: &Config) -> Parsed {
         check_contracts(input, &ev);
         let got = summary(&ev);
         assert_eq!(
-            (String::from_utf8_lossy(&got.0), String::from_utf8_lossy(&got.1), &got.2),
-            (String::from_utf8_lossy(&want.0), String::from_utf8_lossy(&want.1), &want.2),
+            (
+                String::from_utf8_lossy(&got.0),
+                String::from_utf8_lossy(&got.1),
+                &got.2
+            ),
+            (
+                String::from_utf8_lossy(&want.0),
+                String::from_utf8_lossy(&want.1),
+                &want.2
+            ),
             "chunk size {n} differs for {:?}",
             String::from_utf8_lossy(input)
         );
