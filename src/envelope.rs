@@ -93,6 +93,8 @@ pub(crate) struct CallShape {
     pub id: Option<String>,
     /// An argument key has been seen.
     pub has_args: bool,
+    /// The name came from TGI's `_name` key: the other members are the arguments.
+    pub tgi: bool,
     /// Number of keys seen at the envelope level.
     pub keys: usize,
     /// The first key was not one an envelope uses.
@@ -123,6 +125,7 @@ impl CallShape {
             name: None,
             id: None,
             has_args: false,
+            tgi: false,
             keys: 0,
             foreign_first_key: false,
             closed: false,
@@ -179,6 +182,9 @@ impl CallShape {
                     self.foreign_first_key = true;
                 }
                 self.pending = if key_in(k, NAME_KEYS) && self.name.is_none() {
+                    if unquote(k) == b"_name" {
+                        self.tgi = true;
+                    }
                     if unquote(k) == b"function" {
                         // A string names the tool; an object is a nested envelope.
                         Route::Nested

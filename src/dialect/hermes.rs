@@ -40,6 +40,10 @@ pub(crate) const TRIGGERS: &[Trigger] = tag_triggers!(
 );
 
 fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    if a.trigger == b"<function_calls>" {
+        // JSON here, pythonic calls in Olmo 3: dispatched on the content.
+        return super::olmo3::open_function_calls(a);
+    }
     // `<tool_call>` closes with `</tool_call>`.
     let mut close = Vec::with_capacity(a.trigger.len() + 1);
     close.push(b'<');
@@ -51,6 +55,8 @@ fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
         jc: None,
         repairs: Vec::new(),
         limits: a.cfg.limits.clone(),
+        // granite-20b-functioncalling repeats `<function_call> {…}` without closing tags.
+        close_optional: a.trigger == b"<function_call>",
     })
 }
 
@@ -71,6 +77,8 @@ pub(crate) struct TagBlock {
     jc: Option<JsonCalls>,
     repairs: Vec<Repair>,
     limits: crate::config::Limits,
+    /// A missing closing tag is the dialect's normal form, not a repair.
+    close_optional: bool,
 }
 
 impl TagBlock {
@@ -109,7 +117,7 @@ impl TagBlock {
                 then: Resume::Text,
             };
         }
-        if missing_close {
+        if missing_close && !self.close_optional {
             self.repairs.push(Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: cx.abs(at),
@@ -208,10 +216,12 @@ impl Block for TagBlock {
         if !cx.committed() {
             return false;
         }
-        self.repairs.push(Repair {
-            kind: RepairKind::MissingCloseTag,
-            offset: cx.base,
-        });
+        if !self.close_optional {
+            self.repairs.push(Repair {
+                kind: RepairKind::MissingCloseTag,
+                offset: cx.base,
+            });
+        }
         let end = cx.base;
         self.end_calls(cx, end);
         true

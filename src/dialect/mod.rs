@@ -18,10 +18,24 @@ use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
 use crate::scan::Pattern;
 
 pub(crate) mod args;
+pub(crate) mod cohere;
+pub(crate) mod deepseek;
+pub(crate) mod granite;
 pub(crate) mod hermes;
+pub(crate) mod internlm;
 pub(crate) mod json;
+pub(crate) mod kimi;
+pub(crate) mod lfm2;
+pub(crate) mod llama;
+pub(crate) mod mistral;
+pub(crate) mod nemotron;
+pub(crate) mod olmo3;
+pub(crate) mod phi4;
+pub(crate) mod pythonic;
 pub(crate) mod pyvalue;
 pub(crate) mod reasoning;
+pub(crate) mod sectioned;
+pub(crate) mod wrap;
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,17 +48,75 @@ pub enum Dialect {
     /// Hermes / Qwen2.5 / Qwen3 `<tool_call>{…}</tool_call>` and the tag
     /// variants `<tool_use>`, `<function_call>`, `<tools>`, `<tool_calls>`.
     Hermes,
+    // ---- special-token and pythonic dialects (branch `tokens`) ----
+    /// Pythonic calls `[f(a=1), g()]` (Llama 3.2/4, BFCL, ToolACE, Gemma 3
+    /// prompts), bare, fenced or after `<|python_start|>`.
+    Pythonic,
+    /// Llama 3.x JSON calls after `<|python_tag|>` (`{"name", "parameters"}` separated by `; `, built-in `tool.call(…)`, code), and Llama 4 `<|python_start|>…<|python_end|>`.
+    Llama3Json,
+    /// LFM2 `<|tool_call_start|>[pythonic]<|tool_call_end|>`.
+    Lfm2,
+    /// Olmo 3 `<function_calls>pythonic</function_calls>`.
+    Olmo3,
+    /// IBM Granite 3.0 `<|tool_call|>[…]` (3.1+ and 4 use the Hermes tag) and the `<response>` wrapper.
+    Granite,
+    /// Phi-4-mini `functools[{…}, …]`.
+    Phi4Mini,
+    /// InternLM2 / Intern-S1 `<|action_start|><|plugin|>{…}<|action_end|>`.
+    InternLm,
+    /// NVIDIA Nemotron `<TOOLCALL>[…]</TOOLCALL>`.
+    Nemotron,
+    /// Cohere Command R7B / A `<|START_ACTION|>[…]<|END_ACTION|>` and Command R `Action: ```json`.
+    Cohere,
+    /// Mistral `[TOOL_CALLS]` (JSON array, `NAME[ARGS]{…}`, `NAME{…}`).
+    Mistral,
+    /// DeepSeek V3 / R1 and V3.1 `<｜tool▁calls▁begin｜>…` (full-width or ASCII bars).
+    DeepSeek,
+    /// Kimi K2 `<|tool_calls_section_begin|>…functions.NAME:IDX…` (the head is kept as the id).
+    KimiK2,
+    // ---- end of the `tokens` block ----
 }
 
 impl Dialect {
     /// Every dialect.
-    pub const ALL: &'static [Dialect] = &[Dialect::Json, Dialect::Hermes];
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::Json,
+        Dialect::Hermes,
+        // ---- tokens ----
+        Dialect::Pythonic,
+        Dialect::Llama3Json,
+        Dialect::Lfm2,
+        Dialect::Olmo3,
+        Dialect::Granite,
+        Dialect::Phi4Mini,
+        Dialect::InternLm,
+        Dialect::Nemotron,
+        Dialect::Cohere,
+        Dialect::Mistral,
+        Dialect::DeepSeek,
+        Dialect::KimiK2,
+        // ---- end tokens ----
+    ];
 
     /// The dialect's CLI name.
     pub const fn name(self) -> &'static str {
         match self {
             Dialect::Json => "json",
             Dialect::Hermes => "hermes",
+            // ---- tokens ----
+            Dialect::Pythonic => "pythonic",
+            Dialect::Llama3Json => "llama3_json",
+            Dialect::Lfm2 => "lfm2",
+            Dialect::Olmo3 => "olmo3",
+            Dialect::Granite => "granite",
+            Dialect::Phi4Mini => "phi4_mini",
+            Dialect::InternLm => "internlm",
+            Dialect::Nemotron => "nemotron",
+            Dialect::Cohere => "cohere",
+            Dialect::Mistral => "mistral",
+            Dialect::DeepSeek => "deepseek",
+            Dialect::KimiK2 => "kimi_k2",
+            // ---- end tokens ----
         }
     }
 
@@ -67,6 +139,20 @@ impl Dialect {
         match self {
             Dialect::Json => json::TRIGGERS,
             Dialect::Hermes => hermes::TRIGGERS,
+            // ---- tokens ----
+            Dialect::Pythonic => pythonic::TRIGGERS,
+            Dialect::Llama3Json => llama::TRIGGERS,
+            Dialect::Lfm2 => lfm2::TRIGGERS,
+            Dialect::Olmo3 => olmo3::TRIGGERS,
+            Dialect::Granite => granite::TRIGGERS,
+            Dialect::Phi4Mini => phi4::TRIGGERS,
+            Dialect::InternLm => internlm::TRIGGERS,
+            Dialect::Nemotron => nemotron::TRIGGERS,
+            Dialect::Cohere => cohere::TRIGGERS,
+            Dialect::Mistral => mistral::TRIGGERS,
+            Dialect::DeepSeek => deepseek::TRIGGERS,
+            Dialect::KimiK2 => kimi::TRIGGERS,
+            // ---- end tokens ----
         }
     }
 }

@@ -4,7 +4,7 @@
 use toolstream::{Config, Event, Parsed, Parser, ToolCall};
 
 /// Feeds `input` split at `splits` (sorted offsets), returns the events.
-pub fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
+pub(crate) fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
     let mut p = Parser::new(cfg.clone());
     let mut events = Vec::new();
     let mut last = 0;
@@ -23,7 +23,7 @@ pub fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
 }
 
 /// Feeds `input` in `n`-byte chunks.
-pub fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
+pub(crate) fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
     let splits: Vec<usize> = (1..)
         .map(|k| k * n.max(1))
         .take_while(|&s| s < input.len())
@@ -32,12 +32,12 @@ pub fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
 }
 
 /// Calls without anything that may legitimately depend on chunking.
-pub fn calls(events: &[Event]) -> Vec<ToolCall> {
+pub(crate) fn calls(events: &[Event]) -> Vec<ToolCall> {
     Parsed::from_events(events.to_vec()).calls
 }
 
 /// (text, thinking, calls).
-pub fn summary(events: &[Event]) -> (Vec<u8>, Vec<u8>, Vec<ToolCall>) {
+pub(crate) fn summary(events: &[Event]) -> (Vec<u8>, Vec<u8>, Vec<ToolCall>) {
     let mut text = Vec::new();
     let mut thinking = Vec::new();
     for e in events {
@@ -51,7 +51,7 @@ pub fn summary(events: &[Event]) -> (Vec<u8>, Vec<u8>, Vec<ToolCall>) {
 }
 
 /// Asserts the lossless, deltas-add-up and ordering contracts.
-pub fn check_contracts(input: &[u8], events: &[Event]) {
+pub(crate) fn check_contracts(input: &[u8], events: &[Event]) {
     // Lossless: Text/Thinking/ToolEnd spans tile [0, len).
     let mut pos = 0u64;
     for e in events.iter().filter(|e| e.is_tiling()) {
@@ -118,7 +118,7 @@ pub fn check_contracts(input: &[u8], events: &[Event]) {
 
 /// Runs whole, 1-byte, 3-byte and 7-byte chunkings; checks contracts and
 /// that all agree; returns the whole-input result.
-pub fn check_all(input: &[u8], cfg: &Config) -> Parsed {
+pub(crate) fn check_all(input: &[u8], cfg: &Config) -> Parsed {
     let whole = run_split(input, &[], cfg);
     check_contracts(input, &whole);
     let want = summary(&whole);
