@@ -152,6 +152,10 @@ impl CallShape {
             obj.push(b'}');
             if serde_json::from_slice::<serde::de::IgnoredAny>(&obj).is_ok() {
                 self.args.set_whole(&obj);
+                if self.tgi {
+                    // TGI's native shape: the arguments sit next to `_name`.
+                    return None;
+                }
                 return Some(Repair {
                     kind: RepairKind::MissingArguments,
                     offset: at,

@@ -919,7 +919,8 @@ mod tests {
         assert!(matches!(call_head(b"a.b.c (x", true), Head::Full { end: 5, len: 7, .. }));
         assert!(matches!(item_head(b"'f(x=1)'"), Head::Full { start: 1, end: 2, quote: Some(b'\''), .. }));
         assert!(matches!(item_head(b"'f'(x=1)"), Head::Full { quoted_name: true, .. }));
-        assert_eq!(item_head(b"'hello'"), Head::No);
+        assert_eq!(item_head(b"'hello', 2"), Head::No);
+        assert_eq!(item_head(b"'hello'"), Head::Partial);
         assert_eq!(bracket_call(b"[1, 2]"), Match::No);
         assert_eq!(bracket_call(b"[\n  f(x"), Match::Full(1));
         assert_eq!(bracket_call(b"[TOOL_CALLS]"), Match::No);
