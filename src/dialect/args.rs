@@ -202,6 +202,11 @@ impl RawArgs {
         }
     }
 
+    /// Records a repair at `offset`.
+    pub(crate) fn note(&mut self, kind: RepairKind, offset: u64) {
+        self.repairs.push(Repair { kind, offset });
+    }
+
     /// The input ended inside the text.
     pub(crate) fn set_truncated(&mut self) {
         self.truncated = true;

@@ -24,7 +24,10 @@ use crate::scan::{match_lit, Match, Pattern};
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Lit(b"<|START_ACTION|>"),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
     Trigger {
         pattern: Pattern::Custom {

@@ -22,11 +22,23 @@ use super::{Action, Block, BlockArgs, Trigger};
 use crate::scan::Pattern;
 
 pub(crate) const SPEC: SectionSpec = SectionSpec {
-    section_begin: &["<｜tool▁calls▁begin｜>".as_bytes(), b"<|tool\xe2\x96\x81calls\xe2\x96\x81begin|>"],
-    call_begin: &["<｜tool▁call▁begin｜>".as_bytes(), b"<|tool\xe2\x96\x81call\xe2\x96\x81begin|>"],
+    section_begin: &[
+        "<｜tool▁calls▁begin｜>".as_bytes(),
+        b"<|tool\xe2\x96\x81calls\xe2\x96\x81begin|>",
+    ],
+    call_begin: &[
+        "<｜tool▁call▁begin｜>".as_bytes(),
+        b"<|tool\xe2\x96\x81call\xe2\x96\x81begin|>",
+    ],
     sep: &["<｜tool▁sep｜>".as_bytes(), b"<|tool\xe2\x96\x81sep|>"],
-    call_end: &["<｜tool▁call▁end｜>".as_bytes(), b"<|tool\xe2\x96\x81call\xe2\x96\x81end|>"],
-    section_end: &["<｜tool▁calls▁end｜>".as_bytes(), b"<|tool\xe2\x96\x81calls\xe2\x96\x81end|>"],
+    call_end: &[
+        "<｜tool▁call▁end｜>".as_bytes(),
+        b"<|tool\xe2\x96\x81call\xe2\x96\x81end|>",
+    ],
+    section_end: &[
+        "<｜tool▁calls▁end｜>".as_bytes(),
+        b"<|tool\xe2\x96\x81calls\xe2\x96\x81end|>",
+    ],
     v3_function: true,
     head_is_id: false,
 };
@@ -35,7 +47,10 @@ macro_rules! open {
     ($t:expr) => {
         Trigger {
             pattern: Pattern::Lit($t),
-            action: Action::Block { open, consume: true },
+            action: Action::Block {
+                open,
+                consume: true,
+            },
         }
     };
 }

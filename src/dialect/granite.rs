@@ -21,7 +21,10 @@ use crate::scan::Pattern;
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Lit(b"<|tool_call|>"),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
     Trigger {
         pattern: Pattern::Lit(b"<response>"),

@@ -523,7 +523,8 @@ impl Block for Fence {
                         ));
                         self.state = FenceState::Py;
                     } else if JSON_BODY.contains(&&lang[..]) {
-                        self.jc = Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
+                        self.jc =
+                            Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {

@@ -14,7 +14,10 @@ use super::{Action, Block, BlockArgs, Trigger};
 use crate::scan::Pattern;
 
 pub(crate) const SPEC: SectionSpec = SectionSpec {
-    section_begin: &[b"<|tool_calls_section_begin|>", b"<|tool_call_section_begin|>"],
+    section_begin: &[
+        b"<|tool_calls_section_begin|>",
+        b"<|tool_call_section_begin|>",
+    ],
     call_begin: &[b"<|tool_call_begin|>"],
     sep: &[b"<|tool_call_argument_begin|>"],
     call_end: &[b"<|tool_call_end|>"],
@@ -26,15 +29,24 @@ pub(crate) const SPEC: SectionSpec = SectionSpec {
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Lit(SPEC.section_begin[0]),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
     Trigger {
         pattern: Pattern::Lit(SPEC.section_begin[1]),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
     Trigger {
         pattern: Pattern::Lit(SPEC.call_begin[0]),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
 ];
 

@@ -13,7 +13,10 @@ use crate::scan::Pattern;
 
 pub(crate) const TRIGGERS: &[Trigger] = &[Trigger {
     pattern: Pattern::Lit(b"<|tool_call_start|>"),
-    action: Action::Block { open, consume: true },
+    action: Action::Block {
+        open,
+        consume: true,
+    },
 }];
 
 const SPEC: WrapSpec = WrapSpec {

@@ -25,7 +25,10 @@ use crate::scan::{match_lit, Match, Pattern};
 pub(crate) const TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Lit(b"[TOOL_CALLS]"),
-        action: Action::Block { open, consume: true },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
     Trigger {
         pattern: Pattern::Lit(b"</s>"),
@@ -72,7 +75,8 @@ struct MistralBlock {
 impl MistralBlock {
     fn start_call(&mut self, cx: &mut Cx<'_>, at: u64) {
         let name = String::from_utf8_lossy(&self.name).into_owned();
-        let id = (!self.id.is_empty()).then(|| String::from_utf8_lossy(self.id.trim_ascii()).into_owned());
+        let id = (!self.id.is_empty())
+            .then(|| String::from_utf8_lossy(self.id.trim_ascii()).into_owned());
         self.local = Some(cx.start(name, id, Span::new(at, at)));
         self.args = Some(ArgsJson::new(&self.cfg.limits, false));
         cx.commit();

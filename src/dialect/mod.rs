@@ -18,9 +18,13 @@ use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
 use crate::scan::Pattern;
 
 pub(crate) mod args;
+pub(crate) mod chatglm;
 pub(crate) mod cohere;
 pub(crate) mod deepseek;
+pub(crate) mod functionary;
+pub(crate) mod gemma;
 pub(crate) mod granite;
+pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod internlm;
 pub(crate) mod json;
@@ -74,6 +78,16 @@ pub enum Dialect {
     DeepSeek,
     /// Kimi K2 `<|tool_calls_section_begin|>…functions.NAME:IDX…` (the head is kept as the id).
     KimiK2,
+    /// GPT-OSS Harmony channels: `analysis` is reasoning, `final` text, `to=functions.NAME` a call.
+    Harmony,
+    /// Gemma 4 `<|tool_call>call:NAME{key:<|"|>str<|"|>}<tool_call|>`.
+    Gemma4,
+    /// FunctionGemma `<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>`.
+    FunctionGemma,
+    /// Functionary v3.1 `<function=NAME>{json}</function>` and v3.2 `>>>NAME⏎{json}`.
+    Functionary,
+    /// GLM-4 (9B chat) `NAME⏎{json}`.
+    ChatGlm,
     // ---- end of the `tokens` block ----
 }
 
@@ -95,6 +109,11 @@ impl Dialect {
         Dialect::Mistral,
         Dialect::DeepSeek,
         Dialect::KimiK2,
+        Dialect::Harmony,
+        Dialect::Gemma4,
+        Dialect::FunctionGemma,
+        Dialect::Functionary,
+        Dialect::ChatGlm,
         // ---- end tokens ----
     ];
 
@@ -116,6 +135,11 @@ impl Dialect {
             Dialect::Mistral => "mistral",
             Dialect::DeepSeek => "deepseek",
             Dialect::KimiK2 => "kimi_k2",
+            Dialect::Harmony => "harmony",
+            Dialect::Gemma4 => "gemma4",
+            Dialect::FunctionGemma => "functiongemma",
+            Dialect::Functionary => "functionary",
+            Dialect::ChatGlm => "chatglm",
             // ---- end tokens ----
         }
     }
@@ -152,6 +176,11 @@ impl Dialect {
             Dialect::Mistral => mistral::TRIGGERS,
             Dialect::DeepSeek => deepseek::TRIGGERS,
             Dialect::KimiK2 => kimi::TRIGGERS,
+            Dialect::Harmony => harmony::TRIGGERS,
+            Dialect::Gemma4 => gemma::GEMMA4_TRIGGERS,
+            Dialect::FunctionGemma => gemma::FUNCTIONGEMMA_TRIGGERS,
+            Dialect::Functionary => functionary::TRIGGERS,
+            Dialect::ChatGlm => chatglm::TRIGGERS,
             // ---- end tokens ----
         }
     }

@@ -10,7 +10,10 @@ use crate::scan::Pattern;
 
 pub(crate) const TRIGGERS: &[Trigger] = &[Trigger {
     pattern: Pattern::Lit(b"<TOOLCALL>"),
-    action: Action::Block { open, consume: true },
+    action: Action::Block {
+        open,
+        consume: true,
+    },
 }];
 
 const SPEC: WrapSpec = WrapSpec {

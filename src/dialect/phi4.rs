@@ -13,7 +13,10 @@ pub(crate) const TRIGGERS: &[Trigger] = &[Trigger {
         first: b"f",
         matches: functools,
     },
-    action: Action::Block { open, consume: true },
+    action: Action::Block {
+        open,
+        consume: true,
+    },
 }];
 
 /// `functools` directly followed by `[` (the `[` is left to the JSON reader).

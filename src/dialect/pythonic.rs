@@ -121,7 +121,9 @@ fn name_len(at: &[u8]) -> Result<usize, ()> {
 
 /// `name(` or `name (`; `spaces`: blanks allowed before `(`.
 pub(crate) fn call_head(at: &[u8], spaces: bool) -> Head {
-    let Ok(n) = name_len(at) else { return Head::Partial };
+    let Ok(n) = name_len(at) else {
+        return Head::Partial;
+    };
     if n == 0 {
         return Head::No;
     }
@@ -147,7 +149,9 @@ pub(crate) fn call_head(at: &[u8], spaces: bool) -> Head {
 /// A list item that is a call: `name(`, `'name(` (a call written as a
 /// string) or `'name'(`.
 pub(crate) fn item_head(at: &[u8]) -> Head {
-    let Some(&q) = at.first() else { return Head::Partial };
+    let Some(&q) = at.first() else {
+        return Head::Partial;
+    };
     if q != b'\'' && q != b'"' {
         return call_head(at, true);
     }
@@ -161,7 +165,9 @@ pub(crate) fn item_head(at: &[u8]) -> Head {
         },
         Head::Partial => Head::Partial,
         _ => {
-            let Ok(n) = name_len(&at[1..]) else { return Head::Partial };
+            let Ok(n) = name_len(&at[1..]) else {
+                return Head::Partial;
+            };
             if n == 0 {
                 return Head::No;
             }
@@ -331,7 +337,6 @@ struct Call {
     closed: bool,
     ended: bool,
     end: u64,
-    start: u64,
     truncated: bool,
     n_args: usize,
     used: Vec<String>,
@@ -441,7 +446,10 @@ impl PyCalls {
             }
         };
         self.sync(cx, Span::new(cx.base, cx.abs(i)));
-        PyProgress { consumed: i, status }
+        PyProgress {
+            consumed: i,
+            status,
+        }
     }
 
     fn sync(&mut self, cx: &mut Cx<'_>, span: Span) {
@@ -624,7 +632,10 @@ impl PyCalls {
                         Ok(i + 1)
                     }
                     _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
-                    _ if is_ident_start(b) || b == b'\\' || (self.opts.strong && (b == b'\'' || b == b'"')) => {
+                    _ if is_ident_start(b)
+                        || b == b'\\'
+                        || (self.opts.strong && (b == b'\'' || b == b'"')) =>
+                    {
                         match item_head(&input[i..]) {
                             Head::Full { .. } => {
                                 self.sep_seen = false;
@@ -755,7 +766,6 @@ impl PyCalls {
             closed: false,
             ended: false,
             end: at,
-            start: at,
             truncated: false,
             n_args: 0,
             used: Vec::new(),
@@ -777,7 +787,12 @@ impl PyCalls {
         out.extend_from_slice(b": ");
         c.w.put(&out, at);
         c.used.push(key);
-        self.lexer = Some(ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[]));
+        self.lexer = Some(ValueLexer::new(
+            Flavor::Python,
+            &self.limits,
+            self.opts.stops,
+            &[],
+        ));
         self.st = St::Value;
     }
 
@@ -828,18 +843,8 @@ impl PyCalls {
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
         let c = &mut self.calls[k];
         c.ended = true;
-        let d = c.w.take_delta();
-        let span = Span::new(end, end);
-        cx.args(c.local, &d, span);
-        let fin = c.w.final_json();
-        if fin.len() > c.w.out.len() && fin.starts_with(&c.w.out) {
-            cx.args(c.local, &fin[c.w.out.len()..], span);
-        }
-        let mut repairs = std::mem::take(&mut c.w.repairs);
-        repairs.extend(extra);
-        repairs.sort_by_key(|r| r.offset);
-        let _ = c.start;
-        cx.end(c.local, end, into_string(fin), repairs, c.truncated || c.w.limited);
+        let truncated = c.truncated;
+        c.w.end_call(cx, c.local, end, extra, truncated);
     }
 
     /// Closes what is open: markup ended the calls, or (`eof`) the input did.
@@ -869,12 +874,18 @@ impl PyCalls {
 
     /// Ends every started call; the last ends at `end` with `extra` repairs.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
-        let open: Vec<usize> = (0..self.calls.len()).filter(|&k| !self.calls[k].ended).collect();
+        let open: Vec<usize> = (0..self.calls.len())
+            .filter(|&k| !self.calls[k].ended)
+            .collect();
         let mut extra = Some(extra);
         for (j, &k) in open.iter().enumerate() {
             let last = j + 1 == open.len();
             let e = if last { end } else { self.calls[k].end };
-            let x = if last { extra.take().unwrap_or_default() } else { Vec::new() };
+            let x = if last {
+                extra.take().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             self.end_one(k, cx, e, x);
         }
     }
@@ -913,12 +924,36 @@ mod tests {
 
     #[test]
     fn heads() {
-        assert!(matches!(call_head(b"get_weather(city", false), Head::Full { end: 11, len: 12, .. }));
+        assert!(matches!(
+            call_head(b"get_weather(city", false),
+            Head::Full {
+                end: 11,
+                len: 12,
+                ..
+            }
+        ));
         assert_eq!(call_head(b"get_wea", false), Head::Partial);
         assert_eq!(call_head(b"see this", false), Head::No);
-        assert!(matches!(call_head(b"a.b.c (x", true), Head::Full { end: 5, len: 7, .. }));
-        assert!(matches!(item_head(b"'f(x=1)'"), Head::Full { start: 1, end: 2, quote: Some(b'\''), .. }));
-        assert!(matches!(item_head(b"'f'(x=1)"), Head::Full { quoted_name: true, .. }));
+        assert!(matches!(
+            call_head(b"a.b.c (x", true),
+            Head::Full { end: 5, len: 7, .. }
+        ));
+        assert!(matches!(
+            item_head(b"'f(x=1)'"),
+            Head::Full {
+                start: 1,
+                end: 2,
+                quote: Some(b'\''),
+                ..
+            }
+        ));
+        assert!(matches!(
+            item_head(b"'f'(x=1)"),
+            Head::Full {
+                quoted_name: true,
+                ..
+            }
+        ));
         assert_eq!(item_head(b"'hello', 2"), Head::No);
         assert_eq!(item_head(b"'hello'"), Head::Partial);
         assert_eq!(bracket_call(b"[1, 2]"), Match::No);
@@ -927,6 +962,9 @@ mod tests {
         assert_eq!(bracket_call(b"[f"), Match::Partial);
         assert_eq!(line_call(b"  get_time()"), Match::Full(3));
         assert_eq!(line_call(b"The end"), Match::No);
-        assert_eq!(normalize_name(b"get\\_movie\\_director"), "get_movie_director");
+        assert_eq!(
+            normalize_name(b"get\\_movie\\_director"),
+            "get_movie_director"
+        );
     }
 }

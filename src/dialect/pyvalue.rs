@@ -22,9 +22,10 @@
 //! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
 
 use super::args::{escape_str, StrEscaper};
+use super::Cx;
 use crate::config::Limits;
-use crate::event::{Repair, RepairKind};
-use crate::json::{is_json_number, Repairer, Status};
+use crate::event::{Repair, RepairKind, Span};
+use crate::json::{into_string, is_json_number, Repairer, Status};
 use crate::scan::{match_lit, Match};
 
 /// Which literal syntax the lexer reads.
@@ -82,6 +83,39 @@ impl Writer {
         let d = self.out[self.emitted..].to_vec();
         self.emitted = self.out.len();
         d
+    }
+
+    /// Streams what is new to call `local`.
+    pub(crate) fn flush(&mut self, cx: &mut Cx<'_>, local: usize, span: Span) {
+        let d = self.take_delta();
+        cx.args(local, &d, span);
+    }
+
+    /// Ends call `local` at `end` with these arguments.
+    pub(crate) fn end_call(
+        &mut self,
+        cx: &mut Cx<'_>,
+        local: usize,
+        end: u64,
+        extra: Vec<Repair>,
+        truncated: bool,
+    ) {
+        let span = Span::new(end, end);
+        self.flush(cx, local, span);
+        let fin = self.final_json();
+        if fin.len() > self.out.len() && fin.starts_with(&self.out) {
+            cx.args(local, &fin[self.out.len()..], span);
+        }
+        let mut repairs = std::mem::take(&mut self.repairs);
+        repairs.extend(extra);
+        repairs.sort_by_key(|r| r.offset);
+        cx.end(
+            local,
+            end,
+            into_string(fin),
+            repairs,
+            truncated || self.limited,
+        );
     }
 
     /// The final arguments: `out` itself, or (after a limit cut it) `out`
@@ -182,6 +216,9 @@ pub(crate) struct ValueLexer {
     ws: Vec<u8>,
     tok_start: u64,
     esc: StrEscaper,
+    /// Closing brackets at the end of a delimited string, held: if the
+    /// string is never closed they were probably structure.
+    tail: Vec<u8>,
     /// Bytes that end the top-level value besides closers and `,`.
     stops: &'static [u8],
     /// Literals that end everything even inside a delimited string.
@@ -487,6 +524,7 @@ impl ValueLexer {
             ws: Vec::new(),
             tok_start: 0,
             esc: StrEscaper::default(),
+            tail: Vec::new(),
             stops,
             string_stops,
             skip_stop: false,
@@ -551,6 +589,27 @@ impl ValueLexer {
             w.repair(RepairKind::InvalidUtf8, at);
         }
         self.put(w, &out, at);
+    }
+
+    /// Content of a delimited string: trailing closers are held back.
+    fn delim_content(&mut self, w: &mut Writer, raw: &[u8], at: u64) {
+        if raw.is_empty() {
+            return;
+        }
+        let k = raw
+            .iter()
+            .rposition(|b| !matches!(b, b'}' | b']'))
+            .map_or(0, |p| p + 1);
+        if k > 0 || self.tail.len() + raw.len() > 64 {
+            let tail = std::mem::take(&mut self.tail);
+            self.content(w, &tail, at);
+        }
+        if self.tail.len() + raw.len() - k > 64 {
+            self.content(w, raw, at);
+        } else {
+            self.content(w, &raw[..k], at);
+            self.tail.extend_from_slice(&raw[k..]);
+        }
     }
 
     fn end_content(&mut self, w: &mut Writer, at: u64) {
@@ -862,7 +921,11 @@ impl ValueLexer {
             () => {
                 if i > run_start {
                     let at = self.abs(run_start);
-                    self.content(w, &input[run_start..i], at);
+                    if s.delim {
+                        self.delim_content(w, &input[run_start..i], at);
+                    } else {
+                        self.content(w, &input[run_start..i], at);
+                    }
                 }
             };
         }
@@ -925,6 +988,8 @@ impl ValueLexer {
                     Match::Full(n) => {
                         flush!();
                         let at = self.abs(i);
+                        let tail = std::mem::take(&mut self.tail);
+                        self.content(w, &tail, at);
                         self.end_content(w, at);
                         self.leaf = Leaf::None;
                         self.value_done();
@@ -1395,6 +1460,34 @@ impl ValueLexer {
             return;
         }
         match self.leaf {
+            Leaf::Str(s) if s.delim => {
+                // Closers held at the end of an unclosed string close the
+                // structure when they match it (`{command:<|"|>ls}`).
+                let tail = std::mem::take(&mut self.tail);
+                let mut depth = self.stack.len();
+                let structural = !tail.is_empty()
+                    && tail.iter().all(|&b| {
+                        let ok = depth > 0
+                            && match &self.stack[depth - 1] {
+                                Cont::Arr { close, .. } => *close == b,
+                                _ => b == b'}',
+                            };
+                        depth = depth.saturating_sub(1);
+                        ok
+                    });
+                if !structural {
+                    self.content(w, &tail, at);
+                }
+                w.repair(RepairKind::UnclosedString, at);
+                self.end_content(w, at);
+                self.leaf = Leaf::None;
+                self.value_done();
+                if structural {
+                    for _ in 0..tail.len() {
+                        self.pop(w, at);
+                    }
+                }
+            }
             Leaf::Str(s) => {
                 let closed = s.pend > 0 && !s.triple;
                 if !closed {

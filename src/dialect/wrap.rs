@@ -74,7 +74,11 @@ impl Wrap {
             st: St::Lead,
             body: Body::None,
             cfg: a.cfg.clone(),
-            stop_bytes: if lt && !spec.closes.is_empty() { b"<" } else { b"" },
+            stop_bytes: if lt && !spec.closes.is_empty() {
+                b"<"
+            } else {
+                b""
+            },
             values: 0,
         }
     }
@@ -113,7 +117,11 @@ impl Wrap {
         }
         if !cx.committed() {
             let span = Span::new(cx.em.span_cursor(), cx.abs(at));
-            cx.diag(DiagnosticKind::UnparseableBlock, "call markup holds no tool call; kept as text", span);
+            cx.diag(
+                DiagnosticKind::UnparseableBlock,
+                "call markup holds no tool call; kept as text",
+                span,
+            );
             return Flow::Reject {
                 at,
                 then: Resume::Text,
@@ -156,10 +164,18 @@ impl Wrap {
                     Some(_) => Kind::Other,
                 }
             }
-            _ if python && (b.is_ascii_alphabetic() || b == b'_' || b == b'\'' || b == b'"' || b >= 0x80) => {
+            _ if python
+                && (b.is_ascii_alphabetic()
+                    || b == b'_'
+                    || b == b'\''
+                    || b == b'"'
+                    || b >= 0x80) =>
+            {
                 match item_head(&input[i..]) {
                     Head::Full { start, end, .. } => {
-                        if self.spec.python_dot_call && !input[i + start..i + end].ends_with(b".call") {
+                        if self.spec.python_dot_call
+                            && !input[i + start..i + end].ends_with(b".call")
+                        {
                             Kind::Other
                         } else {
                             Kind::Py
@@ -243,7 +259,10 @@ impl Block for Wrap {
                             i += 1;
                             continue;
                         }
-                        let more = self.spec.many && (b == b'{' || b == b'[' || (self.spec.python && b.is_ascii_alphabetic()));
+                        let more = self.spec.many
+                            && (b == b'{'
+                                || b == b'['
+                                || (self.spec.python && b.is_ascii_alphabetic()));
                         if !more {
                             return self.done(cx, ws_start, true);
                         }
