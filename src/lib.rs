@@ -9,6 +9,7 @@ mod envelope;
 pub mod error;
 pub mod event;
 pub mod json;
+pub mod model;
 mod parser;
 mod scan;
 
@@ -18,4 +19,5 @@ pub use error::{NoJson, ToolsError, UnknownDialect};
 pub use event::{
     DiagnosticKind, ErrorKind, Event, FinishReason, Repair, RepairKind, Span, ToolCall, Usage,
 };
+pub use model::{ModelRoute, ModelSpec};
 pub use parser::{parse, parse_chunks, Parsed, Parser};
