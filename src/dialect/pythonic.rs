@@ -671,10 +671,21 @@ impl PyCalls {
                     match c {
                         b'\'' | b'"' => quote = c,
                         b'(' | b'[' | b'{' => depth += 1,
-                        b')' | b']' | b'}' | b',' if depth == 0 => {
+                        // Only what ends the context ends the skip: `,` and
+                        // the list's `]` or the call's `)`.
+                        b',' if depth == 0 => {
                             self.st = if list { St::AfterCall } else { St::AfterArg };
                             return Ok(k);
                         }
+                        b']' if depth == 0 && list => {
+                            self.st = St::AfterCall;
+                            return Ok(k);
+                        }
+                        b')' if depth == 0 && !list => {
+                            self.st = St::AfterArg;
+                            return Ok(k);
+                        }
+                        b')' | b']' | b'}' if depth == 0 => {}
                         b')' | b']' | b'}' => depth -= 1,
                         _ if depth == 0 && self.opts.stops.contains(&c) => {
                             self.st = St::Skip {
