@@ -265,7 +265,10 @@ def py_calls(text, tool_names):
     return found
 
 
-XML_CALL = re.compile(r"<tool_call>\s*<name>(.*?)</name>\s*(?:<arguments>(.*?)(?:</arguments>|$))?", re.S)
+XML_CALL = re.compile(
+    r"<tool_call>\s*<name>(.*?)</name>(.*?)(?=<tool_call>|$)", re.S
+)
+XML_ARGS = re.compile(r"<(arguments|parameters|args|input)>(.*?)(?:</\1>|$)", re.S)
 XML_ARG = re.compile(r"<([A-Za-z_][\w-]*)>(.*?)</\1>", re.S)
 
 
@@ -285,7 +288,8 @@ def xml_calls(text):
         if not name or name in PLACEHOLDER_NAMES:
             continue
         args = {}
-        for a in XML_ARG.finditer(m.group(2) or ""):
+        body = XML_ARGS.search(m.group(2) or "")
+        for a in XML_ARG.finditer(body.group(2) if body else ""):
             args[a.group(1)] = xml_value(a.group(2))
         found.append((m.start(), {"name": name, "arguments": args, "_truncated": False}))
     return found

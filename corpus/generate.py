@@ -905,6 +905,12 @@ STREAM_CASES = [
 ]
 
 
+# The Gemma GGUF has no chat template (the server would fall back to "llama-2");
+# a user of this model picks llama-cpp-python's built-in "gemma" format, which
+# renders <start_of_turn> turns (and drops system messages).
+SERVER_EXTRA_ARGS = {"smollm2": [], "gemma3": ["--chat_format", "gemma"]}
+
+
 def wait_port(port, proc, timeout=180):
     t0 = time.time()
     while time.time() - t0 < timeout:
@@ -938,8 +944,9 @@ def record_streams(threads):
             "--host", "127.0.0.1", "--port", str(port),
             "--n_ctx", "2048", "--n_threads", str(threads),
             "--model_alias", MODEL_INFO[model_key]["name"],
-        ]
-        log = open(STREAMS_DIR.parent / "models" / f"server-{model_key}.log", "wb") if (STREAMS_DIR.parent / "models").is_dir() else subprocess.DEVNULL
+        ] + SERVER_EXTRA_ARGS[model_key]
+        MODELS_DIR.mkdir(parents=True, exist_ok=True)
+        log = open(MODELS_DIR / f"server-{model_key}.log", "wb")  # ignored by git
         proc = subprocess.Popen(cmd, stdout=log, stderr=log)
         try:
             wait_port(port, proc)
@@ -966,6 +973,7 @@ def record_streams(threads):
                     "model_package": f"{MODEL_INFO[model_key]['package']}=={im.version(MODEL_INFO[model_key]['package'])}",
                     "runtime": runtime,
                     "server_command": ["python", "-m", "llama_cpp.server", "--model", path.name] + cmd[5:],
+                    "server_note": "port chosen free at run time on 127.0.0.1",
                     "endpoint": endpoint,
                     "request_body": body,
                     "http_status": r.status,

@@ -94,6 +94,8 @@ pub(crate) struct CallShape {
     pub id: Option<String>,
     /// An argument key has been seen.
     pub has_args: bool,
+    /// The name came from TGI's `_name` key: the other members are the arguments.
+    pub tgi: bool,
     /// Number of keys seen at the envelope level.
     pub keys: usize,
     /// The first key was not one an envelope uses.
@@ -125,6 +127,7 @@ impl CallShape {
             name: None,
             id: None,
             has_args: false,
+            tgi: false,
             keys: 0,
             foreign_first_key: false,
             closed: false,
@@ -151,6 +154,10 @@ impl CallShape {
             obj.push(b'}');
             if serde_json::from_slice::<serde::de::IgnoredAny>(&obj).is_ok() {
                 self.args.set_whole(&obj);
+                if self.tgi {
+                    // TGI's native shape: the arguments sit next to `_name`.
+                    return None;
+                }
                 return Some(Repair {
                     kind: RepairKind::MissingArguments,
                     offset: at,
@@ -181,6 +188,9 @@ impl CallShape {
                     self.foreign_first_key = true;
                 }
                 self.pending = if key_in(k, NAME_KEYS) && self.name.is_none() {
+                    if unquote(k) == b"_name" {
+                        self.tgi = true;
+                    }
                     if unquote(k) == b"function" {
                         // A string names the tool; an object is a nested envelope.
                         Route::Nested

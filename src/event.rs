@@ -7,9 +7,12 @@
 //! # The lossless contract
 //!
 //! For the content parser ([`crate::Parser`]) the spans of the `Text`,
-//! `Thinking` and `ToolEnd` events are disjoint, increasing and tile the input
-//! `[0, len)` exactly: every input byte belongs to exactly one of them. Markup
-//! (`<tool_call>`, a code fence, `</think>`) belongs to the event it delimits.
+//! `Thinking`, `ToolEnd` and `Markup` events are disjoint, increasing and
+//! tile the input `[0, len)` exactly: every input byte belongs to exactly one
+//! of them. Markup (`<tool_call>`, a code fence, `</think>`) belongs to the
+//! event it delimits; markup that frames plain text (a Harmony `final`
+//! channel header, `<|START_RESPONSE|>`, an end-of-turn token) is reported as
+//! [`Event::Markup`], so that it never leaks into `Text`.
 //! `ToolStart`, `ToolArgs` and `Diagnostic` carry spans too, but those overlap
 //! the span of the call they belong to and are not part of the tiling.
 
@@ -351,6 +354,14 @@ pub enum Event {
         /// Where the call (and its markup) came from.
         span: Span,
     },
+    /// Dialect markup that frames text rather than a call or reasoning: a
+    /// Harmony `final` channel header, `<|START_RESPONSE|>`, an end-of-turn
+    /// token such as `<|eot_id|>`. It carries no content; it is reported so
+    /// that spans stay lossless without the markup leaking into `Text`.
+    Markup {
+        /// Where the markup is.
+        span: Span,
+    },
     /// Something worth knowing that did not stop parsing (a block kept as text, a limit).
     Diagnostic {
         /// What happened.
@@ -402,6 +413,7 @@ impl Event {
             | Event::ToolStart { span, .. }
             | Event::ToolArgs { span, .. }
             | Event::ToolEnd { span, .. }
+            | Event::Markup { span }
             | Event::Diagnostic { span, .. }
             | Event::Finish { span, .. }
             | Event::Opaque { span, .. }
@@ -409,11 +421,14 @@ impl Event {
         }
     }
 
-    /// True for the events whose spans tile the input (`Text`, `Thinking`, `ToolEnd`).
+    /// True for the events whose spans tile the input (`Text`, `Thinking`, `ToolEnd`, `Markup`).
     pub fn is_tiling(&self) -> bool {
         matches!(
             self,
-            Event::Text { .. } | Event::Thinking { .. } | Event::ToolEnd { .. }
+            Event::Text { .. }
+                | Event::Thinking { .. }
+                | Event::ToolEnd { .. }
+                | Event::Markup { .. }
         )
     }
 }

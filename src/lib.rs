@@ -12,6 +12,7 @@ pub mod event;
 pub mod frame;
 pub mod json;
 pub mod ndjson;
+pub mod model;
 mod parser;
 pub mod provider;
 mod scan;
@@ -27,4 +28,5 @@ pub use event::{
     DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair, RepairKind, Span, ToolCall,
     Usage,
 };
+pub use model::{ModelRoute, ModelSpec};
 pub use parser::{parse, parse_chunks, Parsed, Parser};

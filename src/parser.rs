@@ -7,7 +7,7 @@ use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
-use crate::scan::{ByteFinder, Match};
+use crate::scan::{ByteFinder, Match, Pattern};
 
 /// What the parser is in the middle of.
 enum Mode {
@@ -66,6 +66,11 @@ pub struct Parser {
     /// Raw bytes of an uncommitted block, from its start.
     held: BytesMut,
     block_start: u64,
+    /// The next text position starts the output (or the text after a
+    /// reasoning block): line triggers apply there.
+    bol: bool,
+    /// Indices of the line triggers.
+    line_triggers: Vec<u16>,
 }
 
 impl std::fmt::Debug for Parser {
@@ -91,6 +96,10 @@ impl Parser {
             }
         }
         let finder = ByteFinder::new(&firsts);
+        let line_triggers = (0..triggers.len())
+            .filter(|&i| matches!(triggers[i].pattern, Pattern::Line { .. }))
+            .map(|i| i as u16)
+            .collect();
         let mode = match cfg
             .prefill
             .as_deref()
@@ -113,6 +122,8 @@ impl Parser {
             em: Emitter::default(),
             held: BytesMut::new(),
             block_start: 0,
+            bol: true,
+            line_triggers,
         }
     }
 
@@ -244,6 +255,30 @@ impl Parser {
 
     /// Text mode: release text up to the next trigger, then enter it.
     fn text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+        if self.bol {
+            let mut partial = false;
+            let mut full: Option<(usize, usize)> = None;
+            for &t in &self.line_triggers {
+                if let Pattern::Line { matches } = self.triggers[t as usize].pattern {
+                    match matches(&data[i..]) {
+                        Match::Full(n) => {
+                            if full.is_none() {
+                                full = Some((t as usize, n));
+                            }
+                        }
+                        Match::Partial => partial = true,
+                        Match::No => {}
+                    }
+                }
+            }
+            if partial {
+                return Next::Carry(i);
+            }
+            self.bol = false;
+            if let Some((t, n)) = full {
+                return self.enter(t, data, i, n, out);
+            }
+        }
         let mut cursor = self.finder.cursor();
         let mut from = i;
         loop {
@@ -273,15 +308,23 @@ impl Parser {
                 return Next::Carry(p);
             }
             if let Some((t, n)) = full {
-                self.push_text(data, i, p, out);
-                return self.enter(t, data, p, n);
+                // A line trigger leaves its line break as text.
+                let skip = usize::from(matches!(self.triggers[t].pattern, Pattern::Line { .. }));
+                self.push_text(data, i, p + skip, out);
+                return self.enter(t, data, p + skip, n - skip, out);
             }
             from = p + 1;
         }
     }
 
-    fn enter(&mut self, t: usize, data: &Bytes, p: usize, n: usize) -> Next {
+    fn enter(&mut self, t: usize, data: &Bytes, p: usize, n: usize, out: &mut Vec<Event>) -> Next {
         match self.triggers[t].action {
+            Action::Markup => {
+                out.push(Event::Markup {
+                    span: Span::new(self.abs(p), self.abs(p + n)),
+                });
+                Next::At(p + n)
+            }
             Action::Reasoning { close } => {
                 self.mode = Mode::Reasoning {
                     close,
@@ -320,6 +363,7 @@ impl Parser {
                 span: Span::new(span_start, self.abs(end)),
             });
             self.mode = Mode::Text;
+            self.bol = true;
             return Next::At(end);
         }
         // Hold back a suffix that could be the start of the closing tag.

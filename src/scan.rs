@@ -30,6 +30,14 @@ pub(crate) enum Pattern {
         /// The matcher.
         matches: fn(&[u8]) -> Match,
     },
+    /// A matcher applied at the start of a line: at the start of the output
+    /// (or of the text after a reasoning block), and after every `\n`. It
+    /// is given the bytes after the line break; the line break itself stays
+    /// text.
+    Line {
+        /// The matcher.
+        matches: fn(&[u8]) -> Match,
+    },
 }
 
 impl Pattern {
@@ -37,13 +45,23 @@ impl Pattern {
         match self {
             Pattern::Lit(l) => &l[..1],
             Pattern::Custom { first, .. } => first,
+            Pattern::Line { .. } => b"\n",
         }
     }
 
+    /// Matches at `at`; for [`Pattern::Line`], `at` starts with the line
+    /// break and a full match counts it.
     pub(crate) fn matches(&self, at: &[u8]) -> Match {
         match self {
             Pattern::Lit(l) => match_lit(l, at),
             Pattern::Custom { matches, .. } => matches(at),
+            Pattern::Line { matches } => match at.split_first() {
+                Some((b'\n', rest)) => match matches(rest) {
+                    Match::Full(n) => Match::Full(n + 1),
+                    m => m,
+                },
+                _ => Match::No,
+            },
         }
     }
 }

@@ -61,6 +61,17 @@ pub(crate) const TRIGGERS: &[Trigger] = tag_triggers!(
 /// Opens the block of a `<tool_call>`-like tag (shared by the dialects that
 /// use the tag).
 pub(crate) fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    if a.trigger == b"<function_calls>" {
+        // JSON here, pythonic calls in Olmo 3, `<invoke>` XML in the Claude
+        // style: dispatched on the content (the wrapper hands `<…` to
+        // [`tag_block`]).
+        return super::olmo3::open_function_calls(a);
+    }
+    tag_block(a)
+}
+
+/// The tag block itself, without the `<function_calls>` dispatch.
+pub(crate) fn tag_block(a: &BlockArgs<'_>) -> Box<dyn Block> {
     // `<tool_call>` closes with `</tool_call>`.
     let mut close = Vec::with_capacity(a.trigger.len() + 1);
     close.push(b'<');
@@ -82,6 +93,8 @@ pub(crate) fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
             invoke: enabled(cfg, Dialect::MiniMaxM2),
             glm: enabled(cfg, Dialect::Glm) && a.trigger == b"<tool_call>",
         },
+        // granite-20b-functioncalling repeats `<function_call> {…}` without closing tags.
+        close_optional: a.trigger == b"<function_call>",
     })
 }
 
@@ -117,6 +130,8 @@ pub(crate) struct TagBlock {
     repairs: Vec<Repair>,
     limits: crate::config::Limits,
     cfg: XmlUse,
+    /// A missing closing tag is the dialect's normal form, not a repair.
+    close_optional: bool,
 }
 
 impl TagBlock {
@@ -232,7 +247,7 @@ impl TagBlock {
                 then: Resume::Text,
             };
         }
-        if missing_close {
+        if missing_close && !self.close_optional {
             self.repairs.push(Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: cx.abs(at),
@@ -377,10 +392,12 @@ impl Block for TagBlock {
         if !cx.committed() {
             return false;
         }
-        self.repairs.push(Repair {
-            kind: RepairKind::MissingCloseTag,
-            offset: cx.base,
-        });
+        if !self.close_optional {
+            self.repairs.push(Repair {
+                kind: RepairKind::MissingCloseTag,
+                offset: cx.base,
+            });
+        }
         let end = cx.base;
         self.end_calls(cx, end);
         true

@@ -1,12 +1,12 @@
 //! Generic JSON emulation: calls written as bare JSON in text, or inside a
 //! code fence.
 //!
-//! ````text
+//! ~~~text
 //! I'll check.
 //! ```json
 //! {"name": "get_weather", "arguments": {"city": "Tokyo"}}
 //! ```
-//! ````
+//! ~~~
 //!
 //! A `{` (or `[` followed by `{`) in text starts a *speculative* block: the
 //! JSON is repaired and routed as it arrives, and the block commits as soon
@@ -18,6 +18,7 @@
 //! when their content starts with `{` or `[`; any other fence (and one that
 //! holds no call) is text up to its closing fence.
 
+use super::pythonic::{item_head, Head, PyCalls, PyOpts, PyStatus};
 use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
 use crate::config::{Config, Limits};
 use crate::envelope::CallRouter;
@@ -75,13 +76,17 @@ fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     })
 }
 
-fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+/// Opens a code fence (its opening backticks consumed).
+pub(crate) fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(Fence {
         state: FenceState::Info,
         info: Vec::new(),
         jc: None,
+        py: None,
+        py_stopped: false,
         limits: a.cfg.limits.clone(),
         cfg_strict: true,
+        cfg: a.cfg.clone(),
     })
 }
 
@@ -161,11 +166,13 @@ impl JsonCalls {
     }
 
     /// True when some call has a name and arguments, or names a known tool.
+    /// TGI's `{"function": {"_name": …, …args}}` carries its arguments
+    /// flattened (its `no_tool` pseudo-call is not a call).
     pub(crate) fn confirmed(&self, cx: &Cx<'_>) -> bool {
         self.router.calls.iter().any(|c| {
-            c.name
-                .as_deref()
-                .is_some_and(|n| c.has_args || cx.known_tool(n))
+            c.name.as_deref().is_some_and(|n| {
+                c.has_args || (c.tgi && c.closed && n != "no_tool") || cx.known_tool(n)
+            })
         })
     }
 
@@ -414,6 +421,8 @@ enum FenceState {
     Lead,
     /// Inside a JSON value.
     Json,
+    /// Inside pythonic calls.
+    Py,
     /// After a value: blanks, then the closing fence (or another value).
     After,
 }
@@ -423,8 +432,12 @@ struct Fence {
     state: FenceState,
     info: Vec<u8>,
     jc: Option<JsonCalls>,
+    py: Option<PyCalls>,
+    /// The pythonic reader stopped at a backtick that may close the fence.
+    py_stopped: bool,
     limits: Limits,
     cfg_strict: bool,
+    cfg: Config,
 }
 
 const JSON_FENCES: &[&[u8]] = &[
@@ -438,30 +451,65 @@ const JSON_FENCES: &[&[u8]] = &[
     b"tool",
     b"function_call",
     b"functions",
-    // Code fences that models fill with a JSON or Python-dict list of calls;
-    // the content must still start with `{` or `[` and be call-shaped.
+    b"tool_code",
     b"python",
     b"py",
-    b"tool_code",
     b"javascript",
     b"js",
+];
+
+/// Fences whose body may be JSON (models also fill `python` and `js` fences
+/// with a JSON or Python-dict list of calls; it must still be call-shaped).
+const JSON_BODY: &[&[u8]] = &[
+    b"",
+    b"json",
+    b"json5",
+    b"jsonc",
+    b"tool_call",
+    b"tool_calls",
+    b"tool_use",
+    b"tool",
+    b"function_call",
+    b"functions",
+    b"tool_code",
+    b"python",
+    b"py",
+    b"javascript",
+    b"js",
+];
+
+/// Fences that announce calls: pythonic calls there need no further evidence
+/// (Gemma 3's ```` ```tool_code ````); in other fences they commit like
+/// pythonic calls in text.
+const CALL_FENCES: &[&[u8]] = &[
+    b"tool_call",
+    b"tool_calls",
+    b"tool_use",
+    b"tool",
+    b"function_call",
+    b"functions",
+    b"tool_code",
 ];
 
 impl Fence {
     /// No closing fence: the block ends before byte `i`.
     fn missing_close(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
         let end = cx.abs(i);
+        let extra = vec![Repair {
+            kind: RepairKind::MissingCloseTag,
+            offset: end,
+        }];
         if let Some(jc) = self.jc.as_mut() {
-            jc.end_all(
-                cx,
-                end,
-                vec![Repair {
-                    kind: RepairKind::MissingCloseTag,
-                    offset: end,
-                }],
-            );
+            jc.end_all(cx, end, extra);
+        } else if let Some(py) = self.py.as_mut() {
+            py.close(cx, false);
+            py.end_all(cx, end, extra);
         }
         Flow::Done(i)
+    }
+
+    fn lang(&self) -> Vec<u8> {
+        self.info.trim_ascii().to_ascii_lowercase()
     }
 }
 
@@ -514,7 +562,50 @@ impl Block for Fence {
                     let b = input[i];
                     if b.is_ascii_whitespace() {
                         i += 1;
-                    } else if b == b'{' || b == b'[' {
+                        continue;
+                    }
+                    // JSON, or pythonic calls?
+                    let py = if b == b'{' {
+                        false
+                    } else if b == b'[' {
+                        let mut k = i + 1;
+                        while k < input.len() && input[k].is_ascii_whitespace() && k < i + 64 {
+                            k += 1;
+                        }
+                        match input.get(k) {
+                            None => return Flow::Partial(i),
+                            Some(b'{' | b']') => false,
+                            Some(_) => match item_head(&input[k..]) {
+                                Head::Full { .. } => true,
+                                Head::Partial => return Flow::Partial(i),
+                                Head::No => false,
+                            },
+                        }
+                    } else {
+                        match item_head(&input[i..]) {
+                            Head::Full { .. } => true,
+                            Head::Partial => return Flow::Partial(i),
+                            Head::No => {
+                                return Flow::Reject {
+                                    at: i,
+                                    then: Resume::FenceText,
+                                }
+                            }
+                        }
+                    };
+                    let lang = self.lang();
+                    if py {
+                        self.py = Some(PyCalls::new(
+                            &self.cfg,
+                            PyOpts {
+                                strong: CALL_FENCES.contains(&&lang[..]),
+                                stops: b"`",
+                                multiline: true,
+                                strip_call: false,
+                            },
+                        ));
+                        self.state = FenceState::Py;
+                    } else if JSON_BODY.contains(&&lang[..]) {
                         self.jc =
                             Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
                         self.state = FenceState::Json;
@@ -523,6 +614,38 @@ impl Block for Fence {
                             at: i,
                             then: Resume::FenceText,
                         };
+                    }
+                }
+                FenceState::Py => {
+                    let Some(py) = self.py.as_mut() else {
+                        return Flow::Reject {
+                            at: i,
+                            then: Resume::FenceText,
+                        };
+                    };
+                    let mut sub = Cx {
+                        base: cx.abs(i),
+                        em: &mut *cx.em,
+                        cfg: cx.cfg,
+                    };
+                    let p = py.feed(&input[i..], &mut sub);
+                    i += p.consumed;
+                    if !sub.committed() && py.evidence() {
+                        sub.commit();
+                    }
+                    match p.status {
+                        PyStatus::NeedMore => return Flow::More,
+                        PyStatus::Partial => return Flow::Partial(i),
+                        PyStatus::Done | PyStatus::Stop if sub.committed() => {
+                            self.py_stopped = p.status == PyStatus::Stop;
+                            self.state = FenceState::After;
+                        }
+                        _ => {
+                            return Flow::Reject {
+                                at: i,
+                                then: Resume::FenceText,
+                            }
+                        }
                     }
                 }
                 FenceState::Json => {
@@ -576,15 +699,29 @@ impl Block for Fence {
                                 i += n;
                                 if let Some(jc) = self.jc.as_mut() {
                                     jc.end_all(cx, cx.abs(i), Vec::new());
+                                } else if let Some(py) = self.py.as_mut() {
+                                    py.close(cx, false);
+                                    py.end_all(cx, cx.abs(i), Vec::new());
                                 }
                                 return Flow::Done(i);
                             }
                             Match::Partial => return Flow::Partial(i),
+                            Match::No if self.py_stopped => {
+                                // A backtick inside the calls, not the fence.
+                                self.py_stopped = false;
+                                if let Some(py) = self.py.as_mut() {
+                                    py.resume_stop();
+                                }
+                                self.state = FenceState::Py;
+                            }
                             Match::No => return self.missing_close(cx, i),
                         }
-                    } else if b.is_ascii_whitespace() {
+                    } else if b.is_ascii_whitespace() && !self.py_stopped {
                         i += 1;
-                    } else if b == b'{' || b == b'[' {
+                    } else if self.py_stopped {
+                        self.py_stopped = false;
+                        self.state = FenceState::Py;
+                    } else if self.jc.is_some() && (b == b'{' || b == b'[') {
                         // Another value in the same fence.
                         let next = JsonCalls::with_limits(&self.limits, false, false);
                         self.jc = Some(match self.jc.take() {
@@ -602,6 +739,25 @@ impl Block for Fence {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        if let Some(py) = self.py.as_mut() {
+            py.close(cx, true);
+            if !cx.committed() && py.evidence() {
+                cx.commit();
+            }
+            if !cx.committed() {
+                return false;
+            }
+            let end = cx.base;
+            py.end_all(
+                cx,
+                end,
+                vec![Repair {
+                    kind: RepairKind::MissingCloseTag,
+                    offset: end,
+                }],
+            );
+            return true;
+        }
         let Some(jc) = self.jc.as_mut() else {
             return false;
         };

@@ -70,8 +70,26 @@ use crate::error::UnknownDialect;
 use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
 use crate::scan::Pattern;
 
+pub(crate) mod args;
+pub(crate) mod chatglm;
+pub(crate) mod cohere;
+pub(crate) mod deepseek;
+pub(crate) mod functionary;
+pub(crate) mod gemma;
+pub(crate) mod granite;
+pub(crate) mod harmony;
 pub(crate) mod hermes;
+pub(crate) mod internlm;
 pub(crate) mod json;
+pub(crate) mod kimi;
+pub(crate) mod lfm2;
+pub(crate) mod llama;
+pub(crate) mod mistral;
+pub(crate) mod nemotron;
+pub(crate) mod olmo3;
+pub(crate) mod phi4;
+pub(crate) mod pythonic;
+pub(crate) mod pyvalue;
 pub(crate) mod reasoning;
 // XML family.
 pub(crate) mod dsml;
@@ -83,6 +101,8 @@ pub(crate) mod seed_oss;
 pub(crate) mod step3;
 pub(crate) mod xml_emulation;
 pub(crate) mod xmlcalls;
+pub(crate) mod sectioned;
+pub(crate) mod wrap;
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,6 +133,43 @@ pub enum Dialect {
     Step3,
     /// AI SDK morph-xml: `<TOOL_NAME><arg>v</arg></TOOL_NAME>`, only for known tools.
     MorphXml,
+    // ---- special-token and pythonic dialects (branch `tokens`) ----
+    /// Pythonic calls `[f(a=1), g()]` (Llama 3.2/4, BFCL, ToolACE, Gemma 3
+    /// prompts), bare, fenced or after `<|python_start|>`.
+    Pythonic,
+    /// Llama 3.x JSON calls after `<|python_tag|>` (`{"name", "parameters"}` separated by `; `, built-in `tool.call(…)`, code), and Llama 4 `<|python_start|>…<|python_end|>`.
+    Llama3Json,
+    /// LFM2 `<|tool_call_start|>[pythonic]<|tool_call_end|>`.
+    Lfm2,
+    /// Olmo 3 `<function_calls>pythonic</function_calls>`.
+    Olmo3,
+    /// IBM Granite 3.0 `<|tool_call|>[…]` (3.1+ and 4 use the Hermes tag) and the `<response>` wrapper.
+    Granite,
+    /// Phi-4-mini `functools[{…}, …]`.
+    Phi4Mini,
+    /// InternLM2 / Intern-S1 `<|action_start|><|plugin|>{…}<|action_end|>`.
+    InternLm,
+    /// NVIDIA Nemotron `<TOOLCALL>[…]</TOOLCALL>`.
+    Nemotron,
+    /// Cohere Command R7B / A `<|START_ACTION|>[…]<|END_ACTION|>` and Command R `Action: ```json`.
+    Cohere,
+    /// Mistral `[TOOL_CALLS]` (JSON array, `NAME[ARGS]{…}`, `NAME{…}`).
+    Mistral,
+    /// DeepSeek V3 / R1 and V3.1 `<｜tool▁calls▁begin｜>…` (full-width or ASCII bars).
+    DeepSeek,
+    /// Kimi K2 `<|tool_calls_section_begin|>…functions.NAME:IDX…` (the head is kept as the id).
+    KimiK2,
+    /// GPT-OSS Harmony channels: `analysis` is reasoning, `final` text, `to=functions.NAME` a call.
+    Harmony,
+    /// Gemma 4 `<|tool_call>call:NAME{key:<|"|>str<|"|>}<tool_call|>`.
+    Gemma4,
+    /// FunctionGemma `<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>`.
+    FunctionGemma,
+    /// Functionary v3.1 `<function=NAME>{json}</function>` and v3.2 `>>>NAME⏎{json}`.
+    Functionary,
+    /// GLM-4 (9B chat) `NAME⏎{json}`.
+    ChatGlm,
+    // ---- end of the `tokens` block ----
 }
 
 impl Dialect {
@@ -129,6 +186,25 @@ impl Dialect {
         Dialect::DeepSeekDsml,
         Dialect::Step3,
         Dialect::MorphXml,
+        // ---- tokens ----
+        Dialect::Pythonic,
+        Dialect::Llama3Json,
+        Dialect::Lfm2,
+        Dialect::Olmo3,
+        Dialect::Granite,
+        Dialect::Phi4Mini,
+        Dialect::InternLm,
+        Dialect::Nemotron,
+        Dialect::Cohere,
+        Dialect::Mistral,
+        Dialect::DeepSeek,
+        Dialect::KimiK2,
+        Dialect::Harmony,
+        Dialect::Gemma4,
+        Dialect::FunctionGemma,
+        Dialect::Functionary,
+        Dialect::ChatGlm,
+        // ---- end tokens ----
     ];
 
     /// The dialect's CLI name.
@@ -145,6 +221,25 @@ impl Dialect {
             Dialect::DeepSeekDsml => "deepseek_dsml",
             Dialect::Step3 => "step3",
             Dialect::MorphXml => "morph_xml",
+            // ---- tokens ----
+            Dialect::Pythonic => "pythonic",
+            Dialect::Llama3Json => "llama3_json",
+            Dialect::Lfm2 => "lfm2",
+            Dialect::Olmo3 => "olmo3",
+            Dialect::Granite => "granite",
+            Dialect::Phi4Mini => "phi4_mini",
+            Dialect::InternLm => "internlm",
+            Dialect::Nemotron => "nemotron",
+            Dialect::Cohere => "cohere",
+            Dialect::Mistral => "mistral",
+            Dialect::DeepSeek => "deepseek",
+            Dialect::KimiK2 => "kimi_k2",
+            Dialect::Harmony => "harmony",
+            Dialect::Gemma4 => "gemma4",
+            Dialect::FunctionGemma => "functiongemma",
+            Dialect::Functionary => "functionary",
+            Dialect::ChatGlm => "chatglm",
+            // ---- end tokens ----
         }
     }
 
@@ -190,6 +285,25 @@ impl Dialect {
             Dialect::DeepSeekDsml => dsml::TRIGGERS,
             Dialect::Step3 => step3::TRIGGERS,
             Dialect::MorphXml => morph_xml::TRIGGERS,
+            // ---- tokens ----
+            Dialect::Pythonic => pythonic::TRIGGERS,
+            Dialect::Llama3Json => llama::TRIGGERS,
+            Dialect::Lfm2 => lfm2::TRIGGERS,
+            Dialect::Olmo3 => olmo3::TRIGGERS,
+            Dialect::Granite => granite::TRIGGERS,
+            Dialect::Phi4Mini => phi4::TRIGGERS,
+            Dialect::InternLm => internlm::TRIGGERS,
+            Dialect::Nemotron => nemotron::TRIGGERS,
+            Dialect::Cohere => cohere::TRIGGERS,
+            Dialect::Mistral => mistral::TRIGGERS,
+            Dialect::DeepSeek => deepseek::TRIGGERS,
+            Dialect::KimiK2 => kimi::TRIGGERS,
+            Dialect::Harmony => harmony::TRIGGERS,
+            Dialect::Gemma4 => gemma::GEMMA4_TRIGGERS,
+            Dialect::FunctionGemma => gemma::FUNCTIONGEMMA_TRIGGERS,
+            Dialect::Functionary => functionary::TRIGGERS,
+            Dialect::ChatGlm => chatglm::TRIGGERS,
+            // ---- end tokens ----
         }
     }
 }
@@ -219,6 +333,9 @@ pub(crate) struct Trigger {
 pub(crate) enum Action {
     /// A reasoning block that ends at `close`.
     Reasoning { close: &'static [u8] },
+    /// Markup that frames text (an end-of-turn token, a response wrapper):
+    /// reported as [`Event::Markup`], then text goes on.
+    Markup,
     /// A block parser. With `consume`, the trigger bytes are markup the block
     /// does not see; otherwise the block reads them itself.
     Block {
@@ -435,9 +552,11 @@ pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
         out.extend_from_slice(d.triggers());
     }
     // Longer literals first so `<tool_calls>` wins over `<tool_call` prefixes.
+    // Matchers (tag shapes, then JSON and pythonic shapes, in dialect order)
+    // come after every literal: the strongest evidence is tried first.
     out.sort_by_key(|t| match t.pattern {
         Pattern::Lit(l) => std::cmp::Reverse(l.len()),
-        Pattern::Custom { .. } => std::cmp::Reverse(0),
+        Pattern::Custom { .. } | Pattern::Line { .. } => std::cmp::Reverse(0),
     });
     out
 }

@@ -1,0 +1,408 @@
+//! Building blocks shared by the dialects whose markup names the tool and
+//! whose arguments follow as one value: streaming JSON arguments
+//! ([`ArgsJson`]), raw text wrapped as a one-key object ([`RawArgs`]), JSON
+//! string escaping with a UTF-8 carry ([`StrEscaper`]), and the small
+//! lexical helpers every special-token dialect needs.
+
+use super::Cx;
+use crate::config::Limits;
+use crate::envelope::ArgsWriter;
+use crate::event::{Repair, RepairKind, Span};
+use crate::json::{into_string, Progress, Repairer, Status};
+use crate::scan::{match_lit, Match};
+
+/// The arguments of one call, given as a JSON value (normally an object),
+/// repaired and normalised to an object as they stream.
+pub(crate) struct ArgsJson {
+    rep: Repairer,
+    w: ArgsWriter,
+    began: bool,
+    closed: bool,
+    truncated: bool,
+    start: u64,
+}
+
+impl ArgsJson {
+    /// `stop_on_lt`: a `<` in structural position stops the repairer so the
+    /// dialect can look for its closing token.
+    pub(crate) fn new(limits: &Limits, stop_on_lt: bool) -> Self {
+        ArgsJson {
+            rep: Repairer::with_limits(limits).stop_on_lt(stop_on_lt),
+            w: ArgsWriter::new(limits, true),
+            began: false,
+            closed: false,
+            truncated: false,
+            start: 0,
+        }
+    }
+
+    /// Feeds input (its first byte is at `cx.base`) and streams the new
+    /// argument bytes of call `local`.
+    pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>, local: usize) -> Progress {
+        if !self.began {
+            self.began = true;
+            self.rep.set_offset(cx.base);
+            self.start = cx.base;
+        }
+        if self.closed {
+            return Progress {
+                consumed: 0,
+                status: Status::Done,
+            };
+        }
+        let p = self.rep.feed(input, &mut self.w);
+        if p.status == Status::Done {
+            self.closed = true;
+        }
+        let d = self.w.take_delta().to_vec();
+        cx.args(local, &d, Span::new(cx.base, cx.abs(p.consumed)));
+        p
+    }
+
+    /// True once any byte of the value has been seen.
+    pub(crate) fn has_begun(&self) -> bool {
+        self.rep.has_begun()
+    }
+
+
+    /// Closes the value early: markup ended it, or (`eof`) the input did.
+    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, local: usize, eof: bool) {
+        if self.closed {
+            return;
+        }
+        if eof {
+            self.truncated = true;
+        }
+        if !self.began {
+            self.began = true;
+            self.start = cx.base;
+            self.rep.set_offset(cx.base);
+        }
+        self.rep.finish(&mut self.w);
+        self.closed = true;
+        let d = self.w.take_delta().to_vec();
+        cx.args(local, &d, Span::new(cx.base, cx.base));
+    }
+
+    /// Ends call `local` at `end`; `extra` repairs (markup) are added.
+    pub(crate) fn end(&mut self, cx: &mut Cx<'_>, local: usize, end: u64, mut extra: Vec<Repair>) {
+        self.close(cx, local, false);
+        let at = if self.began { self.start } else { end };
+        if !self.w.started() {
+            self.w.set_whole(b"{}");
+            extra.push(Repair {
+                kind: RepairKind::MissingArguments,
+                offset: at,
+            });
+        } else {
+            self.w.finish_open();
+        }
+        let pending = self.w.take_delta().to_vec();
+        let span = Span::new(end, end);
+        cx.args(local, &pending, span);
+        let final_json = self.w.final_json();
+        if final_json.len() > self.w.out.len() && final_json.starts_with(&self.w.out) {
+            let tail = final_json[self.w.out.len()..].to_vec();
+            cx.args(local, &tail, span);
+        }
+        let mut repairs = self.rep.take_repairs();
+        repairs.extend(self.w.repairs.drain(..).map(|r| Repair {
+            kind: r.kind,
+            offset: if r.offset == 0 { at } else { r.offset },
+        }));
+        repairs.extend(extra);
+        repairs.sort_by_key(|r| r.offset);
+        let truncated = self.truncated || self.w.limited;
+        cx.end(local, end, into_string(final_json), repairs, truncated);
+    }
+}
+
+/// Arguments given as raw text (code for a code-interpreter tool, a shell
+/// command where JSON was expected), written as `{"<key>": "<text>"}`.
+pub(crate) struct RawArgs {
+    esc: StrEscaper,
+    out: Vec<u8>,
+    emitted: usize,
+    /// Trailing whitespace held back (it is dropped at the end).
+    ws: Vec<u8>,
+    started: bool,
+    max: usize,
+    limited: bool,
+    repairs: Vec<Repair>,
+    truncated: bool,
+}
+
+impl RawArgs {
+    pub(crate) fn new(key: &str, limits: &Limits) -> Self {
+        let mut out = Vec::with_capacity(key.len() + 8);
+        out.extend_from_slice(b"{\"");
+        StrEscaper::default().push(key.as_bytes(), &mut out);
+        out.extend_from_slice(b"\": \"");
+        RawArgs {
+            esc: StrEscaper::default(),
+            out,
+            emitted: 0,
+            ws: Vec::new(),
+            started: false,
+            max: limits.max_args_bytes,
+            limited: false,
+            repairs: Vec::new(),
+            truncated: false,
+        }
+    }
+
+    /// Appends raw text; leading blanks are dropped, trailing ones held.
+    pub(crate) fn push(&mut self, bytes: &[u8], at: u64) {
+        let mut i = 0;
+        while i < bytes.len() {
+            let ws_end = bytes[i..]
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .map_or(bytes.len(), |p| i + p);
+            if ws_end > i {
+                if self.started {
+                    self.ws.extend_from_slice(&bytes[i..ws_end]);
+                }
+                i = ws_end;
+                continue;
+            }
+            let run_end = bytes[i..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(bytes.len(), |p| i + p);
+            self.started = true;
+            let ws = std::mem::take(&mut self.ws);
+            self.put(&ws, at);
+            self.put(&bytes[i..run_end], at);
+            i = run_end;
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8], at: u64) {
+        if self.limited || bytes.is_empty() {
+            return;
+        }
+        if self.out.len() + bytes.len() > self.max {
+            self.limited = true;
+            self.repairs.push(Repair {
+                kind: RepairKind::LimitExceeded,
+                offset: at,
+            });
+            return;
+        }
+        if self.esc.push(bytes, &mut self.out) {
+            self.repairs.push(Repair {
+                kind: RepairKind::InvalidUtf8,
+                offset: at,
+            });
+        }
+    }
+
+    /// Records a repair at `offset`.
+    pub(crate) fn note(&mut self, kind: RepairKind, offset: u64) {
+        self.repairs.push(Repair { kind, offset });
+    }
+
+    /// The input ended inside the text.
+    pub(crate) fn set_truncated(&mut self) {
+        self.truncated = true;
+    }
+
+    /// Streams what is new.
+    pub(crate) fn flush(&mut self, cx: &mut Cx<'_>, local: usize, span: Span) {
+        let d = self.out[self.emitted..].to_vec();
+        self.emitted = self.out.len();
+        cx.args(local, &d, span);
+    }
+
+    /// Ends the call.
+    pub(crate) fn end(&mut self, cx: &mut Cx<'_>, local: usize, end: u64, extra: Vec<Repair>) {
+        if self.esc.finish(&mut self.out) {
+            self.repairs.push(Repair {
+                kind: RepairKind::InvalidUtf8,
+                offset: end,
+            });
+        }
+        self.out.extend_from_slice(b"\"}");
+        self.flush(cx, local, Span::new(end, end));
+        let mut repairs = std::mem::take(&mut self.repairs);
+        repairs.extend(extra);
+        repairs.sort_by_key(|r| r.offset);
+        let args = into_string(std::mem::take(&mut self.out));
+        cx.end(local, end, args, repairs, self.truncated || self.limited);
+    }
+}
+
+/// Writes raw bytes as JSON string content, keeping an incomplete UTF-8
+/// sequence for the next call so that output never splits a character.
+#[derive(Default, Debug, Clone)]
+pub(crate) struct StrEscaper {
+    carry: Vec<u8>,
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+impl StrEscaper {
+    /// Escapes `bytes` into `out`; returns true when invalid UTF-8 was replaced.
+    pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<u8>) -> bool {
+        if self.carry.is_empty() {
+            return self.push_valid(bytes, out);
+        }
+        let mut buf = std::mem::take(&mut self.carry);
+        buf.extend_from_slice(bytes);
+        self.push_valid(&buf, out)
+    }
+
+    fn push_valid(&mut self, mut bytes: &[u8], out: &mut Vec<u8>) -> bool {
+        let mut bad = false;
+        loop {
+            match std::str::from_utf8(bytes) {
+                Ok(s) => {
+                    escape_str(s, out);
+                    return bad;
+                }
+                Err(e) => {
+                    let good = e.valid_up_to();
+                    // Safe split: the prefix is valid UTF-8.
+                    escape_str(std::str::from_utf8(&bytes[..good]).unwrap_or_default(), out);
+                    match e.error_len() {
+                        None => {
+                            self.carry.extend_from_slice(&bytes[good..]);
+                            return bad;
+                        }
+                        Some(n) => {
+                            out.extend_from_slice("\u{FFFD}".as_bytes());
+                            bad = true;
+                            bytes = &bytes[good + n..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Flushes an incomplete sequence left at the end; true when one was replaced.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.carry.is_empty() {
+            return false;
+        }
+        self.carry.clear();
+        out.extend_from_slice("\u{FFFD}".as_bytes());
+        true
+    }
+}
+
+/// Appends `s` as JSON string content.
+pub(crate) fn escape_str(s: &str, out: &mut Vec<u8>) {
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            0..=0x1F | 0x7F => {
+                out.extend_from_slice(&b[start..i]);
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(c >> 4) as usize]);
+                out.push(HEX[(c & 15) as usize]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&b[start..i]);
+        out.extend_from_slice(esc);
+        start = i + 1;
+    }
+    out.extend_from_slice(&b[start..]);
+}
+
+/// A JSON string literal (quotes included) holding `s`.
+pub(crate) fn json_string(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    out.push(b'"');
+    escape_str(s, &mut out);
+    out.push(b'"');
+    out
+}
+
+/// True for the bytes of a tool name: ASCII letters, digits, `_`, `-`, `.`
+/// and any non-ASCII byte.
+#[inline]
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.' || b >= 0x80
+}
+
+/// Matches any of `lits` at the start of `at`: the first full match, else
+/// partial if any could still match.
+pub(crate) fn match_any(lits: &[&[u8]], at: &[u8]) -> (Match, usize) {
+    let mut partial = false;
+    for (k, l) in lits.iter().enumerate() {
+        match match_lit(l, at) {
+            Match::Full(n) => return (Match::Full(n), k),
+            Match::Partial => partial = true,
+            Match::No => {}
+        }
+    }
+    (if partial { Match::Partial } else { Match::No }, 0)
+}
+
+/// Finds the first occurrence of any of `lits` in `hay` starting at a `<`,
+/// `[` or other first byte: returns `(position, literal index, full)`; a
+/// partial match at the end of `hay` is returned with `full == false`.
+pub(crate) fn find_any(lits: &[&[u8]], hay: &[u8]) -> Option<(usize, usize, bool)> {
+    let mut firsts: Vec<u8> = lits.iter().filter_map(|l| l.first().copied()).collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    let mut from = 0;
+    while from < hay.len() {
+        let p = match firsts.len() {
+            1 => memchr::memchr(firsts[0], &hay[from..]),
+            2 => memchr::memchr2(firsts[0], firsts[1], &hay[from..]),
+            3 => memchr::memchr3(firsts[0], firsts[1], firsts[2], &hay[from..]),
+            _ => hay[from..].iter().position(|b| firsts.contains(b)),
+        }? + from;
+        match match_any(lits, &hay[p..]) {
+            (Match::Full(_), k) => return Some((p, k, true)),
+            (Match::Partial, k) => return Some((p, k, false)),
+            (Match::No, _) => from = p + 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaper_carries_utf8() {
+        let mut e = StrEscaper::default();
+        let mut out = Vec::new();
+        let s = "é\"\n✓".as_bytes();
+        for b in s {
+            assert!(!e.push(&[*b], &mut out));
+        }
+        assert!(!e.finish(&mut out));
+        assert_eq!(String::from_utf8(out).unwrap(), "é\\\"\\n✓");
+        let mut out = Vec::new();
+        assert!(e.push(b"a\xffb", &mut out));
+        assert_eq!(String::from_utf8(out).unwrap(), "a\u{FFFD}b");
+    }
+
+    #[test]
+    fn find_any_partial() {
+        let lits: &[&[u8]] = &[b"<|end|>", b"<|call|>"];
+        assert_eq!(find_any(lits, b"ab<|call|>x"), Some((2, 1, true)));
+        assert_eq!(
+            find_any(lits, b"ab<|ca").map(|(p, _, f)| (p, f)),
+            Some((2, false))
+        );
+        assert_eq!(find_any(lits, b"a<b<|x"), None);
+    }
+}

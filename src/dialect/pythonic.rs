@@ -1,0 +1,977 @@
+//! Pythonic calls: `[get_weather(city="Paris"), get_time()]`.
+//!
+//! Llama 3.2 (lightweight) and Llama 4, BFCL and ToolACE prompts, Gemma 3
+//! prompts, LFM2 and Olmo3 write calls as a Python list of keyword calls. The
+//! list is found bare in text, in ```` ```tool_code ````, ```` ```tool_call ````
+//! and ```` ```python ```` fences, after `<|python_start|>`, inside
+//! `<|tool_call_start|>…<|tool_call_end|>` (LFM2) and
+//! `<function_calls>…</function_calls>` (Olmo3).
+//!
+//! # Decisions
+//!
+//! * **Recognition in text.** A `[` followed (after blanks, optionally a
+//!   quote) by a name and `(` starts a candidate; so does a line that starts
+//!   with `name(` (at the start of the output, after reasoning, or after a
+//!   line break). A candidate in text *commits* only once its first call
+//!   shows a keyword argument (`name(key=`), is empty (`name()`), or names a
+//!   tool from [`crate::Config::tools`]. So `[1, 2]`, `[see(this)]` and
+//!   `Note(1): …` stay text. Inside special tokens and tool fences the name
+//!   and `(` suffice.
+//! * **Values** are transcoded to JSON as documented in
+//!   [`pyvalue`](super::pyvalue): strings, numbers, `True`/`False`/`None`,
+//!   lists, tuples, dicts and sets map to their JSON forms.
+//! * **Nested calls and other expressions** (`f(x=g(1))`, `x=data['k']`,
+//!   `x=my_var`) are kept as **the string of their source text**
+//!   (`"g(1)"`), with [`RepairKind::UnquotedString`]: the parser does not
+//!   evaluate anything, a string keeps the expression intact, and a made-up
+//!   object shape could not be told apart from a real dict argument.
+//! * **Repairs.** Positional arguments are named after the tool's schema
+//!   properties in order when the tool is known, else `arg0`, `arg1`, …
+//!   ([`RepairKind::SyntaxFix`]); so are `key: value` arguments, calls
+//!   written as strings (`['f(x=1)']`), quoted names (`'f'(x=1)`) and
+//!   markdown-escaped names (`get\_weather`). A missing comma between
+//!   arguments, an unclosed string, bracket or call are repaired like JSON.
+//!   Anything else that does not parse is skipped up to the next `,` or
+//!   closer ([`RepairKind::TrailingGarbage`]) once the block has committed,
+//!   and turns the candidate back into text before that.
+//! * **Incremental.** The reader is a resumable state machine: each byte is
+//!   read a bounded number of times, lookahead is bounded (a name, an
+//!   escape), and argument deltas stream as values are read.
+
+use super::pyvalue::{kwarg_head, Flavor, KwHead, VStep, ValueLexer, Writer};
+use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use crate::config::{Config, Limits};
+use crate::event::{Repair, RepairKind, Span};
+use crate::json::into_string;
+use crate::scan::{Match, Pattern};
+
+pub(crate) const TRIGGERS: &[Trigger] = &[
+    Trigger {
+        pattern: Pattern::Custom {
+            first: b"[",
+            matches: bracket_call,
+        },
+        action: Action::Block {
+            open: open_weak,
+            consume: false,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Line { matches: line_call },
+        action: Action::Block {
+            open: open_weak,
+            consume: false,
+        },
+    },
+];
+
+const MAX_NAME: usize = 256;
+
+#[inline]
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+#[inline]
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+/// The head of a call: a (dotted) name, optional blanks, `(`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Head {
+    No,
+    Partial,
+    /// The name is `at[start..end]`; the head is `len` bytes through `(`.
+    Full {
+        start: usize,
+        end: usize,
+        len: usize,
+        /// The call is written inside a string (`'f(x=1)'`): its quote.
+        quote: Option<u8>,
+        /// The name was quoted (`'f'(x=1)`).
+        quoted_name: bool,
+    },
+}
+
+/// Length of a name at the start of `at` (`Err(())`: the input ended inside it).
+fn name_len(at: &[u8]) -> Result<usize, ()> {
+    let mut i = 0;
+    while i < at.len() && i < MAX_NAME {
+        let b = at[i];
+        if is_ident_byte(b) || (i > 0 && (b == b'.' || b == b'-')) {
+            i += 1;
+        } else if b == b'\\' {
+            // A markdown-escaped underscore.
+            match at.get(i + 1) {
+                None => return Err(()),
+                Some(b'_') => i += 2,
+                Some(_) => break,
+            }
+        } else {
+            break;
+        }
+    }
+    if i == at.len() && i < MAX_NAME {
+        return Err(());
+    }
+    let first_ok = at.first().is_some_and(|&b| is_ident_start(b) || b == b'\\');
+    Ok(if first_ok && i < MAX_NAME { i } else { 0 })
+}
+
+/// `name(` or `name (`; `spaces`: blanks allowed before `(`.
+pub(crate) fn call_head(at: &[u8], spaces: bool) -> Head {
+    let Ok(n) = name_len(at) else {
+        return Head::Partial;
+    };
+    if n == 0 {
+        return Head::No;
+    }
+    let mut i = n;
+    if spaces {
+        while i < at.len() && (at[i] == b' ' || at[i] == b'\t') && i < n + 8 {
+            i += 1;
+        }
+    }
+    match at.get(i) {
+        None => Head::Partial,
+        Some(b'(') => Head::Full {
+            start: 0,
+            end: n,
+            len: i + 1,
+            quote: None,
+            quoted_name: false,
+        },
+        Some(_) => Head::No,
+    }
+}
+
+/// A list item that is a call: `name(`, `'name(` (a call written as a
+/// string) or `'name'(`.
+pub(crate) fn item_head(at: &[u8]) -> Head {
+    let Some(&q) = at.first() else {
+        return Head::Partial;
+    };
+    if q != b'\'' && q != b'"' {
+        return call_head(at, true);
+    }
+    match call_head(&at[1..], true) {
+        Head::Full { end, len, .. } => Head::Full {
+            start: 1,
+            end: end + 1,
+            len: len + 1,
+            quote: Some(q),
+            quoted_name: false,
+        },
+        Head::Partial => Head::Partial,
+        _ => {
+            let Ok(n) = name_len(&at[1..]) else {
+                return Head::Partial;
+            };
+            if n == 0 {
+                return Head::No;
+            }
+            let mut i = 1 + n;
+            match at.get(i) {
+                None => return Head::Partial,
+                Some(&c) if c == q => i += 1,
+                Some(_) => return Head::No,
+            }
+            while i < at.len() && at[i] == b' ' && i < n + 10 {
+                i += 1;
+            }
+            match at.get(i) {
+                None => Head::Partial,
+                Some(b'(') => Head::Full {
+                    start: 1,
+                    end: 1 + n,
+                    len: i + 1,
+                    quote: None,
+                    quoted_name: true,
+                },
+                Some(_) => Head::No,
+            }
+        }
+    }
+}
+
+/// `[`, blanks, then a call item.
+fn bracket_call(at: &[u8]) -> Match {
+    const MAX_BLANK: usize = 64;
+    let mut i = 1;
+    while i < at.len() && at[i].is_ascii_whitespace() {
+        i += 1;
+        if i > MAX_BLANK {
+            return Match::No;
+        }
+    }
+    if i == at.len() {
+        return Match::Partial;
+    }
+    match item_head(&at[i..]) {
+        Head::Full { .. } => Match::Full(1),
+        Head::Partial => Match::Partial,
+        Head::No => Match::No,
+    }
+}
+
+/// A line that starts with `name(` (after spaces or tabs).
+fn line_call(at: &[u8]) -> Match {
+    let mut i = 0;
+    while i < at.len() && (at[i] == b' ' || at[i] == b'\t') {
+        i += 1;
+        if i > 16 {
+            return Match::No;
+        }
+    }
+    if i == at.len() {
+        return Match::Partial;
+    }
+    match call_head(&at[i..], false) {
+        Head::Full { .. } => Match::Full(i + 1),
+        Head::Partial => Match::Partial,
+        Head::No => Match::No,
+    }
+}
+
+fn open_weak(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    Box::new(PyBlock {
+        py: PyCalls::new(
+            a.cfg,
+            PyOpts {
+                strong: false,
+                stops: b"",
+                multiline: false,
+                strip_call: false,
+            },
+        ),
+    })
+}
+
+/// A pythonic candidate found in text.
+struct PyBlock {
+    py: PyCalls,
+}
+
+impl Block for PyBlock {
+    fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
+        let p = self.py.feed(input, cx);
+        if !cx.committed() && self.py.evidence() {
+            cx.commit();
+        }
+        match p.status {
+            PyStatus::NeedMore => Flow::More,
+            PyStatus::Partial => Flow::Partial(p.consumed),
+            PyStatus::Reject => Flow::Reject {
+                at: p.consumed,
+                then: Resume::Text,
+            },
+            PyStatus::Done | PyStatus::Stop => {
+                if !cx.committed() {
+                    return Flow::Reject {
+                        at: p.consumed,
+                        then: Resume::Text,
+                    };
+                }
+                self.py.close(cx, false);
+                self.py.end_all(cx, cx.abs(p.consumed), Vec::new());
+                Flow::Done(p.consumed)
+            }
+        }
+    }
+
+    fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        self.py.close(cx, true);
+        if !cx.committed() && self.py.evidence() {
+            cx.commit();
+        }
+        if !cx.committed() {
+            return false;
+        }
+        let end = cx.base;
+        self.py.end_all(cx, end, Vec::new());
+        true
+    }
+}
+
+/// How a [`PyCalls`] reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PyOpts {
+    /// Inside markup that announces calls: a name and `(` suffice.
+    pub strong: bool,
+    /// Bytes that, in structural position, stop reading so the wrapper can
+    /// look for its closing token.
+    pub stops: &'static [u8],
+    /// Bare calls go on across line breaks.
+    pub multiline: bool,
+    /// `brave_search.call(…)` names `brave_search` (Llama 3.1 built-in tools).
+    pub strip_call: bool,
+}
+
+/// Why [`PyCalls::feed`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PyStatus {
+    /// All input consumed.
+    NeedMore,
+    /// The calls ended; `consumed` bytes belong to them.
+    Done,
+    /// `consumed` bytes were read; feed the rest again with more input.
+    Partial,
+    /// A stop byte in structural position at `consumed`.
+    Stop,
+    /// Not pythonic calls (before any evidence): text up to `consumed`.
+    Reject,
+}
+
+/// The result of [`PyCalls::feed`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PyProgress {
+    pub consumed: usize,
+    pub status: PyStatus,
+}
+
+#[derive(Debug)]
+struct Call {
+    local: usize,
+    w: Writer,
+    closed: bool,
+    ended: bool,
+    end: u64,
+    truncated: bool,
+    n_args: usize,
+    used: Vec<String>,
+    params: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Lead,
+    Item,
+    ArgStart,
+    Value,
+    AfterArg,
+    AfterCall,
+    Skip {
+        depth: u32,
+        quote: u8,
+        esc: bool,
+        list: bool,
+    },
+    Done,
+}
+
+/// Reads pythonic calls and streams them to the block's [`Cx`].
+pub(crate) struct PyCalls {
+    opts: PyOpts,
+    st: St,
+    list_depth: usize,
+    wrap_quote: Option<u8>,
+    /// A `;` or `,` followed the last bare call.
+    sep_seen: bool,
+    calls: Vec<Call>,
+    lexer: Option<ValueLexer>,
+    evidence: bool,
+    skip_stop: bool,
+    limits: Limits,
+    base: u64,
+}
+
+type StepResult = Result<usize, (PyStatus, usize)>;
+
+impl PyCalls {
+    pub(crate) fn new(cfg: &Config, opts: PyOpts) -> Self {
+        PyCalls {
+            opts,
+            st: St::Lead,
+            list_depth: 0,
+            wrap_quote: None,
+            sep_seen: false,
+            calls: Vec::new(),
+            lexer: None,
+            evidence: false,
+            skip_stop: false,
+            limits: cfg.limits.clone(),
+            base: 0,
+        }
+    }
+
+    /// True once the calls are known to be calls (see the module docs).
+    pub(crate) fn evidence(&self) -> bool {
+        self.evidence
+    }
+
+
+    /// After a [`PyStatus::Stop`] that was not the wrapper's closing token.
+    pub(crate) fn resume_stop(&mut self) {
+        match self.lexer.as_mut() {
+            Some(l) if self.st == St::Value => l.resume_stop(),
+            _ => self.skip_stop = true,
+        }
+    }
+
+    #[inline]
+    fn abs(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    fn is_stop(&mut self, b: u8) -> bool {
+        if self.opts.stops.contains(&b) {
+            if self.skip_stop {
+                self.skip_stop = false;
+                return false;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Feeds input whose first byte is at `cx.base`.
+    pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> PyProgress {
+        self.base = cx.base;
+        let mut i = 0;
+        let status = loop {
+            if i >= input.len() {
+                break PyStatus::NeedMore;
+            }
+            match self.step(input, i, cx) {
+                Ok(n) => i = n,
+                Err((s, n)) => {
+                    i = n;
+                    break s;
+                }
+            }
+        };
+        self.sync(cx, Span::new(cx.base, cx.abs(i)));
+        PyProgress {
+            consumed: i,
+            status,
+        }
+    }
+
+    fn sync(&mut self, cx: &mut Cx<'_>, span: Span) {
+        if let Some(c) = self.calls.last_mut() {
+            if !c.ended {
+                let d = c.w.take_delta();
+                cx.args(c.local, &d, span);
+            }
+        }
+    }
+
+    fn step(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> StepResult {
+        let b = input[i];
+        match self.st {
+            St::Done => Err((PyStatus::Done, i)),
+            St::Lead => {
+                if b.is_ascii_whitespace() {
+                    return Ok(i + 1);
+                }
+                if b == b'[' {
+                    self.list_depth = 1;
+                    self.st = St::Item;
+                    return Ok(i + 1);
+                }
+                if self.is_stop(b) {
+                    return Err((PyStatus::Stop, i));
+                }
+                match item_head(&input[i..]) {
+                    Head::Full { .. } => self.start_call(input, i, cx),
+                    Head::Partial => Err((PyStatus::Partial, i)),
+                    Head::No => Err((PyStatus::Reject, i)),
+                }
+            }
+            St::Item => {
+                if b.is_ascii_whitespace() || b == b',' {
+                    return Ok(i + 1);
+                }
+                match b {
+                    b']' => {
+                        self.list_depth -= 1;
+                        if self.list_depth == 0 {
+                            self.st = St::Done;
+                            if let Some(c) = self.calls.last_mut() {
+                                c.end = self.base + i as u64 + 1;
+                            }
+                            return Err((PyStatus::Done, i + 1));
+                        }
+                        Ok(i + 1)
+                    }
+                    b'[' => {
+                        self.list_depth += 1;
+                        Ok(i + 1)
+                    }
+                    _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
+                    _ => match item_head(&input[i..]) {
+                        Head::Full { .. } => self.start_call(input, i, cx),
+                        Head::Partial => Err((PyStatus::Partial, i)),
+                        Head::No => self.garbage(i, true),
+                    },
+                }
+            }
+            St::ArgStart => {
+                if b.is_ascii_whitespace() {
+                    return Ok(i + 1);
+                }
+                match b {
+                    b')' => self.close_call(i),
+                    b',' => {
+                        let at = self.abs(i);
+                        self.cur().w.repair(RepairKind::ExtraComma, at);
+                        Ok(i + 1)
+                    }
+                    _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
+                    _ if is_ident_start(b) || b == b'\\' => match kwarg_head(&input[i..]) {
+                        KwHead::Full { name, len, colon } => {
+                            let key = normalize_name(&input[i..i + name]);
+                            let at = self.abs(i);
+                            let c = self.cur();
+                            if key.len() != name || colon {
+                                c.w.repair(RepairKind::SyntaxFix, at);
+                            }
+                            self.evidence = true;
+                            self.begin_arg(key, at);
+                            Ok(i + len)
+                        }
+                        KwHead::Partial => Err((PyStatus::Partial, i)),
+                        KwHead::No => self.positional(i),
+                    },
+                    _ => self.positional(i),
+                }
+            }
+            St::Value => {
+                let base = self.abs(i);
+                let Some(lx) = self.lexer.as_mut() else {
+                    self.st = St::AfterArg;
+                    return Ok(i);
+                };
+                let Some(c) = self.calls.last_mut() else {
+                    return Err((PyStatus::Reject, i));
+                };
+                match lx.feed(&input[i..], base, &mut c.w) {
+                    VStep::More => Ok(input.len()),
+                    VStep::Done(n) => {
+                        if lx.missing_comma {
+                            c.w.repair(RepairKind::MissingComma, base + n as u64);
+                            self.st = St::ArgStart;
+                        } else {
+                            self.st = St::AfterArg;
+                        }
+                        self.lexer = None;
+                        Ok(i + n)
+                    }
+                    VStep::Partial(n) => Err((PyStatus::Partial, i + n)),
+                    VStep::Stop(n) => Err((PyStatus::Stop, i + n)),
+                }
+            }
+            St::AfterArg => {
+                if b.is_ascii_whitespace() {
+                    return Ok(i + 1);
+                }
+                match b {
+                    b',' => {
+                        self.st = St::ArgStart;
+                        Ok(i + 1)
+                    }
+                    b')' => self.close_call(i),
+                    _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
+                    _ if is_ident_start(b) => match kwarg_head(&input[i..]) {
+                        KwHead::Full { .. } => {
+                            let at = self.abs(i);
+                            self.cur().w.repair(RepairKind::MissingComma, at);
+                            self.st = St::ArgStart;
+                            Ok(i)
+                        }
+                        KwHead::Partial => Err((PyStatus::Partial, i)),
+                        KwHead::No => self.garbage(i, false),
+                    },
+                    _ => self.garbage(i, false),
+                }
+            }
+            St::AfterCall => {
+                if let Some(q) = self.wrap_quote {
+                    if b == b' ' {
+                        return Ok(i + 1);
+                    }
+                    self.wrap_quote = None;
+                    if b == q {
+                        let end = self.abs(i + 1);
+                        self.cur().end = end;
+                        return Ok(i + 1);
+                    }
+                }
+                if self.list_depth > 0 {
+                    if b.is_ascii_whitespace() {
+                        return Ok(i + 1);
+                    }
+                    return match b {
+                        b',' | b']' | b'[' | b'\'' | b'"' => {
+                            self.st = St::Item;
+                            Ok(i)
+                        }
+                        _ if is_ident_start(b) || b == b'\\' => {
+                            self.st = St::Item;
+                            Ok(i)
+                        }
+                        _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
+                        _ => self.garbage(i, true),
+                    };
+                }
+                match b {
+                    b' ' | b'\t' => Ok(i + 1),
+                    b';' | b',' if !self.sep_seen => {
+                        self.sep_seen = true;
+                        let end = self.abs(i + 1);
+                        self.cur().end = end;
+                        Ok(i + 1)
+                    }
+                    b'\n' | b'\r' if self.opts.multiline => {
+                        self.sep_seen = false;
+                        Ok(i + 1)
+                    }
+                    _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
+                    _ if is_ident_start(b)
+                        || b == b'\\'
+                        || (self.opts.strong && (b == b'\'' || b == b'"')) =>
+                    {
+                        match item_head(&input[i..]) {
+                            Head::Full { .. } => {
+                                self.sep_seen = false;
+                                self.start_call(input, i, cx)
+                            }
+                            Head::Partial => Err((PyStatus::Partial, i)),
+                            Head::No => Err((PyStatus::Done, i)),
+                        }
+                    }
+                    _ => Err((PyStatus::Done, i)),
+                }
+            }
+            St::Skip {
+                mut depth,
+                mut quote,
+                mut esc,
+                list,
+            } => {
+                let mut k = i;
+                while k < input.len() {
+                    let c = input[k];
+                    if quote != 0 {
+                        if esc {
+                            esc = false;
+                        } else if c == b'\\' {
+                            esc = true;
+                        } else if c == quote || c == b'\n' {
+                            quote = 0;
+                        }
+                        k += 1;
+                        continue;
+                    }
+                    match c {
+                        b'\'' | b'"' => quote = c,
+                        b'(' | b'[' | b'{' => depth += 1,
+                        // Only what ends the context ends the skip: `,` and
+                        // the list's `]` or the call's `)`.
+                        b',' if depth == 0 => {
+                            self.st = if list { St::AfterCall } else { St::AfterArg };
+                            return Ok(k);
+                        }
+                        b']' if depth == 0 && list => {
+                            self.st = St::AfterCall;
+                            return Ok(k);
+                        }
+                        b')' if depth == 0 && !list => {
+                            self.st = St::AfterArg;
+                            return Ok(k);
+                        }
+                        b')' | b']' | b'}' if depth == 0 => {}
+                        b')' | b']' | b'}' => depth -= 1,
+                        _ if depth == 0 && self.opts.stops.contains(&c) => {
+                            self.st = St::Skip {
+                                depth,
+                                quote,
+                                esc,
+                                list,
+                            };
+                            if self.skip_stop {
+                                self.skip_stop = false;
+                            } else {
+                                return Err((PyStatus::Stop, k));
+                            }
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                self.st = St::Skip {
+                    depth,
+                    quote,
+                    esc,
+                    list,
+                };
+                Ok(k)
+            }
+        }
+    }
+
+    fn cur(&mut self) -> &mut Call {
+        let n = self.calls.len();
+        &mut self.calls[n - 1]
+    }
+
+    /// Something that is not part of a call.
+    fn garbage(&mut self, i: usize, list: bool) -> StepResult {
+        if !self.evidence {
+            return Err((PyStatus::Reject, i));
+        }
+        let at = self.abs(i);
+        if let Some(c) = self.calls.last_mut() {
+            c.w.repair(RepairKind::TrailingGarbage, at);
+        }
+        self.st = St::Skip {
+            depth: 0,
+            quote: 0,
+            esc: false,
+            list,
+        };
+        Ok(i)
+    }
+
+    fn start_call(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> StepResult {
+        let Head::Full {
+            start,
+            end,
+            len,
+            quote,
+            quoted_name,
+        } = item_head(&input[i..])
+        else {
+            return Err((PyStatus::Reject, i));
+        };
+        let raw = &input[i + start..i + end];
+        let mut name = normalize_name(raw);
+        let mut fixes = Vec::new();
+        let at = self.abs(i);
+        if name.len() != raw.len() || quote.is_some() || quoted_name {
+            fixes.push(Repair {
+                kind: RepairKind::SyntaxFix,
+                offset: at,
+            });
+        }
+        if self.opts.strip_call && name.len() > 5 && name.ends_with(".call") {
+            name.truncate(name.len() - 5);
+        }
+        if self.opts.strong || cx.known_tool(&name) {
+            self.evidence = true;
+        }
+        self.end_closed(cx);
+        let params = param_names(cx.cfg, &name);
+        let local = cx.start(name, None, Span::new(at, self.abs(i + len)));
+        let mut w = Writer::new(&self.limits);
+        w.repairs = fixes;
+        w.put(b"{", at);
+        self.calls.push(Call {
+            local,
+            w,
+            closed: false,
+            ended: false,
+            end: at,
+            truncated: false,
+            n_args: 0,
+            used: Vec::new(),
+            params,
+        });
+        self.wrap_quote = quote;
+        self.st = St::ArgStart;
+        Ok(i + len)
+    }
+
+    fn begin_arg(&mut self, key: String, at: u64) {
+        let c = self.cur();
+        let mut out = Vec::with_capacity(key.len() + 6);
+        if c.n_args > 0 {
+            out.extend_from_slice(b", ");
+        }
+        c.n_args += 1;
+        out.extend_from_slice(&super::args::json_string(&key));
+        out.extend_from_slice(b": ");
+        c.w.put(&out, at);
+        c.used.push(key);
+        self.lexer = Some(ValueLexer::new(
+            Flavor::Python,
+            &self.limits,
+            self.opts.stops,
+            &[],
+        ));
+        self.st = St::Value;
+    }
+
+    fn positional(&mut self, i: usize) -> StepResult {
+        if matches!(self.calls.last(), None) {
+            return Err((PyStatus::Reject, i));
+        }
+        let at = self.abs(i);
+        let c = self.cur();
+        let key = c
+            .params
+            .iter()
+            .find(|p| !c.used.contains(p))
+            .cloned()
+            .unwrap_or_else(|| format!("arg{}", c.n_args));
+        c.w.repair(RepairKind::SyntaxFix, at);
+        self.begin_arg(key, at);
+        Ok(i)
+    }
+
+    fn close_call(&mut self, i: usize) -> StepResult {
+        let at = self.abs(i);
+        let c = self.cur();
+        c.w.put(b"}", at);
+        c.closed = true;
+        c.end = at + 1;
+        if c.n_args == 0 {
+            self.evidence = true;
+        }
+        if !self.evidence {
+            return Err((PyStatus::Reject, i + 1));
+        }
+        self.st = St::AfterCall;
+        Ok(i + 1)
+    }
+
+    /// Ends every call that is closed and not ended yet (before a new one starts).
+    fn end_closed(&mut self, cx: &mut Cx<'_>) {
+        let n = self.calls.len();
+        for k in 0..n {
+            if self.calls[k].closed && !self.calls[k].ended {
+                let end = self.calls[k].end;
+                self.end_one(k, cx, end, Vec::new());
+            }
+        }
+    }
+
+    fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+        let c = &mut self.calls[k];
+        c.ended = true;
+        let truncated = c.truncated;
+        c.w.end_call(cx, c.local, end, extra, truncated);
+    }
+
+    /// Closes what is open: markup ended the calls, or (`eof`) the input did.
+    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
+        let at = cx.base;
+        if let (Some(lx), Some(c)) = (self.lexer.as_mut(), self.calls.last_mut()) {
+            if self.st == St::Value {
+                lx.finish(&mut c.w, at);
+            }
+        }
+        self.lexer = None;
+        let list_open = self.list_depth > 0 && self.st != St::Done;
+        if let Some(c) = self.calls.last_mut() {
+            if !c.closed && !c.ended {
+                c.w.repair(RepairKind::MissingCloser, at);
+                c.w.put(b"}", at);
+                c.closed = true;
+                c.truncated = eof;
+            } else if list_open && !c.ended {
+                c.w.repair(RepairKind::MissingCloser, at);
+            }
+        }
+        self.st = St::Done;
+        let span = Span::new(at, at);
+        self.sync(cx, span);
+    }
+
+    /// Ends every started call; the last ends at `end` with `extra` repairs.
+    pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+        let open: Vec<usize> = (0..self.calls.len())
+            .filter(|&k| !self.calls[k].ended)
+            .collect();
+        let mut extra = Some(extra);
+        for (j, &k) in open.iter().enumerate() {
+            let last = j + 1 == open.len();
+            let e = if last { end } else { self.calls[k].end };
+            let x = if last {
+                extra.take().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            self.end_one(k, cx, e, x);
+        }
+    }
+}
+
+/// A name with markdown escapes (`get\_weather`) removed.
+fn normalize_name(raw: &[u8]) -> String {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut k = 0;
+    while k < raw.len() {
+        if raw[k] == b'\\' && raw.get(k + 1) == Some(&b'_') {
+            k += 1;
+            continue;
+        }
+        out.push(raw[k]);
+        k += 1;
+    }
+    into_string(out)
+}
+
+/// The tool's parameter names in schema order (for positional arguments).
+fn param_names(cfg: &Config, name: &str) -> Vec<String> {
+    cfg.tools
+        .as_ref()
+        .and_then(|t| t.get(name))
+        .and_then(|s| s.parameters.as_ref())
+        .and_then(|p| p.get("properties"))
+        .and_then(|p| p.as_object())
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads() {
+        assert!(matches!(
+            call_head(b"get_weather(city", false),
+            Head::Full {
+                end: 11,
+                len: 12,
+                ..
+            }
+        ));
+        assert_eq!(call_head(b"get_wea", false), Head::Partial);
+        assert_eq!(call_head(b"see this", false), Head::No);
+        assert!(matches!(
+            call_head(b"a.b.c (x", true),
+            Head::Full { end: 5, len: 7, .. }
+        ));
+        assert!(matches!(
+            item_head(b"'f(x=1)'"),
+            Head::Full {
+                start: 1,
+                end: 2,
+                quote: Some(b'\''),
+                ..
+            }
+        ));
+        assert!(matches!(
+            item_head(b"'f'(x=1)"),
+            Head::Full {
+                quoted_name: true,
+                ..
+            }
+        ));
+        assert_eq!(item_head(b"'hello', 2"), Head::No);
+        assert_eq!(item_head(b"'hello'"), Head::Partial);
+        assert_eq!(bracket_call(b"[1, 2]"), Match::No);
+        assert_eq!(bracket_call(b"[\n  f(x"), Match::Full(1));
+        assert_eq!(bracket_call(b"[TOOL_CALLS]"), Match::No);
+        assert_eq!(bracket_call(b"[f"), Match::Partial);
+        assert_eq!(line_call(b"  get_time()"), Match::Full(3));
+        assert_eq!(line_call(b"The end"), Match::No);
+        assert_eq!(
+            normalize_name(b"get\\_movie\\_director"),
+            "get_movie_director"
+        );
+    }
+}

@@ -1,0 +1,1728 @@
+//! Python and Gemma literal values transcoded to JSON, streaming.
+//!
+//! [`ValueLexer`] reads one value — `'text'`, `"""text"""`, `r'\d'`, `42`,
+//! `0x1F`, `.5`, `True`, `None`, `[1, 2]`, `(1, 2)`, `{'a': 1}`, `{1, 2}`,
+//! or Gemma's `{key:<|"|>text<|"|>,n:42}` — and writes its JSON form to a
+//! [`Writer`] as the bytes arrive. It is a resumable state machine: every
+//! input byte is looked at a bounded number of times, and where a decision
+//! needs a few bytes of lookahead (a triple quote, an escape, a string
+//! delimiter, `name=` after a value) it asks to be fed again from that byte
+//! ([`VStep::Partial`]) instead of buffering.
+//!
+//! Mapping (decided, see the crate docs on pythonic calls):
+//!
+//! | Python | JSON |
+//! |---|---|
+//! | strings (any quotes, prefixes, escapes) | strings (`b'…'` as text) |
+//! | `True` / `False` / `None` | `true` / `false` / `null` |
+//! | `1_000`, `0x1F`, `.5`, `5.` | `1000`, `31`, `0.5`, `5.0` |
+//! | lists and tuples | arrays |
+//! | dicts (non-string keys as their source text) | objects |
+//! | sets | arrays |
+//! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
+
+use super::args::{escape_str, StrEscaper};
+use super::Cx;
+use crate::config::Limits;
+use crate::event::{Repair, RepairKind, Span};
+use crate::json::{into_string, is_json_number, Repairer, Status};
+use crate::scan::{match_lit, Match};
+
+/// Which literal syntax the lexer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// Python literals.
+    Python,
+    /// Gemma: raw strings between `delim`, bare keys, JSON literals; `"…"`
+    /// strings with JSON escapes are accepted too.
+    Gemma {
+        /// The string delimiter (`<|"|>` or `<escape>`).
+        delim: &'static [u8],
+    },
+}
+
+/// The arguments JSON of one call, append-only, bounded by `max_args_bytes`.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    pub out: Vec<u8>,
+    pub emitted: usize,
+    pub repairs: Vec<Repair>,
+    max: usize,
+    pub limited: bool,
+}
+
+impl Writer {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        Writer {
+            out: Vec::new(),
+            emitted: 0,
+            repairs: Vec::new(),
+            max: limits.max_args_bytes,
+            limited: false,
+        }
+    }
+
+    pub(crate) fn put(&mut self, b: &[u8], at: u64) {
+        if self.limited {
+            return;
+        }
+        if self.out.len() + b.len() > self.max {
+            self.limited = true;
+            self.repair(RepairKind::LimitExceeded, at);
+            return;
+        }
+        self.out.extend_from_slice(b);
+    }
+
+    pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
+        self.repairs.push(Repair { kind, offset });
+    }
+
+    /// The bytes written since the last call.
+    pub(crate) fn take_delta(&mut self) -> Vec<u8> {
+        let d = self.out[self.emitted..].to_vec();
+        self.emitted = self.out.len();
+        d
+    }
+
+    /// Streams what is new to call `local`.
+    pub(crate) fn flush(&mut self, cx: &mut Cx<'_>, local: usize, span: Span) {
+        let d = self.take_delta();
+        cx.args(local, &d, span);
+    }
+
+    /// Ends call `local` at `end` with these arguments.
+    pub(crate) fn end_call(
+        &mut self,
+        cx: &mut Cx<'_>,
+        local: usize,
+        end: u64,
+        extra: Vec<Repair>,
+        truncated: bool,
+    ) {
+        let span = Span::new(end, end);
+        self.flush(cx, local, span);
+        let fin = self.final_json();
+        if fin.len() > self.out.len() && fin.starts_with(&self.out) {
+            cx.args(local, &fin[self.out.len()..], span);
+        }
+        let mut repairs = std::mem::take(&mut self.repairs);
+        repairs.extend(extra);
+        repairs.sort_by_key(|r| r.offset);
+        cx.end(
+            local,
+            end,
+            into_string(fin),
+            repairs,
+            truncated || self.limited,
+        );
+    }
+
+    /// The final arguments: `out` itself, or (after a limit cut it) `out`
+    /// closed by a repairer, which only appends.
+    pub(crate) fn final_json(&self) -> Vec<u8> {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
+            && self.out.first() == Some(&b'{')
+        {
+            return self.out.clone();
+        }
+        let mut r = Repairer::new();
+        let mut fixed = Vec::with_capacity(self.out.len() + 8);
+        let p = r.feed(&self.out, &mut fixed);
+        if p.status != Status::Done {
+            r.finish(&mut fixed);
+        }
+        if fixed.first() == Some(&b'{')
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&fixed).is_ok()
+        {
+            fixed
+        } else {
+            b"{}".to_vec()
+        }
+    }
+}
+
+/// What [`ValueLexer::feed`] stopped on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VStep {
+    /// Everything was consumed; the value goes on.
+    More,
+    /// The value is complete after this many bytes (its terminator, if any, is not consumed).
+    Done(usize),
+    /// This many bytes were consumed; the rest must be fed again with more input.
+    Partial(usize),
+    /// A stop byte in structural position, at this index (not consumed).
+    Stop(usize),
+}
+
+#[derive(Debug)]
+enum Cont {
+    /// `[…]` or `(…)`, closed by `close`.
+    Arr { close: u8, n: usize },
+    /// `{…}` known to be a dict.
+    Dict { n: usize },
+    /// `{` whose first element is being read into `held`: dict or set?
+    Pending { held: Vec<u8> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    Value,
+    Key,
+    Colon,
+    Comma,
+    /// After the first element of a `{`: `:` makes it a dict.
+    PendDecide,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct StrSt {
+    q: u8,
+    triple: bool,
+    raw: bool,
+    /// Raw content up to the flavor's delimiter.
+    delim: bool,
+    /// JSON escapes (Gemma `"…"`) rather than Python ones.
+    json: bool,
+    /// Closing quotes seen and not yet judged.
+    pend: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ExprSt {
+    depth: u32,
+    quote: u8,
+    esc: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Leaf {
+    None,
+    Str(StrSt),
+    Tok { ws: bool },
+    Expr(ExprSt),
+}
+
+/// Streams one Python (or Gemma) value as JSON.
+#[derive(Debug)]
+pub(crate) struct ValueLexer {
+    flavor: Flavor,
+    stack: Vec<Cont>,
+    expect: Expect,
+    /// The value being read is a dict key (its JSON form must be a string).
+    key: bool,
+    leaf: Leaf,
+    tok: Vec<u8>,
+    ws: Vec<u8>,
+    tok_start: u64,
+    esc: StrEscaper,
+    /// Closing brackets at the end of a delimited string, held: if the
+    /// string is never closed they were probably structure.
+    tail: Vec<u8>,
+    /// Bytes that end the top-level value besides closers and `,`.
+    stops: &'static [u8],
+    /// Literals that end everything even inside a delimited string.
+    string_stops: &'static [&'static [u8]],
+    skip_stop: bool,
+    max_depth: usize,
+    max_token: usize,
+    done: bool,
+    begun: bool,
+    /// The top-level value ended because `name=` followed it without a comma.
+    pub missing_comma: bool,
+    base: u64,
+}
+
+/// The closing byte of a container.
+fn is_closer(b: u8) -> bool {
+    matches!(b, b')' | b']' | b'}')
+}
+
+#[inline]
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+#[inline]
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+/// `name` (optionally with escaped underscores), blanks, then `=` (not
+/// `==`) or `:`: the head of a keyword argument. Returns the name's length
+/// and the length up to and including the `=`/`:`.
+pub(crate) fn kwarg_head(at: &[u8]) -> KwHead {
+    const MAX: usize = 256;
+    let mut i = 0;
+    while i < at.len() && i < MAX {
+        let b = at[i];
+        if is_ident_byte(b) || (i > 0 && b == b'-') {
+            i += 1;
+        } else if b == b'\\' && i + 1 < at.len() && at[i + 1] == b'_' {
+            i += 2;
+        } else if b == b'\\' && i + 1 == at.len() {
+            return KwHead::Partial;
+        } else {
+            break;
+        }
+    }
+    if i == 0 || i >= MAX || !(is_ident_start(at[0]) || at[0] == b'\\') {
+        return KwHead::No;
+    }
+    let name = i;
+    while i < at.len() && (at[i] == b' ' || at[i] == b'\t') && i < name + 16 {
+        i += 1;
+    }
+    match at.get(i) {
+        None => KwHead::Partial,
+        Some(b'=') => match at.get(i + 1) {
+            None => KwHead::Partial,
+            Some(b'=') => KwHead::No,
+            Some(_) => KwHead::Full {
+                name,
+                len: i + 1,
+                colon: false,
+            },
+        },
+        Some(b':') => match at.get(i + 1) {
+            None => KwHead::Partial,
+            Some(b':' | b'=') => KwHead::No,
+            Some(_) => KwHead::Full {
+                name,
+                len: i + 1,
+                colon: true,
+            },
+        },
+        Some(_) => KwHead::No,
+    }
+}
+
+/// The result of [`kwarg_head`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KwHead {
+    No,
+    Partial,
+    Full {
+        name: usize,
+        len: usize,
+        colon: bool,
+    },
+}
+
+/// Converts a Python number token to JSON number text, if it is one.
+pub(crate) fn py_number(tok: &[u8]) -> Option<Vec<u8>> {
+    if tok.is_empty() || tok.len() > 400 {
+        return None;
+    }
+    let (neg, body) = match tok[0] {
+        b'-' => (true, &tok[1..]),
+        b'+' => (false, &tok[1..]),
+        _ => (false, tok),
+    };
+    if body.is_empty() {
+        return None;
+    }
+    // Underscores only between digits.
+    let mut clean = Vec::with_capacity(body.len() + 2);
+    for (k, &b) in body.iter().enumerate() {
+        if b == b'_' {
+            let ok = k > 0
+                && k + 1 < body.len()
+                && body[k - 1].is_ascii_alphanumeric()
+                && body[k + 1].is_ascii_alphanumeric();
+            if !ok {
+                return None;
+            }
+        } else {
+            clean.push(b);
+        }
+    }
+    let mut out = Vec::with_capacity(clean.len() + 3);
+    if neg {
+        out.push(b'-');
+    }
+    let radix = match clean.get(..2) {
+        Some(b"0x" | b"0X") => 16,
+        Some(b"0o" | b"0O") => 8,
+        Some(b"0b" | b"0B") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = std::str::from_utf8(&clean[2..]).ok()?;
+        let v = u128::from_str_radix(digits, radix).ok()?;
+        out.extend_from_slice(v.to_string().as_bytes());
+        return Some(out);
+    }
+    if !clean
+        .iter()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    // `.5` → `0.5`, `5.` → `5.0`, `5.e3` → `5.0e3`.
+    let mut fixed = Vec::with_capacity(clean.len() + 2);
+    if clean[0] == b'.' {
+        fixed.push(b'0');
+    }
+    for (k, &b) in clean.iter().enumerate() {
+        fixed.push(b);
+        if b == b'.' && !clean.get(k + 1).is_some_and(u8::is_ascii_digit) {
+            fixed.push(b'0');
+        }
+    }
+    out.extend_from_slice(&fixed);
+    if is_json_number(&out) {
+        Some(out)
+    } else {
+        None
+    }
+}
+
+/// Decodes one escape sequence at the start of `at` (which begins with a
+/// backslash) into raw bytes. `None`: more bytes are needed.
+/// Returns (decoded bytes, bytes used, invalid).
+fn decode_escape(at: &[u8], python: bool) -> Option<(Vec<u8>, usize, bool)> {
+    let c = *at.get(1)?;
+    let hex = |from: usize, n: usize| -> Option<Option<u32>> {
+        // None: need more; Some(None): not hex.
+        let mut v = 0u32;
+        for k in 0..n {
+            let Some(&h) = at.get(from + k) else {
+                return if at[from..].iter().all(u8::is_ascii_hexdigit) {
+                    None
+                } else {
+                    Some(None)
+                };
+            };
+            let d = (h as char).to_digit(16);
+            match d {
+                Some(d) => v = v * 16 + d,
+                None => return Some(None),
+            }
+        }
+        Some(Some(v))
+    };
+    let ch = |c: u32| -> Vec<u8> {
+        let c = char::from_u32(c).unwrap_or('\u{FFFD}');
+        let mut b = [0u8; 4];
+        c.encode_utf8(&mut b).as_bytes().to_vec()
+    };
+    let simple: Option<u8> = match c {
+        b'\\' => Some(b'\\'),
+        b'"' => Some(b'"'),
+        b'\'' if python => Some(b'\''),
+        b'/' if !python => Some(b'/'),
+        b'n' => Some(b'\n'),
+        b't' => Some(b'\t'),
+        b'r' => Some(b'\r'),
+        b'b' => Some(0x08),
+        b'f' => Some(0x0C),
+        b'a' if python => Some(0x07),
+        b'v' if python => Some(0x0B),
+        _ => None,
+    };
+    if let Some(s) = simple {
+        return Some((vec![s], 2, false));
+    }
+    match c {
+        b'\n' if python => Some((Vec::new(), 2, false)),
+        b'\r' if python => match at.get(2) {
+            None => None,
+            Some(b'\n') => Some((Vec::new(), 3, false)),
+            Some(_) => Some((Vec::new(), 2, false)),
+        },
+        b'x' if python => match hex(2, 2)? {
+            Some(v) => Some((ch(v), 4, false)),
+            None => Some((b"\\x".to_vec(), 2, true)),
+        },
+        b'U' if python => match hex(2, 8)? {
+            Some(v) if char::from_u32(v).is_some() => Some((ch(v), 10, false)),
+            _ => Some((b"\\U".to_vec(), 2, true)),
+        },
+        b'u' => match hex(2, 4)? {
+            Some(v) if (0xD800..0xDC00).contains(&v) => {
+                // A high surrogate: a low one must follow.
+                let rest = &at[6..];
+                if rest.len() < 6 {
+                    let could = rest.iter().zip(b"\\u").all(|(a, b)| a == b)
+                        && rest.iter().skip(2).all(u8::is_ascii_hexdigit);
+                    if could {
+                        return None;
+                    }
+                    return Some(("\u{FFFD}".as_bytes().to_vec(), 6, true));
+                }
+                let low = std::str::from_utf8(&rest[2..6])
+                    .ok()
+                    .and_then(|h| u32::from_str_radix(h, 16).ok());
+                match low {
+                    Some(low) if rest.starts_with(b"\\u") && (0xDC00..0xE000).contains(&low) => {
+                        Some((
+                            ch(0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)),
+                            12,
+                            false,
+                        ))
+                    }
+                    _ => Some(("\u{FFFD}".as_bytes().to_vec(), 6, true)),
+                }
+            }
+            Some(v) if (0xDC00..0xE000).contains(&v) => {
+                Some(("\u{FFFD}".as_bytes().to_vec(), 6, true))
+            }
+            Some(v) => Some((ch(v), 6, false)),
+            None => Some((b"\\u".to_vec(), 2, true)),
+        },
+        b'0'..=b'7' if python => {
+            let mut n = 1;
+            while n < 3 {
+                match at.get(1 + n) {
+                    None => return None,
+                    Some(b'0'..=b'7') => n += 1,
+                    Some(_) => break,
+                }
+            }
+            let v = at[1..1 + n]
+                .iter()
+                .fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
+            Some((ch(v), 1 + n, false))
+        }
+        b'N' if python => {
+            // `\N{NAME}`: names are not resolved; the text is kept.
+            match at.get(2) {
+                None => None,
+                Some(b'{') => match at[3..].iter().position(|&b| b == b'}') {
+                    Some(p) if p < 64 => Some((at[..3 + p + 1].to_vec(), 3 + p + 1, false)),
+                    None if at.len() < 3 + 64 => None,
+                    _ => Some((b"\\N".to_vec(), 2, true)),
+                },
+                Some(_) => Some((b"\\N".to_vec(), 2, true)),
+            }
+        }
+        _ if c >= 0x80 => Some((b"\\".to_vec(), 1, !python)),
+        // Python keeps the backslash of an unknown escape (`\d`); JSON-style
+        // strings record it as a repair.
+        _ => Some((vec![b'\\', c], 2, !python)),
+    }
+}
+
+impl ValueLexer {
+    /// A lexer for one value. `stops` are bytes that, in structural
+    /// position, stop the lexer so a wrapper can look for its closing
+    /// token; `string_stops` end everything even inside a delimited string.
+    pub(crate) fn new(
+        flavor: Flavor,
+        limits: &Limits,
+        stops: &'static [u8],
+        string_stops: &'static [&'static [u8]],
+    ) -> Self {
+        ValueLexer {
+            flavor,
+            stack: Vec::new(),
+            expect: Expect::Value,
+            key: false,
+            leaf: Leaf::None,
+            tok: Vec::new(),
+            ws: Vec::new(),
+            tok_start: 0,
+            esc: StrEscaper::default(),
+            tail: Vec::new(),
+            stops,
+            string_stops,
+            skip_stop: false,
+            max_depth: limits.max_depth.max(1),
+            max_token: limits.max_token_bytes.max(16),
+            done: false,
+            begun: false,
+            missing_comma: false,
+            base: 0,
+        }
+    }
+
+    /// True once the value is complete.
+    pub(crate) fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// True once any byte of the value was seen.
+    pub(crate) fn has_begun(&self) -> bool {
+        self.begun
+    }
+
+    /// After a [`VStep::Stop`] that was not the wrapper's closing token: the
+    /// stop byte is read as part of the value.
+    pub(crate) fn resume_stop(&mut self) {
+        self.skip_stop = true;
+    }
+
+    #[inline]
+    fn abs(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    fn is_stop(&mut self, b: u8) -> bool {
+        if self.stops.contains(&b) {
+            if self.skip_stop {
+                self.skip_stop = false;
+                return false;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Writes output, into the innermost undecided `{` if there is one.
+    fn put(&mut self, w: &mut Writer, b: &[u8], at: u64) {
+        for c in self.stack.iter_mut().rev() {
+            if let Cont::Pending { held } = c {
+                held.extend_from_slice(b);
+                return;
+            }
+        }
+        w.put(b, at);
+    }
+
+    fn content(&mut self, w: &mut Writer, raw: &[u8], at: u64) {
+        if raw.is_empty() {
+            return;
+        }
+        let mut out = Vec::with_capacity(raw.len() + 8);
+        if self.esc.push(raw, &mut out) {
+            w.repair(RepairKind::InvalidUtf8, at);
+        }
+        self.put(w, &out, at);
+    }
+
+    /// Content of a delimited string: trailing closers are held back.
+    fn delim_content(&mut self, w: &mut Writer, raw: &[u8], at: u64) {
+        if raw.is_empty() {
+            return;
+        }
+        let k = raw
+            .iter()
+            .rposition(|b| !matches!(b, b'}' | b']'))
+            .map_or(0, |p| p + 1);
+        if k > 0 || self.tail.len() + raw.len() > 64 {
+            let tail = std::mem::take(&mut self.tail);
+            self.content(w, &tail, at);
+        }
+        if self.tail.len() + raw.len() - k > 64 {
+            self.content(w, raw, at);
+        } else {
+            self.content(w, &raw[..k], at);
+            self.tail.extend_from_slice(&raw[k..]);
+        }
+    }
+
+    fn end_content(&mut self, w: &mut Writer, at: u64) {
+        let mut out = Vec::new();
+        if self.esc.finish(&mut out) {
+            w.repair(RepairKind::InvalidUtf8, at);
+        }
+        out.push(b'"');
+        self.put(w, &out, at);
+    }
+
+    /// Feeds input whose first byte is at absolute offset `base`.
+    pub(crate) fn feed(&mut self, input: &[u8], base: u64, w: &mut Writer) -> VStep {
+        self.base = base;
+        let mut i = 0;
+        while i < input.len() {
+            if self.done {
+                return VStep::Done(i);
+            }
+            let r = match self.leaf {
+                Leaf::Str(s) => self.string(s, input, i, w),
+                Leaf::Tok { ws } => self.token(ws, input, i, w),
+                Leaf::Expr(e) => self.expr(e, input, i, w),
+                Leaf::None => self.structural(input, i, w),
+            };
+            match r {
+                Ok(n) => i = n,
+                Err(step) => return step,
+            }
+        }
+        if self.done {
+            VStep::Done(i)
+        } else {
+            VStep::More
+        }
+    }
+
+    fn structural(&mut self, input: &[u8], i: usize, w: &mut Writer) -> Result<usize, VStep> {
+        let b = input[i];
+        let at = self.abs(i);
+        if b.is_ascii_whitespace() {
+            return Ok(i + 1);
+        }
+        match self.expect {
+            Expect::Value | Expect::Key => {
+                if is_closer(b) {
+                    if self.stack.is_empty() {
+                        // `f(a=)`: the value is missing.
+                        return self.missing_value(i, w);
+                    }
+                    return self.close(b, i, w);
+                }
+                if b == b',' {
+                    if self.stack.is_empty() {
+                        return self.missing_value(i, w);
+                    }
+                    w.repair(RepairKind::ExtraComma, at);
+                    return Ok(i + 1);
+                }
+                self.start_value(input, i, w)
+            }
+            Expect::Colon => match b {
+                b':' | b'=' => {
+                    self.put(w, b": ", at);
+                    self.expect = Expect::Value;
+                    Ok(i + 1)
+                }
+                b',' | b')' | b']' | b'}' => {
+                    w.repair(RepairKind::MissingValue, at);
+                    self.put(w, b": null", at);
+                    self.expect = Expect::Comma;
+                    Ok(i)
+                }
+                _ => {
+                    if self.is_stop(b) {
+                        return Err(VStep::Stop(i));
+                    }
+                    w.repair(RepairKind::MissingColon, at);
+                    self.put(w, b": ", at);
+                    self.expect = Expect::Value;
+                    Ok(i)
+                }
+            },
+            Expect::Comma | Expect::PendDecide => {
+                if b == b',' {
+                    if self.expect == Expect::PendDecide {
+                        self.resolve_pending(false, w, at);
+                    }
+                    self.expect = match self.stack.last() {
+                        Some(Cont::Dict { .. }) => Expect::Key,
+                        _ => Expect::Value,
+                    };
+                    return Ok(i + 1);
+                }
+                if b == b':' && self.expect == Expect::PendDecide {
+                    self.resolve_pending(true, w, at);
+                    self.put(w, b": ", at);
+                    self.expect = Expect::Value;
+                    return Ok(i + 1);
+                }
+                if is_closer(b) {
+                    return self.close(b, i, w);
+                }
+                if self.is_stop(b) {
+                    return Err(VStep::Stop(i));
+                }
+                // Two values without a comma.
+                if self.expect == Expect::PendDecide {
+                    self.resolve_pending(false, w, at);
+                }
+                w.repair(RepairKind::MissingComma, at);
+                self.expect = match self.stack.last() {
+                    Some(Cont::Dict { .. }) => Expect::Key,
+                    _ => Expect::Value,
+                };
+                Ok(i)
+            }
+        }
+    }
+
+    /// The top-level value is missing: it is `null`.
+    fn missing_value(&mut self, i: usize, w: &mut Writer) -> Result<usize, VStep> {
+        let at = self.abs(i);
+        w.repair(RepairKind::MissingValue, at);
+        self.begun = true;
+        self.put(w, b"null", at);
+        self.value_done();
+        Ok(i)
+    }
+
+    fn separator(&mut self, w: &mut Writer, at: u64) {
+        let key = self.expect == Expect::Key;
+        let sep = match self.stack.last_mut() {
+            Some(Cont::Arr { n, .. }) => {
+                *n += 1;
+                *n > 1
+            }
+            Some(Cont::Dict { n }) if key => {
+                *n += 1;
+                *n > 1
+            }
+            _ => false,
+        };
+        if sep {
+            self.put(w, b", ", at);
+        }
+    }
+
+    fn start_value(&mut self, input: &[u8], i: usize, w: &mut Writer) -> Result<usize, VStep> {
+        let b = input[i];
+        let at = self.abs(i);
+        let key = self.expect == Expect::Key;
+        self.key = key;
+        // Lookahead first: it may need more bytes before anything is written.
+        let gemma_delim = match self.flavor {
+            Flavor::Gemma { delim } if b == delim[0] => match match_lit(delim, &input[i..]) {
+                Match::Full(n) => Some(n),
+                Match::Partial => return Err(VStep::Partial(i)),
+                Match::No => None,
+            },
+            _ => None,
+        };
+        let quote_open = if gemma_delim.is_none() && (b == b'\'' || b == b'"') {
+            Some(self.quote_open(input, i)?)
+        } else {
+            None
+        };
+        if gemma_delim.is_none() && quote_open.is_none() && self.is_stop(b) {
+            return Err(VStep::Stop(i));
+        }
+        self.begun = true;
+        self.separator(w, at);
+        if let Some(n) = gemma_delim {
+            self.put(w, b"\"", at);
+            self.leaf = Leaf::Str(StrSt {
+                q: 0,
+                triple: false,
+                raw: true,
+                delim: true,
+                json: false,
+                pend: 0,
+            });
+            return Ok(i + n);
+        }
+        if let Some((n, triple)) = quote_open {
+            return Ok(self.open_string(b, n, triple, false, w, at, i));
+        }
+        match b {
+            b'[' | b'(' | b'{' if key => {
+                self.tok.clear();
+                self.ws.clear();
+                self.tok_start = at;
+                self.start_expr(w, at);
+                Ok(i)
+            }
+            b'[' | b'(' | b'{' if self.stack.len() >= self.max_depth => {
+                w.repair(RepairKind::LimitExceeded, at);
+                self.tok.clear();
+                self.ws.clear();
+                self.tok_start = at;
+                self.start_expr(w, at);
+                Ok(i)
+            }
+            b'[' | b'(' => {
+                self.put(w, b"[", at);
+                self.stack.push(Cont::Arr {
+                    close: if b == b'[' { b']' } else { b')' },
+                    n: 0,
+                });
+                self.expect = Expect::Value;
+                Ok(i + 1)
+            }
+            b'{' => {
+                if matches!(self.flavor, Flavor::Gemma { .. }) {
+                    self.put(w, b"{", at);
+                    self.stack.push(Cont::Dict { n: 0 });
+                    self.expect = Expect::Key;
+                } else {
+                    self.stack.push(Cont::Pending { held: Vec::new() });
+                    self.expect = Expect::Value;
+                }
+                Ok(i + 1)
+            }
+            _ if b.is_ascii_alphanumeric()
+                || b == b'_'
+                || b == b'-'
+                || b == b'+'
+                || b == b'.'
+                || b >= 0x80 =>
+            {
+                self.tok.clear();
+                self.ws.clear();
+                self.tok.push(b);
+                self.tok_start = at;
+                self.leaf = Leaf::Tok { ws: false };
+                Ok(i + 1)
+            }
+            _ => {
+                self.tok.clear();
+                self.ws.clear();
+                self.tok_start = at;
+                self.start_expr(w, at);
+                Ok(i)
+            }
+        }
+    }
+
+    /// At a quote: how many bytes open the string, and whether it is triple-quoted.
+    fn quote_open(&self, input: &[u8], i: usize) -> Result<(usize, bool), VStep> {
+        let q = input[i];
+        if matches!(self.flavor, Flavor::Gemma { .. }) {
+            return Ok((1, false));
+        }
+        match input.get(i + 1) {
+            None => Err(VStep::Partial(i)),
+            Some(&c) if c != q => Ok((1, false)),
+            Some(_) => match input.get(i + 2) {
+                None => Err(VStep::Partial(i)),
+                Some(&c) if c == q => Ok((3, true)),
+                // `''`: an empty string.
+                Some(_) => Ok((2, false)),
+            },
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn open_string(
+        &mut self,
+        q: u8,
+        n: usize,
+        triple: bool,
+        raw: bool,
+        w: &mut Writer,
+        at: u64,
+        i: usize,
+    ) -> usize {
+        self.put(w, b"\"", at);
+        let json = matches!(self.flavor, Flavor::Gemma { .. }) && q == b'"';
+        if matches!(self.flavor, Flavor::Gemma { .. }) && q == b'\'' {
+            w.repair(RepairKind::SingleQuotes, at);
+        }
+        if n == 2 {
+            // `''`
+            self.end_content(w, at);
+            self.value_done();
+            return i + 2;
+        }
+        self.leaf = Leaf::Str(StrSt {
+            q,
+            triple,
+            raw,
+            delim: false,
+            json,
+            pend: 0,
+        });
+        i + n
+    }
+
+    fn string(
+        &mut self,
+        mut s: StrSt,
+        input: &[u8],
+        mut i: usize,
+        w: &mut Writer,
+    ) -> Result<usize, VStep> {
+        let python = self.flavor == Flavor::Python;
+        let mut run_start = i;
+        macro_rules! flush {
+            () => {
+                if i > run_start {
+                    let at = self.abs(run_start);
+                    if s.delim {
+                        self.delim_content(w, &input[run_start..i], at);
+                    } else {
+                        self.content(w, &input[run_start..i], at);
+                    }
+                }
+            };
+        }
+        while i < input.len() {
+            let b = input[i];
+            if s.pend > 0 {
+                if s.triple {
+                    if b == s.q {
+                        s.pend += 1;
+                        i += 1;
+                        run_start = i;
+                        if s.pend == 3 {
+                            let at = self.abs(i);
+                            self.end_content(w, at);
+                            self.leaf = Leaf::None;
+                            self.value_done();
+                            return Ok(i);
+                        }
+                        continue;
+                    }
+                    let quotes = vec![s.q; s.pend as usize];
+                    let at = self.abs(i);
+                    self.content(w, &quotes, at);
+                    s.pend = 0;
+                    run_start = i;
+                    continue;
+                }
+                if is_ident_byte(b) {
+                    // An apostrophe, not the end (`'it's'`).
+                    let at = self.abs(i);
+                    w.repair(RepairKind::UnescapedQuote, at - 1);
+                    self.content(w, &[s.q], at);
+                    s.pend = 0;
+                    run_start = i;
+                    continue;
+                }
+                if b == s.q && python {
+                    // `'a''b'`: adjacent literals are concatenated.
+                    s.pend = 0;
+                    i += 1;
+                    run_start = i;
+                    continue;
+                }
+                let at = self.abs(i);
+                self.end_content(w, at);
+                self.leaf = Leaf::None;
+                self.value_done();
+                return Ok(i);
+            }
+            if s.delim {
+                let Flavor::Gemma { delim } = self.flavor else {
+                    break;
+                };
+                let Some(p) = memchr::memchr(b'<', &input[i..]) else {
+                    i = input.len();
+                    break;
+                };
+                i += p;
+                match match_lit(delim, &input[i..]) {
+                    Match::Full(n) => {
+                        flush!();
+                        let at = self.abs(i);
+                        let tail = std::mem::take(&mut self.tail);
+                        self.content(w, &tail, at);
+                        self.end_content(w, at);
+                        self.leaf = Leaf::None;
+                        self.value_done();
+                        return Ok(i + n);
+                    }
+                    Match::Partial => {
+                        flush!();
+                        self.leaf = Leaf::Str(s);
+                        return Err(VStep::Partial(i));
+                    }
+                    Match::No => {}
+                }
+                for lit in self.string_stops {
+                    match match_lit(lit, &input[i..]) {
+                        Match::Full(_) => {
+                            flush!();
+                            self.leaf = Leaf::Str(s);
+                            return Err(VStep::Stop(i));
+                        }
+                        Match::Partial => {
+                            flush!();
+                            self.leaf = Leaf::Str(s);
+                            return Err(VStep::Partial(i));
+                        }
+                        Match::No => {}
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            let Some(p) = memchr::memchr3(s.q, b'\\', b'\n', &input[i..]) else {
+                i = input.len();
+                break;
+            };
+            i += p;
+            let b = input[i];
+            if b == b'\n' {
+                if !s.triple && python {
+                    let at = self.abs(i);
+                    w.repair(RepairKind::ControlCharacter, at);
+                }
+                i += 1;
+                continue;
+            }
+            if b == s.q {
+                flush!();
+                s.pend = 1;
+                i += 1;
+                run_start = i;
+                continue;
+            }
+            // A backslash.
+            if s.raw {
+                // Kept, and the next byte (even a quote) is content.
+                if i + 1 >= input.len() {
+                    flush!();
+                    self.leaf = Leaf::Str(s);
+                    return Err(VStep::Partial(i));
+                }
+                i += 2;
+                continue;
+            }
+            flush!();
+            match decode_escape(&input[i..], python && !s.json) {
+                None => {
+                    self.leaf = Leaf::Str(s);
+                    return Err(VStep::Partial(i));
+                }
+                Some((raw, used, bad)) => {
+                    let at = self.abs(i);
+                    if bad {
+                        w.repair(RepairKind::InvalidEscape, at);
+                    }
+                    self.content(w, &raw, at);
+                    i += used;
+                    run_start = i;
+                }
+            }
+        }
+        flush!();
+        self.leaf = Leaf::Str(s);
+        Ok(i)
+    }
+
+    fn token(
+        &mut self,
+        ws: bool,
+        input: &[u8],
+        mut i: usize,
+        w: &mut Writer,
+    ) -> Result<usize, VStep> {
+        if !ws {
+            let numeric = matches!(self.tok[0], b'0'..=b'9' | b'.' | b'-' | b'+');
+            while i < input.len() {
+                let b = input[i];
+                let last = *self.tok.last().unwrap_or(&0);
+                let cont = is_ident_byte(b)
+                    || b == b'.'
+                    || (numeric && (b == b'+' || b == b'-') && (last == b'e' || last == b'E'));
+                if !cont {
+                    break;
+                }
+                if self.tok.len() >= self.max_token {
+                    // Too long for a literal: stream it as text.
+                    let at = self.abs(i);
+                    self.start_expr(w, at);
+                    return Ok(i);
+                }
+                self.tok.push(b);
+                i += 1;
+            }
+            if i == input.len() {
+                return Ok(i);
+            }
+        }
+        while i < input.len()
+            && (input[i] == b' ' || input[i] == b'\t' || input[i] == b'\n' || input[i] == b'\r')
+        {
+            if self.ws.len() < 64 {
+                self.ws.push(input[i]);
+            }
+            i += 1;
+        }
+        self.leaf = Leaf::Tok { ws: true };
+        let Some(&b) = input.get(i) else {
+            return Ok(i);
+        };
+        let at = self.abs(i);
+        let after_ws = !self.ws.is_empty();
+        // A string prefix: `r'…'`, `b"…"`, `f'…'`.
+        if !after_ws && (b == b'\'' || b == b'"') && self.flavor == Flavor::Python {
+            let p = self.tok.to_ascii_lowercase();
+            if matches!(
+                &p[..],
+                b"r" | b"b" | b"u" | b"f" | b"rb" | b"br" | b"fr" | b"rf"
+            ) {
+                let (n, triple) = self.quote_open(input, i)?;
+                let raw = p.contains(&b'r');
+                let start = self.tok_start;
+                self.tok.clear();
+                return Ok(self.open_string(b, n, triple, raw, w, start, i));
+            }
+        }
+        let in_container = !self.stack.is_empty();
+        let term = b == b','
+            || is_closer(b)
+            || (b == b':' && (self.key || matches!(self.stack.last(), Some(Cont::Pending { .. }))))
+            || (b == b'=' && self.key);
+        if term {
+            self.finish_token(w);
+            return Ok(i);
+        }
+        if self.stops.contains(&b) && !self.skip_stop {
+            self.finish_token(w);
+            return Ok(i);
+        }
+        if after_ws && !in_container && is_ident_start(b) {
+            // `f(a=1 b=2)`: a new keyword argument without a comma.
+            match kwarg_head(&input[i..]) {
+                KwHead::Full { .. } => {
+                    self.finish_token(w);
+                    self.missing_comma = true;
+                    return Ok(i);
+                }
+                KwHead::Partial => return Err(VStep::Partial(i)),
+                KwHead::No => {}
+            }
+        }
+        if after_ws
+            && in_container
+            && (is_ident_byte(b) || b == b'\'' || b == b'"' || b == b'[' || b == b'{')
+        {
+            // `[1 2]`: the structural step records the missing comma.
+            self.finish_token(w);
+            return Ok(i);
+        }
+        // An expression: a call, a subscript, arithmetic, a dotted name…
+        let start = self.tok_start;
+        self.start_expr(w, start);
+        let _ = at;
+        Ok(i)
+    }
+
+    /// The held token is a complete scalar.
+    fn finish_token(&mut self, w: &mut Writer) {
+        let tok = std::mem::take(&mut self.tok);
+        self.ws.clear();
+        let at = self.tok_start;
+        self.leaf = Leaf::None;
+        let gemma = matches!(self.flavor, Flavor::Gemma { .. });
+        let literal: Option<&[u8]> = match &tok[..] {
+            b"True" | b"true" => Some(b"true"),
+            b"False" | b"false" => Some(b"false"),
+            b"None" | b"null" => Some(b"null"),
+            _ => None,
+        };
+        let number = if literal.is_none() {
+            py_number(&tok)
+        } else {
+            None
+        };
+        if self.key {
+            // Keys are strings: a name, a number or a literal as its source text.
+            if !gemma && literal.is_none() && number.is_none() {
+                w.repair(RepairKind::UnquotedString, at);
+            }
+            let mut out = Vec::with_capacity(tok.len() + 2);
+            out.push(b'"');
+            escape_str(&String::from_utf8_lossy(&tok), &mut out);
+            out.push(b'"');
+            self.put(w, &out, at);
+        } else if let Some(l) = literal {
+            self.put(w, l, at);
+        } else if let Some(n) = number {
+            self.put(w, &n, at);
+        } else {
+            let lz = tok.len() > 1 && tok[0] == b'0' && tok.iter().all(u8::is_ascii_digit);
+            w.repair(
+                if lz {
+                    RepairKind::LeadingZeros
+                } else {
+                    RepairKind::UnquotedString
+                },
+                at,
+            );
+            let mut out = Vec::with_capacity(tok.len() + 2);
+            out.push(b'"');
+            escape_str(&String::from_utf8_lossy(&tok), &mut out);
+            out.push(b'"');
+            self.put(w, &out, at);
+        }
+        self.value_done();
+    }
+
+    /// Starts writing the held token (and blanks) and what follows as the
+    /// source text of an expression.
+    fn start_expr(&mut self, w: &mut Writer, at: u64) {
+        w.repair(RepairKind::UnquotedString, self.tok_start.min(at));
+        self.put(w, b"\"", at);
+        let mut prefix = std::mem::take(&mut self.tok);
+        prefix.extend_from_slice(&self.ws);
+        self.ws.clear();
+        self.content(w, &prefix, at);
+        self.leaf = Leaf::Expr(ExprSt {
+            depth: 0,
+            quote: 0,
+            esc: false,
+        });
+    }
+
+    fn expr(
+        &mut self,
+        mut e: ExprSt,
+        input: &[u8],
+        mut i: usize,
+        w: &mut Writer,
+    ) -> Result<usize, VStep> {
+        let mut run = Vec::new();
+        let at0 = self.abs(i);
+        let mut result = Ok(input.len());
+        while i < input.len() {
+            let b = input[i];
+            if e.quote != 0 {
+                if e.esc {
+                    e.esc = false;
+                } else if b == b'\\' {
+                    e.esc = true;
+                } else if b == e.quote {
+                    e.quote = 0;
+                }
+                run.push(b);
+                i += 1;
+                continue;
+            }
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    if self.ws.len() < 4096 {
+                        self.ws.push(b);
+                    } else {
+                        run.extend_from_slice(&self.ws);
+                        self.ws.clear();
+                        self.ws.push(b);
+                    }
+                    i += 1;
+                    continue;
+                }
+                b')' | b']' | b'}' | b',' if e.depth == 0 => {
+                    result = Ok(i);
+                    break;
+                }
+                b':' if e.depth == 0 && self.key => {
+                    result = Ok(i);
+                    break;
+                }
+                _ if e.depth == 0 && self.stops.contains(&b) => {
+                    if self.skip_stop {
+                        self.skip_stop = false;
+                    } else {
+                        result = Err(VStep::Stop(i));
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            run.extend_from_slice(&self.ws);
+            self.ws.clear();
+            match b {
+                b'\'' | b'"' => e.quote = b,
+                b'(' | b'[' | b'{' => e.depth += 1,
+                b')' | b']' | b'}' => e.depth -= 1,
+                _ => {}
+            }
+            run.push(b);
+            i += 1;
+        }
+        self.content(w, &run, at0);
+        match result {
+            Ok(n) if n < input.len() => {
+                // The expression ended before a terminator.
+                self.ws.clear();
+                let at = self.abs(n);
+                self.end_content(w, at);
+                self.leaf = Leaf::None;
+                self.value_done();
+                Ok(n)
+            }
+            other => {
+                self.leaf = Leaf::Expr(e);
+                other
+            }
+        }
+    }
+
+    fn closes_innermost(&self, b: u8) -> bool {
+        match self.stack.last() {
+            Some(Cont::Arr { close, .. }) => *close == b,
+            Some(Cont::Dict { .. } | Cont::Pending { .. }) => b == b'}',
+            None => false,
+        }
+    }
+
+    fn closes_any(&self, b: u8) -> bool {
+        self.stack.iter().any(|c| match c {
+            Cont::Arr { close, .. } => *close == b,
+            _ => b == b'}',
+        })
+    }
+
+    /// A closer in structural position.
+    fn close(&mut self, b: u8, i: usize, w: &mut Writer) -> Result<usize, VStep> {
+        let at = self.abs(i);
+        if self.stack.is_empty() {
+            self.done = true;
+            return Ok(i);
+        }
+        if !self.closes_any(b) {
+            // Nothing open is closed by `b`: it ends the value (the
+            // enclosing call's `)`), or is stray.
+            if b == b')' || b == b']' {
+                self.close_all(w, at);
+                return Ok(i);
+            }
+            w.repair(RepairKind::RedundantCloser, at);
+            return Ok(i + 1);
+        }
+        if !self.closes_innermost(b) {
+            w.repair(RepairKind::MissingCloser, at);
+            while !self.closes_innermost(b) {
+                self.pop(w, at);
+            }
+        }
+        self.pop(w, at);
+        Ok(i + 1)
+    }
+
+    /// Closes the innermost container and completes it as a value.
+    fn pop(&mut self, w: &mut Writer, at: u64) {
+        let in_dict = matches!(self.stack.last(), Some(Cont::Dict { .. }));
+        if in_dict && self.expect == Expect::Colon {
+            w.repair(RepairKind::MissingValue, at);
+            self.put(w, b": null", at);
+        } else if in_dict && self.expect == Expect::Value {
+            w.repair(RepairKind::MissingValue, at);
+            self.put(w, b"null", at);
+        }
+        let decide = self.expect == Expect::PendDecide;
+        match self.stack.pop() {
+            Some(Cont::Arr { .. }) => self.put(w, b"]", at),
+            Some(Cont::Dict { .. }) => self.put(w, b"}", at),
+            Some(Cont::Pending { held }) => {
+                if decide {
+                    // `{x}`: a set of one.
+                    let mut out = Vec::with_capacity(held.len() + 2);
+                    out.push(b'[');
+                    out.extend_from_slice(&held);
+                    out.push(b']');
+                    self.put(w, &out, at);
+                } else {
+                    self.put(w, b"{}", at);
+                }
+            }
+            None => {}
+        }
+        self.value_done();
+    }
+
+    fn close_all(&mut self, w: &mut Writer, at: u64) {
+        if !self.stack.is_empty() {
+            w.repair(RepairKind::MissingCloser, at);
+        }
+        while !self.stack.is_empty() {
+            self.pop(w, at);
+        }
+        self.done = true;
+    }
+
+    fn resolve_pending(&mut self, dict: bool, w: &mut Writer, at: u64) {
+        let Some(k) = self
+            .stack
+            .iter()
+            .rposition(|c| matches!(c, Cont::Pending { .. }))
+        else {
+            return;
+        };
+        let held = match std::mem::replace(&mut self.stack[k], Cont::Dict { n: 1 }) {
+            Cont::Pending { held } => held,
+            _ => Vec::new(),
+        };
+        let mut out = Vec::with_capacity(held.len() + 4);
+        if dict {
+            out.push(b'{');
+            if held.first() == Some(&b'"') {
+                out.extend_from_slice(&held);
+            } else {
+                out.push(b'"');
+                escape_str(&String::from_utf8_lossy(&held), &mut out);
+                out.push(b'"');
+            }
+        } else {
+            self.stack[k] = Cont::Arr { close: b'}', n: 1 };
+            out.push(b'[');
+            out.extend_from_slice(&held);
+        }
+        self.put(w, &out, at);
+    }
+
+    fn value_done(&mut self) {
+        self.key = false;
+        match self.stack.last() {
+            None => self.done = true,
+            Some(Cont::Arr { .. }) => self.expect = Expect::Comma,
+            Some(Cont::Dict { .. }) => {
+                self.expect = if self.expect == Expect::Key {
+                    Expect::Colon
+                } else {
+                    Expect::Comma
+                }
+            }
+            Some(Cont::Pending { .. }) => self.expect = Expect::PendDecide,
+        }
+    }
+
+    /// Ends the value where it stands: `eof` when the input ended (strings
+    /// left open are then [`RepairKind::UnclosedString`]); otherwise markup
+    /// ended it.
+    pub(crate) fn finish(&mut self, w: &mut Writer, at: u64) {
+        if self.done {
+            return;
+        }
+        match self.leaf {
+            Leaf::Str(s) if s.delim => {
+                // Closers held at the end of an unclosed string close the
+                // structure when they match it (`{command:<|"|>ls}`).
+                let tail = std::mem::take(&mut self.tail);
+                let mut depth = self.stack.len();
+                let structural = !tail.is_empty()
+                    && tail.iter().all(|&b| {
+                        let ok = depth > 0
+                            && match &self.stack[depth - 1] {
+                                Cont::Arr { close, .. } => *close == b,
+                                _ => b == b'}',
+                            };
+                        depth = depth.saturating_sub(1);
+                        ok
+                    });
+                if !structural {
+                    self.content(w, &tail, at);
+                }
+                w.repair(RepairKind::UnclosedString, at);
+                self.end_content(w, at);
+                self.leaf = Leaf::None;
+                self.value_done();
+                if structural {
+                    for _ in 0..tail.len() {
+                        self.pop(w, at);
+                    }
+                }
+            }
+            Leaf::Str(s) => {
+                let closed = s.pend > 0 && !s.triple;
+                if !closed {
+                    if s.triple && s.pend > 0 {
+                        let quotes = vec![s.q; s.pend as usize];
+                        self.content(w, &quotes, at);
+                    }
+                    w.repair(RepairKind::UnclosedString, at);
+                }
+                self.end_content(w, at);
+                self.leaf = Leaf::None;
+                self.value_done();
+            }
+            Leaf::Tok { .. } => self.finish_token(w),
+            Leaf::Expr(_) => {
+                self.ws.clear();
+                self.end_content(w, at);
+                self.leaf = Leaf::None;
+                self.value_done();
+            }
+            Leaf::None => {}
+        }
+        if self.done {
+            return;
+        }
+        if self.stack.is_empty() {
+            if !self.begun || self.expect == Expect::Value {
+                w.repair(RepairKind::MissingValue, at);
+                self.put(w, b"null", at);
+            }
+            self.done = true;
+            return;
+        }
+        self.close_all(w, at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn conv_flavor_pub(
+        src: &str,
+        flavor: Flavor,
+        chunk: usize,
+    ) -> (String, Vec<RepairKind>) {
+        conv_flavor(src, flavor, chunk)
+    }
+
+    fn conv_flavor(src: &str, flavor: Flavor, chunk: usize) -> (String, Vec<RepairKind>) {
+        let limits = Limits::default();
+        let mut lx = ValueLexer::new(flavor, &limits, b"", &[]);
+        let mut w = Writer::new(&limits);
+        let bytes = src.as_bytes();
+        let mut carry: Vec<u8> = Vec::new();
+        let mut pos = 0usize;
+        let mut base = 0u64;
+        let mut done = false;
+        while pos < bytes.len() || !carry.is_empty() {
+            let end = if chunk == 0 {
+                bytes.len()
+            } else {
+                (pos + chunk).min(bytes.len())
+            };
+            carry.extend_from_slice(&bytes[pos..end]);
+            pos = end;
+            match lx.feed(&carry, base, &mut w) {
+                VStep::More => {
+                    base += carry.len() as u64;
+                    carry.clear();
+                }
+                VStep::Partial(n) => {
+                    base += n as u64;
+                    carry.drain(..n);
+                    if pos >= bytes.len() {
+                        break;
+                    }
+                }
+                VStep::Done(_) => {
+                    done = true;
+                    break;
+                }
+                VStep::Stop(_) => break,
+            }
+        }
+        if !done {
+            lx.finish(&mut w, base);
+        }
+        let out = String::from_utf8(w.out).unwrap();
+        (out, w.repairs.iter().map(|r| r.kind).collect())
+    }
+
+    fn conv(src: &str) -> String {
+        let whole = conv_flavor(src, Flavor::Python, 0);
+        for n in [1, 2, 3] {
+            assert_eq!(
+                conv_flavor(src, Flavor::Python, n),
+                whole,
+                "chunk {n} of {src}"
+            );
+        }
+        serde_json::from_str::<serde_json::Value>(&whole.0)
+            .unwrap_or_else(|e| panic!("{e}: {}", whole.0));
+        whole.0
+    }
+
+    #[test]
+    fn scalars() {
+        assert_eq!(conv("'Paris'"), r#""Paris""#);
+        assert_eq!(conv(r#""say \"hi\"\n""#), r#""say \"hi\"\n""#);
+        assert_eq!(conv(r"'it\'s'"), r#""it's""#);
+        assert_eq!(conv("'''a\n'b'\"c\"'''"), r#""a\n'b'\"c\"""#);
+        assert_eq!(conv(r"r'\d+\''"), r#""\\d+\\'""#);
+        assert_eq!(conv(r"'\x41\u00e9\U0001F600\101'"), "\"Aé😀A\"");
+        assert_eq!(conv("True"), "true");
+        assert_eq!(conv("None"), "null");
+        assert_eq!(conv("1_000"), "1000");
+        assert_eq!(conv("0x1F"), "31");
+        assert_eq!(conv(".5"), "0.5");
+        assert_eq!(conv("-2.5e-3"), "-2.5e-3");
+        assert_eq!(conv("'a' 'b'"), r#""a""#.to_string());
+        assert_eq!(conv("'a''b'"), r#""ab""#);
+        assert_eq!(conv("'' "), r#""""#);
+    }
+
+    #[test]
+    fn containers() {
+        assert_eq!(conv("[1, 'a', (2, 3)]"), r#"[1, "a", [2, 3]]"#);
+        assert_eq!(
+            conv("{'a': 1, 'b': [True, None]}"),
+            r#"{"a": 1, "b": [true, null]}"#
+        );
+        assert_eq!(conv("{1: 'x'}"), r#"{"1": "x"}"#);
+        assert_eq!(conv("{1, 2}"), "[1, 2]");
+        assert_eq!(conv("{}"), "{}");
+        assert_eq!(conv("[1, 2,]"), "[1, 2]");
+        assert_eq!(
+            conv("{'a': {'b': {'c': []}}}"),
+            r#"{"a": {"b": {"c": []}}}"#
+        );
+    }
+
+    #[test]
+    fn expressions_become_strings() {
+        assert_eq!(conv("philadelphia_id"), r#""philadelphia_id""#);
+        assert_eq!(conv("Element.class"), r#""Element.class""#);
+        assert_eq!(conv("f(x=1, y=[2])"), r#""f(x=1, y=[2])""#);
+        assert_eq!(conv("data['sales']"), r#""data['sales']""#);
+        assert_eq!(conv("2 * x"), r#""2 * x""#);
+        assert_eq!(conv("/usr/local/bin"), r#""/usr/local/bin""#);
+        assert_eq!(conv("1.2.3"), r#""1.2.3""#);
+        assert_eq!(conv("[a, b.c]"), r#"["a", "b.c"]"#);
+    }
+
+    #[test]
+    fn gemma() {
+        let g = Flavor::Gemma { delim: b"<|\"|>" };
+        let (out, reps) = conv_flavor(
+            r#"{location:<|"|>Paris "x"<|"|>,n:42,b:true,l:[<|"|>a<|"|>],o:{k:null}}"#,
+            g,
+            0,
+        );
+        assert_eq!(
+            out,
+            r#"{"location": "Paris \"x\"", "n": 42, "b": true, "l": ["a"], "o": {"k": null}}"#
+        );
+        assert!(reps.is_empty(), "{reps:?}");
+        for n in [1, 2, 3] {
+            assert_eq!(
+                conv_flavor(
+                    r#"{location:<|"|>Paris "x"<|"|>,n:42,b:true,l:[<|"|>a<|"|>],o:{k:null}}"#,
+                    g,
+                    n
+                )
+                .0,
+                out
+            );
+        }
+        let (out, _) = conv_flavor(r#"{path:<|"|>C:\users\bob<|"|>,q:"a \"b\""}"#, g, 1);
+        assert_eq!(out, r#"{"path": "C:\\users\\bob", "q": "a \"b\""}"#);
+    }
+
+    #[test]
+    fn truncated() {
+        let (out, reps) = conv_flavor("{'a': [1, 'hel", Flavor::Python, 0);
+        assert_eq!(out, r#"{"a": [1, "hel"]}"#);
+        assert!(reps.contains(&RepairKind::UnclosedString));
+        assert!(reps.contains(&RepairKind::MissingCloser));
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(py_number(b"5."), Some(b"5.0".to_vec()));
+        assert_eq!(py_number(b"007"), None);
+        assert_eq!(py_number(b"1j"), None);
+        assert_eq!(py_number(b"0b101"), Some(b"5".to_vec()));
+        assert_eq!(py_number(b"-0o17"), Some(b"-15".to_vec()));
+    }
+
+    #[test]
+    fn kwargs() {
+        assert_eq!(
+            kwarg_head(b"city=1"),
+            KwHead::Full {
+                name: 4,
+                len: 5,
+                colon: false
+            }
+        );
+        assert_eq!(
+            kwarg_head(b"city = 1"),
+            KwHead::Full {
+                name: 4,
+                len: 6,
+                colon: false
+            }
+        );
+        assert_eq!(kwarg_head(b"a==b"), KwHead::No);
+        assert_eq!(
+            kwarg_head(b"dir: 'x'"),
+            KwHead::Full {
+                name: 3,
+                len: 4,
+                colon: true
+            }
+        );
+        assert_eq!(kwarg_head(b"cit"), KwHead::Partial);
+        assert_eq!(
+            kwarg_head(b"movie\\_name=1"),
+            KwHead::Full {
+                name: 11,
+                len: 12,
+                colon: false
+            }
+        );
+        assert_eq!(kwarg_head(b"'x'"), KwHead::No);
+    }
+}

@@ -1,0 +1,1065 @@
+//! Model ids: what a model is, and which dialects and reasoning convention
+//! to expect from it.
+//!
+//! [`ModelSpec::parse`] reads the ids people actually pass around —
+//! `gpt-4o`, `claude-3.5-sonnet`, `llama3.3:70b`,
+//! `meta-llama/Llama-3.3-70B-Instruct`, `ollama/qwen3:32b`,
+//! `mycompany/llama3-ft`, `Qwen/Qwen3-Coder-30B-A3B-Instruct` — into
+//! provider, organisation, family, version, size and tag, and tells
+//! fine-tunes and unknown uploads apart (`custom`). [`route`] (also
+//! [`Dialect::for_model`](crate::Dialect::for_model) and
+//! [`Config::for_model`](crate::Config::for_model)) maps the model to the
+//! dialects to recognise.
+//!
+//! # Routing table
+//!
+//! The table lists dialects **by name** and resolves them with
+//! [`Dialect::from_name`], so families whose dialect lives elsewhere (the
+//! XML family: `qwen3_coder`, `glm45`, `glm47`, `minimax_m2`, `seed_oss`,
+//! `dsml`, `step3`) route as soon as that dialect exists; until then their
+//! other dialects are used, or auto-detection when none is left.
+//!
+//! | family | dialects | reasoning |
+//! |---|---|---|
+//! | GPT-OSS | `harmony` | Harmony `analysis` channel |
+//! | Llama 3.1 / 3.3 | `llama3_json` | — |
+//! | Llama 3.2 1B/3B, Llama 4 | `pythonic`, `llama3_json` | — |
+//! | Qwen 2.5, Qwen 3, QwQ | `hermes` | `<think>` (Qwen 3, QwQ) |
+//! | Qwen3-Coder, Qwen 3.5+, Nemotron-Nano v3, Step-3.5 | `qwen3_coder`, `hermes` | `<think>` |
+//! | DeepSeek V3 / R1 / V3.1 | `deepseek` | `<think>` (R1: prefilled) |
+//! | DeepSeek V3.2 / V4 | `dsml`, `deepseek` | `<think>` |
+//! | Mistral, Mixtral, Ministral, Magistral, Devstral | `mistral` | `[THINK]` (Magistral, Ministral 3) |
+//! | Kimi K2 | `kimi_k2` | `<think>`; Kimi-VL-Thinking `◁think▷` |
+//! | GLM-4.5 / 4.6 | `glm45` | `<think>` |
+//! | GLM-4.7 / 5 | `glm47` | `<think>` |
+//! | GLM-4 9B / ChatGLM | `chatglm` | — |
+//! | MiniMax-M2 | `minimax_m2` | `<think>` |
+//! | MiniMax-M1, Jamba, Hunyuan, Hermes, Granite 4, granite-20b-fc | `hermes` | `<think>` (Hunyuan, MiniMax) |
+//! | Granite 3.0 – 3.3 | `granite`, `hermes` | Granite 3.2+: `<think>` + `<response>` |
+//! | Gemma 4 | `gemma4` | `<\|channel>thought` |
+//! | FunctionGemma | `functiongemma` | — |
+//! | Gemma 2 / 3 | `pythonic`, `json` | — |
+//! | Phi-4-mini | `phi4_mini` | — |
+//! | Command R7B / A | `cohere` | `<\|START_THINKING\|>` |
+//! | Command R / R+ | `cohere`, `json` | — |
+//! | Functionary | `functionary`, `llama3_json` | — |
+//! | xLAM | `json` | — |
+//! | ToolACE | `pythonic` | — |
+//! | InternLM / Intern-S1 | `internlm` | `<think>` (Intern-S1) |
+//! | Nemotron (Llama-3.x-Nemotron) | `nemotron`, `llama3_json` | `<think>` |
+//! | Seed-OSS | `seed_oss` | `<seed:think>` |
+//! | Step-3 | `step3` | `<think>` |
+//! | LFM2 | `lfm2` | `<think>` |
+//! | Olmo 3 | `olmo3` | `<think>` |
+//! | GPT-4/5, o-series, Claude, Gemini (APIs), unknown | auto | — |
+//!
+//! Custom models (a fine-tune, an unknown organisation's upload) and
+//! unknown ones use auto-detection; a custom model's family dialects are
+//! kept as [`ModelRoute::preferred`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::config::Config;
+use crate::dialect::Dialect;
+
+/// The model family an id belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Family {
+    /// OpenAI gpt-oss.
+    GptOss,
+    /// OpenAI API models (GPT-3.5/4/4o/5, o-series).
+    Gpt,
+    /// Anthropic Claude.
+    Claude,
+    /// Google Gemini.
+    Gemini,
+    /// Google Gemma (2, 3, 4).
+    Gemma,
+    /// Google FunctionGemma.
+    FunctionGemma,
+    /// Meta Llama.
+    Llama,
+    /// Alibaba Qwen (chat models, QwQ).
+    Qwen,
+    /// Qwen3-Coder and the Qwen 3.5+ XML generation.
+    QwenCoder,
+    /// DeepSeek.
+    DeepSeek,
+    /// Mistral AI (Mistral, Mixtral, Ministral, Magistral, Devstral, Codestral).
+    Mistral,
+    /// Moonshot Kimi.
+    Kimi,
+    /// Zhipu GLM-4.5 and later.
+    Glm,
+    /// Zhipu GLM-4 9B / ChatGLM.
+    ChatGlm,
+    /// MiniMax.
+    MiniMax,
+    /// IBM Granite.
+    Granite,
+    /// Microsoft Phi.
+    Phi,
+    /// Cohere Command.
+    Cohere,
+    /// NousResearch Hermes.
+    Hermes,
+    /// MeetKai Functionary.
+    Functionary,
+    /// Salesforce xLAM.
+    Xlam,
+    /// ToolACE.
+    ToolAce,
+    /// Shanghai AI Lab InternLM / Intern-S1.
+    InternLm,
+    /// AI21 Jamba.
+    Jamba,
+    /// Tencent Hunyuan.
+    Hunyuan,
+    /// NVIDIA Nemotron.
+    Nemotron,
+    /// ByteDance Seed-OSS.
+    SeedOss,
+    /// StepFun Step.
+    Step,
+    /// Liquid LFM2.
+    Lfm,
+    /// AllenAI Olmo.
+    Olmo,
+    /// Not recognised.
+    Unknown,
+}
+
+impl Family {
+    /// A stable lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::GptOss => "gpt-oss",
+            Family::Gpt => "gpt",
+            Family::Claude => "claude",
+            Family::Gemini => "gemini",
+            Family::Gemma => "gemma",
+            Family::FunctionGemma => "functiongemma",
+            Family::Llama => "llama",
+            Family::Qwen => "qwen",
+            Family::QwenCoder => "qwen-coder",
+            Family::DeepSeek => "deepseek",
+            Family::Mistral => "mistral",
+            Family::Kimi => "kimi",
+            Family::Glm => "glm",
+            Family::ChatGlm => "chatglm",
+            Family::MiniMax => "minimax",
+            Family::Granite => "granite",
+            Family::Phi => "phi",
+            Family::Cohere => "cohere",
+            Family::Hermes => "hermes",
+            Family::Functionary => "functionary",
+            Family::Xlam => "xlam",
+            Family::ToolAce => "toolace",
+            Family::InternLm => "internlm",
+            Family::Jamba => "jamba",
+            Family::Hunyuan => "hunyuan",
+            Family::Nemotron => "nemotron",
+            Family::SeedOss => "seed-oss",
+            Family::Step => "step",
+            Family::Lfm => "lfm",
+            Family::Olmo => "olmo",
+            Family::Unknown => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The reasoning convention a model uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reasoning {
+    /// No reasoning block expected.
+    None,
+    /// `<think>…</think>`.
+    Think,
+    /// `<seed:think>…</seed:think>`.
+    SeedThink,
+    /// `[THINK]…[/THINK]`.
+    BracketThink,
+    /// `<|START_THINKING|>…<|END_THINKING|>`.
+    Cohere,
+    /// The Harmony `analysis` channel.
+    Harmony,
+    /// `<|channel>thought⏎…<channel|>`.
+    GemmaChannel,
+    /// `<think>…</think><response>…</response>`.
+    GraniteThink,
+    /// `◁think▷…◁/think▷`.
+    KimiVl,
+}
+
+/// A parsed model id.
+///
+/// ```
+/// use toolstream::model::{Family, ModelSpec};
+/// let m = ModelSpec::parse("meta-llama/Llama-3.3-70B-Instruct");
+/// assert_eq!(m.org.as_deref(), Some("meta-llama"));
+/// assert_eq!(m.family, Family::Llama);
+/// assert_eq!(m.version.as_deref(), Some("3.3"));
+/// assert_eq!(m.size.as_deref(), Some("70b"));
+/// assert!(!m.custom);
+///
+/// let m = ModelSpec::parse("ollama/qwen3:32b");
+/// assert_eq!((m.provider.as_deref(), m.family, m.size.as_deref()), (Some("ollama"), Family::Qwen, Some("32b")));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelSpec {
+    /// The id as given.
+    pub id: String,
+    /// The serving provider prefix (`ollama`, `openrouter`, `bedrock`, …).
+    pub provider: Option<String>,
+    /// The organisation (`meta-llama`, `Qwen`, `deepseek-ai`, …).
+    pub org: Option<String>,
+    /// The model name, without provider, organisation and tag.
+    pub name: String,
+    /// The family.
+    pub family: Family,
+    /// The family version (`3.3`, `v3.1`, `4.5`, `4o`), if written.
+    pub version: Option<String>,
+    /// The parameter count (`70b`, `30b-a3b`, `8x7b`, `e4b`), if written.
+    pub size: Option<String>,
+    /// An Ollama-style tag (`32b`, `latest`, `8b-instruct-q4_K_M`).
+    pub tag: Option<String>,
+    /// A fine-tune or an upload by an organisation that is not the family's
+    /// publisher or a known re-packager.
+    pub custom: bool,
+}
+
+/// Serving providers that prefix ids.
+const PROVIDERS: &[&str] = &[
+    "ollama",
+    "openrouter",
+    "together",
+    "together_ai",
+    "togetherai",
+    "groq",
+    "fireworks",
+    "fireworks_ai",
+    "bedrock",
+    "vertex_ai",
+    "vertex",
+    "azure",
+    "huggingface",
+    "hf",
+    "lmstudio",
+    "vllm",
+    "deepinfra",
+    "sambanova",
+    "cerebras",
+    "anyscale",
+    "replicate",
+    "nvidia_nim",
+    "watsonx",
+    "hosted_vllm",
+    "ollama_chat",
+    "litellm",
+    "mlx",
+];
+
+/// Publishers and re-packagers whose uploads are the model itself.
+const KNOWN_ORGS: &[&str] = &[
+    "meta-llama",
+    "meta",
+    "qwen",
+    "alibaba",
+    "deepseek-ai",
+    "deepseek",
+    "mistralai",
+    "mistral",
+    "openai",
+    "anthropic",
+    "google",
+    "moonshotai",
+    "moonshot",
+    "zai-org",
+    "thudm",
+    "zhipuai",
+    "z-ai",
+    "minimaxai",
+    "minimax",
+    "ibm-granite",
+    "ibm",
+    "microsoft",
+    "cohereforai",
+    "coherelabs",
+    "cohere",
+    "nousresearch",
+    "meetkai",
+    "salesforce",
+    "team-ace",
+    "internlm",
+    "ai21labs",
+    "tencent",
+    "nvidia",
+    "bytedance-seed",
+    "bytedance",
+    "stepfun-ai",
+    "liquidai",
+    "allenai",
+    "unsloth",
+    "bartowski",
+    "lmstudio-community",
+    "mlx-community",
+    "thebloke",
+    "ggml-org",
+    "nexusflow",
+    "gorilla-llm",
+    "x-ai",
+    "gemini",
+];
+
+/// Name parts that mark a fine-tune.
+const CUSTOM_MARKS: &[&str] = &[
+    "-ft",
+    "finetune",
+    "fine-tune",
+    "lora",
+    "-sft",
+    "-dpo",
+    "merge",
+    "custom",
+    "abliterated",
+];
+
+struct Rule {
+    /// Compact patterns (lower case, no `-`, `_` or spaces); any may match.
+    any: &'static [&'static str],
+    /// Compact patterns that must not occur.
+    none: &'static [&'static str],
+    family: Family,
+    dialects: &'static [&'static str],
+    reasoning: Reasoning,
+    prefill: Option<&'static str>,
+}
+
+macro_rules! rule {
+    ($any:expr, $none:expr, $fam:ident, $d:expr, $r:ident) => {
+        Rule {
+            any: $any,
+            none: $none,
+            family: Family::$fam,
+            dialects: $d,
+            reasoning: Reasoning::$r,
+            prefill: None,
+        }
+    };
+    ($any:expr, $none:expr, $fam:ident, $d:expr, $r:ident, $p:expr) => {
+        Rule {
+            any: $any,
+            none: $none,
+            family: Family::$fam,
+            dialects: $d,
+            reasoning: Reasoning::$r,
+            prefill: Some($p),
+        }
+    };
+}
+
+/// First match wins, so specific rules come first.
+const RULES: &[Rule] = &[
+    rule!(&["gptoss"], &[], GptOss, &["harmony"], Harmony),
+    rule!(
+        &["functiongemma"],
+        &[],
+        FunctionGemma,
+        &["functiongemma"],
+        None
+    ),
+    rule!(&["gemma4"], &[], Gemma, &["gemma4"], GemmaChannel),
+    rule!(&["gemma"], &[], Gemma, &["pythonic", "json"], None),
+    rule!(
+        &["nemotronnanov3", "nemotron3nano", "nemotronnano3"],
+        &[],
+        Nemotron,
+        &["qwen3_coder", "hermes"],
+        Think
+    ),
+    rule!(
+        &["nemotron"],
+        &[],
+        Nemotron,
+        &["nemotron", "llama3_json"],
+        Think
+    ),
+    rule!(&["hermes"], &[], Hermes, &["hermes"], Think),
+    rule!(
+        &["functionary"],
+        &[],
+        Functionary,
+        &["functionary", "llama3_json"],
+        None
+    ),
+    rule!(&["toolace"], &[], ToolAce, &["pythonic"], None),
+    rule!(&["xlam"], &[], Xlam, &["json"], Think),
+    rule!(
+        &["qwen3coder", "qwen3.5", "qwen3.6", "qwen3.7", "qwen4"],
+        &[],
+        QwenCoder,
+        &["qwen3_coder", "hermes"],
+        Think
+    ),
+    rule!(&["qwen3", "qwq"], &["qwen3coder"], Qwen, &["hermes"], Think),
+    rule!(&["qwen"], &[], Qwen, &["hermes"], None),
+    rule!(
+        &["deepseekv3.2", "deepseekv4"],
+        &[],
+        DeepSeek,
+        &["dsml", "deepseek"],
+        Think
+    ),
+    rule!(
+        &["deepseekr1"],
+        &[],
+        DeepSeek,
+        &["deepseek"],
+        Think,
+        "<think>\n"
+    ),
+    rule!(
+        &["deepseekcoder", "deepseekllm", "deepseekmath"],
+        &["v2", "v3"],
+        DeepSeek,
+        &["json", "pythonic"],
+        None
+    ),
+    rule!(&["deepseek"], &[], DeepSeek, &["deepseek"], Think),
+    rule!(&["kimivl"], &[], Kimi, &["kimi_k2"], KimiVl),
+    rule!(&["kimi", "moonshot"], &[], Kimi, &["kimi_k2"], Think),
+    rule!(
+        &["glm4.5", "glm4.6", "glm4.5v", "glm4.6v"],
+        &[],
+        Glm,
+        &["glm45"],
+        Think
+    ),
+    rule!(&["glm4.7", "glm5", "glmz"], &[], Glm, &["glm47"], Think),
+    rule!(&["chatglm", "glm4"], &[], ChatGlm, &["chatglm"], None),
+    rule!(
+        &["minimaxm1", "minimaxtext"],
+        &[],
+        MiniMax,
+        &["hermes"],
+        Think
+    ),
+    rule!(&["minimax"], &[], MiniMax, &["minimax_m2"], Think),
+    rule!(&["magistral"], &[], Mistral, &["mistral"], BracketThink),
+    rule!(&["ministral3"], &[], Mistral, &["mistral"], BracketThink),
+    rule!(
+        &[
+            "mistral",
+            "mixtral",
+            "ministral",
+            "devstral",
+            "codestral",
+            "pixtral",
+            "voxtral"
+        ],
+        &[],
+        Mistral,
+        &["mistral"],
+        None
+    ),
+    rule!(
+        &["llama4", "llama3.2"],
+        &[],
+        Llama,
+        &["pythonic", "llama3_json"],
+        None
+    ),
+    rule!(&["llama3"], &[], Llama, &["llama3_json"], None),
+    rule!(&["llama"], &[], Llama, &["llama3_json", "pythonic"], None),
+    rule!(
+        &["granite20bfunctioncalling", "granite20bfc"],
+        &[],
+        Granite,
+        &["hermes"],
+        None
+    ),
+    rule!(&["granite4"], &[], Granite, &["hermes"], None),
+    rule!(&["granite3.0"], &[], Granite, &["granite"], None),
+    rule!(
+        &["granite3.2", "granite3.3"],
+        &[],
+        Granite,
+        &["granite", "hermes"],
+        GraniteThink
+    ),
+    rule!(&["granite"], &[], Granite, &["granite", "hermes"], None),
+    rule!(&["phi4mini"], &[], Phi, &["phi4_mini"], None),
+    rule!(&["phi1", "phi2", "phi3", "phi4"], &[], Phi, &[], None),
+    rule!(
+        &["commandr7b", "commanda"],
+        &[],
+        Cohere,
+        &["cohere"],
+        Cohere
+    ),
+    rule!(
+        &["command", "c4ai", "ayaexpanse"],
+        &[],
+        Cohere,
+        &["cohere", "json"],
+        None
+    ),
+    rule!(&["interns1"], &[], InternLm, &["internlm"], Think),
+    rule!(&["internlm"], &[], InternLm, &["internlm"], None),
+    rule!(&["jamba"], &[], Jamba, &["hermes"], None),
+    rule!(&["hunyuan"], &[], Hunyuan, &["hermes"], Think),
+    rule!(&["seedoss"], &[], SeedOss, &["seed_oss"], SeedThink),
+    rule!(&["step3.5"], &[], Step, &["qwen3_coder", "hermes"], Think),
+    rule!(&["step3", "step2", "stepfun"], &[], Step, &["step3"], Think),
+    rule!(&["lfm2", "lfm"], &[], Lfm, &["lfm2"], Think),
+    rule!(&["olmo3", "olmo"], &[], Olmo, &["olmo3"], Think),
+    rule!(&["gpt", "chatgpt", "davinci"], &[], Gpt, &[], None),
+    rule!(&["claude"], &[], Claude, &[], None),
+    rule!(&["gemini"], &[], Gemini, &[], None),
+];
+
+/// Dialect names the table refers to that belong to the XML family.
+pub const XML_DIALECT_NAMES: &[&str] = &[
+    "qwen3_coder",
+    "glm45",
+    "glm47",
+    "minimax_m2",
+    "seed_oss",
+    "dsml",
+    "step3",
+];
+
+fn compact(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '-' | '_' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn is_size(t: &str) -> bool {
+    let t = t.strip_prefix('e').unwrap_or(t);
+    let t = t.strip_prefix('a').unwrap_or(t);
+    let Some(num) = t.strip_suffix('b').or_else(|| t.strip_suffix('m')) else {
+        return false;
+    };
+    let num = match num.split_once('x') {
+        Some((a, b)) if a.chars().all(|c| c.is_ascii_digit()) && !a.is_empty() => b,
+        _ => num,
+    };
+    !num.is_empty()
+        && num.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && num.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The first size token of `s` (`70b`, `30b-a3b`, `8x7b`, `e4b`).
+fn find_size(s: &str) -> Option<String> {
+    let toks: Vec<&str> = s
+        .split(['-', '_', ':', ' ', '/'])
+        .filter(|t| !t.is_empty())
+        .collect();
+    for (k, t) in toks.iter().enumerate() {
+        let t = t.to_ascii_lowercase();
+        if is_size(&t) && !t.starts_with('a') {
+            if let Some(next) = toks.get(k + 1).map(|n| n.to_ascii_lowercase()) {
+                if next.starts_with('a') && is_size(&next) {
+                    return Some(format!("{t}-{next}"));
+                }
+            }
+            return Some(t);
+        }
+    }
+    None
+}
+
+/// The version written right after the family keyword in `name`.
+fn find_version(name: &str, family: Family) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let keys: &[&str] = match family {
+        Family::GptOss | Family::Unknown => return None,
+        Family::Gpt => &["gpt-", "gpt"],
+        Family::Claude => &["claude-", "claude"],
+        Family::Gemini => &["gemini-", "gemini"],
+        Family::Gemma | Family::FunctionGemma => &["gemma-", "gemma"],
+        Family::Llama => &["llama-", "llama"],
+        Family::Qwen | Family::QwenCoder => &["qwen", "qwq"],
+        Family::DeepSeek => &["deepseek-", "deepseek"],
+        Family::Mistral => &[
+            "small-",
+            "medium-",
+            "large-",
+            "mistral-",
+            "ministral-",
+            "magistral-",
+            "devstral-",
+        ],
+        Family::Kimi => &["kimi-", "kimi"],
+        Family::Glm | Family::ChatGlm => &["glm-", "glm"],
+        Family::MiniMax => &["minimax-", "minimax"],
+        Family::Granite => &["granite-", "granite"],
+        Family::Phi => &["phi-", "phi"],
+        Family::Cohere => &["command-", "command"],
+        Family::Hermes => &["hermes-", "hermes"],
+        Family::Functionary => &["functionary-", "v"],
+        Family::Xlam => &["xlam-", "xlam"],
+        Family::ToolAce => &["toolace-", "toolace"],
+        Family::InternLm => &["internlm", "intern-s"],
+        Family::Jamba => &["jamba-", "jamba"],
+        Family::Hunyuan => &["hunyuan-", "hunyuan"],
+        Family::Nemotron => &["nemotron-", "llama-"],
+        Family::SeedOss => &["seed-oss-", "seed"],
+        Family::Step => &["step-", "step"],
+        Family::Lfm => &["lfm", "lfm-"],
+        Family::Olmo => &["olmo-", "olmo"],
+    };
+    for key in keys {
+        let mut from = 0;
+        while let Some(p) = lower[from..].find(key) {
+            let start = from + p + key.len();
+            let rest = &lower[start..];
+            let rest = rest.strip_prefix('v').unwrap_or(rest);
+            let v: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == 'o')
+                .collect::<String>()
+                .trim_end_matches('.')
+                .to_owned();
+            if v.starts_with(|c: char| c.is_ascii_digit()) {
+                // A size (`Llama-70B`) is not a version.
+                let after = rest[v.len()..].chars().next();
+                if !matches!(after, Some('b' | 'm')) || v.contains('.') && after != Some('b') {
+                    let v = v.trim_end_matches('o').to_owned();
+                    let v = if lower[start..].starts_with('v') {
+                        format!("v{v}")
+                    } else {
+                        v
+                    };
+                    let v = if family == Family::Gpt
+                        && rest[..].starts_with(&format!("{}o", v.trim_start_matches('v')))
+                    {
+                        format!("{v}o")
+                    } else {
+                        v
+                    };
+                    return Some(v);
+                }
+            }
+            from = start;
+        }
+    }
+    None
+}
+
+impl ModelSpec {
+    /// Parses a model id. Never fails: an unrecognised id has
+    /// [`Family::Unknown`].
+    pub fn parse(id: &str) -> ModelSpec {
+        let trimmed = id.trim();
+        let mut parts: Vec<&str> = trimmed.split('/').filter(|p| !p.is_empty()).collect();
+        let mut provider = None;
+        if parts.len() >= 2 && PROVIDERS.contains(&parts[0].to_ascii_lowercase().as_str()) {
+            provider = Some(parts.remove(0).to_ascii_lowercase());
+        }
+        let last = parts.pop().unwrap_or_default();
+        let org = parts.last().map(|o| (*o).to_owned());
+        let (name, tag) = match last.split_once(':') {
+            Some((n, t)) => (n.to_owned(), Some(t.to_owned())),
+            None => (last.to_owned(), None),
+        };
+        let c = compact(&name);
+        let rule = RULES
+            .iter()
+            .find(|r| r.any.iter().any(|p| c.contains(p)) && !r.none.iter().any(|p| c.contains(p)));
+        let lname = name.to_ascii_lowercase();
+        let o_series = lname.len() >= 2
+            && lname.as_bytes()[0] == b'o'
+            && lname.as_bytes()[1].is_ascii_digit()
+            && lname.as_bytes().get(2).is_none_or(|&b| b == b'-');
+        let family = match rule {
+            Some(r) => r.family,
+            None if o_series => Family::Gpt,
+            None => Family::Unknown,
+        };
+        let version = find_version(&name, family);
+        let size = find_size(&name).or_else(|| tag.as_deref().and_then(find_size));
+        let org_known = org
+            .as_deref()
+            .is_none_or(|o| KNOWN_ORGS.contains(&o.to_ascii_lowercase().as_str()));
+        let custom = family != Family::Unknown
+            && (!org_known || CUSTOM_MARKS.iter().any(|m| lname.contains(m)));
+        ModelSpec {
+            id: id.to_owned(),
+            provider,
+            org,
+            name,
+            family,
+            version,
+            size,
+            tag,
+            custom,
+        }
+    }
+
+    fn rule(&self) -> Option<&'static Rule> {
+        let c = compact(&self.name);
+        RULES
+            .iter()
+            .find(|r| r.any.iter().any(|p| c.contains(p)) && !r.none.iter().any(|p| c.contains(p)))
+    }
+}
+
+impl FromStr for ModelSpec {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(ModelSpec::parse(s))
+    }
+}
+
+impl fmt::Display for ModelSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.family)?;
+        if let Some(v) = &self.version {
+            write!(f, " {v}")?;
+        }
+        if let Some(s) = &self.size {
+            write!(f, " {s}")?;
+        }
+        if self.custom {
+            f.write_str(" (custom)")?;
+        }
+        Ok(())
+    }
+}
+
+/// What to expect from a model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelRoute {
+    /// The parsed id.
+    pub spec: ModelSpec,
+    /// The dialects to recognise; empty means auto-detection.
+    pub dialects: Vec<Dialect>,
+    /// The family's dialects (kept for custom models, which use auto-detection).
+    pub preferred: Vec<Dialect>,
+    /// The table's dialect names, including any this build does not know.
+    pub dialect_names: &'static [&'static str],
+    /// The reasoning convention.
+    pub reasoning: Reasoning,
+    /// What the family's chat template usually leaves open at the end of
+    /// the prompt (`<think>\n` for DeepSeek-R1). Advisory: templates vary,
+    /// and a wrong prefill turns all output into reasoning, so
+    /// [`Config::for_model`] does not apply it.
+    pub prefill: Option<&'static str>,
+}
+
+impl ModelRoute {
+    /// True when the route relies on auto-detection.
+    pub fn is_auto(&self) -> bool {
+        self.dialects.is_empty()
+    }
+}
+
+/// Routes a model id to its dialects and reasoning convention.
+///
+/// ```
+/// use toolstream::{model, Dialect};
+/// let r = model::route("openai/gpt-oss-20b");
+/// assert_eq!(r.dialects, vec![Dialect::Harmony]);
+/// let r = model::route("mycompany/llama3-ft");
+/// assert!(r.is_auto() && r.spec.custom);
+/// assert_eq!(r.preferred, vec![Dialect::Llama3Json]);
+/// ```
+pub fn route(id: &str) -> ModelRoute {
+    let spec = ModelSpec::parse(id);
+    let rule = spec.rule();
+    let names: &'static [&'static str] = rule.map_or(&[], |r| r.dialects);
+    let known: Vec<Dialect> = names
+        .iter()
+        .filter_map(|n| Dialect::from_name(n).ok())
+        .collect();
+    let reasoning = rule.map_or(Reasoning::None, |r| r.reasoning);
+    let prefill = rule.and_then(|r| r.prefill);
+    let dialects = if spec.custom {
+        Vec::new()
+    } else {
+        known.clone()
+    };
+    ModelRoute {
+        spec,
+        dialects,
+        preferred: known,
+        dialect_names: names,
+        reasoning,
+        prefill,
+    }
+}
+
+impl Dialect {
+    /// The dialects (and reasoning convention) to expect from a model; see
+    /// [`crate::model`].
+    pub fn for_model(id: &str) -> ModelRoute {
+        route(id)
+    }
+}
+
+impl Config {
+    /// A configuration for a model: its dialects (auto-detection for
+    /// unknown and custom models). See [`crate::model`].
+    ///
+    /// ```
+    /// use toolstream::{Config, Dialect};
+    /// let c = Config::for_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506");
+    /// assert_eq!(c.dialects, vec![Dialect::Mistral]);
+    /// assert!(Config::for_model("claude-3.5-sonnet").dialects.is_empty());
+    /// ```
+    pub fn for_model(id: &str) -> Config {
+        Config::default().with_dialects(route(id).dialects)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(
+        id: &str,
+    ) -> (
+        Option<String>,
+        Option<String>,
+        Family,
+        Option<String>,
+        Option<String>,
+        bool,
+    ) {
+        let m = ModelSpec::parse(id);
+        (m.provider, m.org, m.family, m.version, m.size, m.custom)
+    }
+
+    fn s(x: &str) -> Option<String> {
+        Some(x.to_owned())
+    }
+
+    #[test]
+    fn parses_ids() {
+        assert_eq!(
+            spec("gpt-4o"),
+            (None, None, Family::Gpt, s("4o"), None, false)
+        );
+        assert_eq!(
+            spec("claude-3.5-sonnet"),
+            (None, None, Family::Claude, s("3.5"), None, false)
+        );
+        assert_eq!(
+            spec("llama3.3:70b"),
+            (None, None, Family::Llama, s("3.3"), s("70b"), false)
+        );
+        assert_eq!(
+            spec("meta-llama/Llama-3.3-70B-Instruct"),
+            (
+                None,
+                s("meta-llama"),
+                Family::Llama,
+                s("3.3"),
+                s("70b"),
+                false
+            )
+        );
+        assert_eq!(
+            spec("ollama/qwen3:32b"),
+            (s("ollama"), None, Family::Qwen, s("3"), s("32b"), false)
+        );
+        assert_eq!(
+            spec("mycompany/llama3-ft"),
+            (None, s("mycompany"), Family::Llama, s("3"), None, true)
+        );
+        assert_eq!(
+            spec("Qwen/Qwen3-Coder-30B-A3B-Instruct"),
+            (
+                None,
+                s("Qwen"),
+                Family::QwenCoder,
+                s("3"),
+                s("30b-a3b"),
+                false
+            )
+        );
+        assert_eq!(
+            spec("deepseek-ai/DeepSeek-V3.1"),
+            (
+                None,
+                s("deepseek-ai"),
+                Family::DeepSeek,
+                s("v3.1"),
+                None,
+                false
+            )
+        );
+        assert_eq!(
+            spec("openai/gpt-oss-20b"),
+            (None, s("openai"), Family::GptOss, None, s("20b"), false)
+        );
+        assert_eq!(
+            spec("moonshotai/Kimi-K2-Instruct"),
+            (None, s("moonshotai"), Family::Kimi, None, None, false)
+        );
+        assert_eq!(
+            spec("zai-org/GLM-4.5"),
+            (None, s("zai-org"), Family::Glm, s("4.5"), None, false)
+        );
+        assert_eq!(
+            spec("mistralai/Mistral-Small-3.2-24B-Instruct-2506"),
+            (
+                None,
+                s("mistralai"),
+                Family::Mistral,
+                s("3.2"),
+                s("24b"),
+                false
+            )
+        );
+        assert_eq!(spec("openrouter/google/gemma-4-e4b-it").2, Family::Gemma);
+        assert_eq!(spec("openrouter/google/gemma-4-e4b-it").4, s("e4b"));
+        assert_eq!(spec("mistralai/Mixtral-8x7B-Instruct-v0.1").4, s("8x7b"));
+        assert_eq!(spec("THUDM/glm-4-9b-chat").2, Family::ChatGlm);
+        assert_eq!(spec("bartowski/Llama-3.2-3B-Instruct-GGUF").5, false);
+        assert_eq!(spec("totally-new-model").2, Family::Unknown);
+    }
+
+    #[test]
+    fn every_family_routes() {
+        let cases: &[(&str, Family)] = &[
+            ("ibm-granite/granite-3.0-8b-instruct", Family::Granite),
+            ("ibm-granite/granite-20b-functioncalling", Family::Granite),
+            ("microsoft/Phi-4-mini-instruct", Family::Phi),
+            ("CohereForAI/c4ai-command-r7b-12-2024", Family::Cohere),
+            ("CohereForAI/c4ai-command-r-plus", Family::Cohere),
+            ("meetkai/functionary-medium-v3.1", Family::Functionary),
+            ("Salesforce/xLAM-7b-fc-r", Family::Xlam),
+            ("Team-ACE/ToolACE-8B", Family::ToolAce),
+            ("internlm/internlm2_5-7b-chat", Family::InternLm),
+            ("ai21labs/AI21-Jamba-1.5-Mini", Family::Jamba),
+            ("tencent/Hunyuan-A13B-Instruct", Family::Hunyuan),
+            ("nvidia/Llama-3.3-Nemotron-Super-49B-v1", Family::Nemotron),
+            ("ByteDance-Seed/Seed-OSS-36B-Instruct", Family::SeedOss),
+            ("stepfun-ai/step3", Family::Step),
+            ("LiquidAI/LFM2-1.2B", Family::Lfm),
+            ("allenai/Olmo-3-7B-Instruct", Family::Olmo),
+            ("google/functiongemma-270m-it", Family::FunctionGemma),
+            ("google/gemma-3-27b-it", Family::Gemma),
+            ("MiniMaxAI/MiniMax-M2", Family::MiniMax),
+            ("NousResearch/Hermes-2-Pro-Llama-3-8B", Family::Hermes),
+            ("deepseek-ai/DeepSeek-R1-0528", Family::DeepSeek),
+            ("Qwen/QwQ-32B", Family::Qwen),
+            ("gemini-2.5-pro", Family::Gemini),
+            ("o3-mini", Family::Gpt),
+        ];
+        for (id, fam) in cases {
+            assert_eq!(ModelSpec::parse(id).family, *fam, "{id}");
+        }
+    }
+
+    #[test]
+    fn routes() {
+        let d = |id: &str| route(id).dialects;
+        assert_eq!(d("openai/gpt-oss-20b"), vec![Dialect::Harmony]);
+        assert_eq!(
+            d("meta-llama/Llama-3.3-70B-Instruct"),
+            vec![Dialect::Llama3Json]
+        );
+        assert_eq!(
+            d("meta-llama/Llama-4-Scout-17B-16E-Instruct"),
+            vec![Dialect::Pythonic, Dialect::Llama3Json]
+        );
+        assert_eq!(d("ollama/qwen3:32b"), vec![Dialect::Hermes]);
+        assert_eq!(d("deepseek-ai/DeepSeek-V3.1"), vec![Dialect::DeepSeek]);
+        assert_eq!(d("moonshotai/Kimi-K2-Instruct"), vec![Dialect::KimiK2]);
+        assert_eq!(
+            d("mistralai/Mistral-Small-3.2-24B-Instruct-2506"),
+            vec![Dialect::Mistral]
+        );
+        assert_eq!(d("google/gemma-4-31b-it"), vec![Dialect::Gemma4]);
+        assert_eq!(
+            d("ibm-granite/granite-3.0-8b-instruct"),
+            vec![Dialect::Granite]
+        );
+        assert_eq!(d("microsoft/Phi-4-mini-instruct"), vec![Dialect::Phi4Mini]);
+        assert_eq!(
+            d("CohereForAI/c4ai-command-r7b-12-2024"),
+            vec![Dialect::Cohere]
+        );
+        assert_eq!(d("THUDM/glm-4-9b-chat"), vec![Dialect::ChatGlm]);
+        assert_eq!(d("LiquidAI/LFM2-1.2B"), vec![Dialect::Lfm2]);
+        assert_eq!(d("allenai/Olmo-3-7B-Instruct"), vec![Dialect::Olmo3]);
+        assert_eq!(d("internlm/internlm2_5-7b-chat"), vec![Dialect::InternLm]);
+        assert_eq!(
+            d("nvidia/Llama-3.3-Nemotron-Super-49B-v1"),
+            vec![Dialect::Nemotron, Dialect::Llama3Json]
+        );
+        assert_eq!(
+            d("meetkai/functionary-small-v3.2"),
+            vec![Dialect::Functionary, Dialect::Llama3Json]
+        );
+        assert_eq!(d("Salesforce/xLAM-7b-fc-r"), vec![Dialect::Json]);
+        assert_eq!(
+            d("google/functiongemma-270m-it"),
+            vec![Dialect::FunctionGemma]
+        );
+        assert_eq!(d("gpt-4o"), Vec::<Dialect>::new());
+        assert_eq!(d("claude-3.5-sonnet"), Vec::<Dialect>::new());
+        assert_eq!(d("something-unheard-of"), Vec::<Dialect>::new());
+        let r = route("mycompany/llama3-ft");
+        assert!(r.is_auto());
+        assert_eq!(r.preferred, vec![Dialect::Llama3Json]);
+        assert_eq!(
+            route("magistral-small-2509").reasoning,
+            Reasoning::BracketThink
+        );
+        assert_eq!(route("deepseek-ai/DeepSeek-R1").prefill, Some("<think>\n"));
+        assert_eq!(route("openai/gpt-oss-120b").reasoning, Reasoning::Harmony);
+        assert_eq!(
+            Config::for_model("openai/gpt-oss-120b").dialects,
+            vec![Dialect::Harmony]
+        );
+    }
+
+    /// The XML family's dialects are routed by name; these are the names the
+    /// table expects `Dialect::from_name` to resolve once they exist.
+    #[test]
+    fn xml_family_names() {
+        let mut expected: Vec<&str> = Vec::new();
+        for id in [
+            "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+            "zai-org/GLM-4.5",
+            "zai-org/GLM-4.7",
+            "MiniMaxAI/MiniMax-M2",
+            "ByteDance-Seed/Seed-OSS-36B-Instruct",
+            "deepseek-ai/DeepSeek-V3.2",
+            "stepfun-ai/step3",
+        ] {
+            let r = route(id);
+            assert!(!r.dialect_names.is_empty(), "{id}");
+            expected.push(r.dialect_names[0]);
+            // Names this build knows resolve; the others are skipped.
+            for n in r.dialect_names {
+                if let Ok(d) = Dialect::from_name(n) {
+                    assert!(r.preferred.contains(&d));
+                }
+            }
+        }
+        assert_eq!(expected, XML_DIALECT_NAMES);
+        // Qwen3-Coder falls back to Hermes until its XML dialect is merged.
+        if Dialect::from_name("qwen3_coder").is_err() {
+            assert_eq!(
+                route("Qwen/Qwen3-Coder-30B-A3B-Instruct").dialects,
+                vec![Dialect::Hermes]
+            );
+        }
+    }
+}
