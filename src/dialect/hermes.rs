@@ -279,11 +279,12 @@ impl Block for TagBlock {
                             Match::No => return self.done(cx, i, true),
                         },
                         b'{' | b'[' => {
-                            if let Some(jc) = self.jc.as_mut() {
-                                // Another value in the same block.
-                                jc.end_all(cx, cx.abs(i), Vec::new());
-                            }
-                            self.jc = Some(JsonCalls::with_limits(&self.limits, false, true));
+                            // Another value in the same block (if any).
+                            let next = JsonCalls::with_limits(&self.limits, false, true);
+                            self.jc = Some(match self.jc.take() {
+                                Some(prev) => next.after(prev, cx.abs(i)),
+                                None => next,
+                            });
                             self.state = State::Json;
                         }
                         b'}' | b']' | b',' if self.state == State::After => {

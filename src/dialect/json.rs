@@ -101,6 +101,10 @@ pub(crate) struct JsonCalls {
     truncated_from: Option<usize>,
     /// The repairer stopped for good (value complete or closed).
     closed: bool,
+    /// An earlier value of the same block, whose calls end (at the offset
+    /// given) when this value starts a call, or with the block if it never
+    /// does, so that a value holding no call stays inside a call's span.
+    prev: Option<(Box<JsonCalls>, u64)>,
 }
 
 impl JsonCalls {
@@ -121,7 +125,14 @@ impl JsonCalls {
             began: false,
             truncated_from: None,
             closed: false,
+            prev: None,
         }
+    }
+
+    /// A value that follows `prev` (at offset `at`) in the same block.
+    pub(crate) fn after(mut self, prev: JsonCalls, at: u64) -> Self {
+        self.prev = Some((Box::new(prev), at));
+        self
     }
 
     /// Feeds input, then emits what became known.
@@ -210,6 +221,9 @@ impl JsonCalls {
                         self.end_one(j, cx, end, Vec::new());
                     }
                 }
+                if let Some((mut prev, at)) = self.prev.take() {
+                    prev.end_all(cx, at, Vec::new());
+                }
                 let id = self.router.calls[k].id.clone();
                 let local = cx.start(name, id, span);
                 self.locals[k] = Some(local);
@@ -225,6 +239,11 @@ impl JsonCalls {
     /// Ends every started call; the last one's span ends at `end`. `extra`
     /// repairs (block markup) go to the last call.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+        if let Some((mut prev, _)) = self.prev.take() {
+            // This value started no call: the earlier calls end with the block.
+            prev.end_all(cx, end, extra);
+            return;
+        }
         let started: Vec<usize> = (0..self.locals.len())
             .filter(|&k| self.locals[k].is_some() && !self.ended[k])
             .collect();
@@ -404,30 +423,44 @@ impl Block for Fence {
         let mut i = 0;
         while i < input.len() {
             match self.state {
-                FenceState::Info => match memchr::memchr(b'\n', &input[i..]) {
-                    Some(p) => {
-                        self.info.extend_from_slice(&input[i..i + p]);
-                        i += p + 1;
-                        let lang = self.info.trim_ascii().to_ascii_lowercase();
-                        if self.info.len() > 64 || !JSON_FENCES.contains(&&lang[..]) {
+                FenceState::Info => {
+                    // Decided at a fixed byte: the newline, a backtick (an
+                    // info string cannot hold one: not a fence) or the 65th
+                    // info byte.
+                    let rest = &input[i..];
+                    let room = 64usize.saturating_sub(self.info.len());
+                    let stop = memchr::memchr2(b'\n', b'`', rest);
+                    match stop {
+                        Some(p) if p <= room && rest[p] == b'\n' => {
+                            self.info.extend_from_slice(&rest[..p]);
+                            i += p + 1;
+                            let lang = self.info.trim_ascii().to_ascii_lowercase();
+                            if !JSON_FENCES.contains(&&lang[..]) {
+                                return Flow::Reject {
+                                    at: i,
+                                    then: Resume::FenceText,
+                                };
+                            }
+                            self.state = FenceState::Lead;
+                        }
+                        Some(p) if p <= room => {
                             return Flow::Reject {
-                                at: i,
+                                at: i + p,
                                 then: Resume::FenceText,
                             };
                         }
-                        self.state = FenceState::Lead;
-                    }
-                    None => {
-                        self.info.extend_from_slice(&input[i..]);
-                        if self.info.len() > 64 || self.info.contains(&b'`') {
+                        _ if rest.len() > room => {
                             return Flow::Reject {
-                                at: input.len(),
+                                at: i + room,
                                 then: Resume::FenceText,
                             };
                         }
-                        return Flow::More;
+                        _ => {
+                            self.info.extend_from_slice(rest);
+                            return Flow::More;
+                        }
                     }
-                },
+                }
                 FenceState::Lead => {
                     let b = input[i];
                     if b.is_ascii_whitespace() {
@@ -501,10 +534,11 @@ impl Block for Fence {
                         i += 1;
                     } else if b == b'{' || b == b'[' {
                         // Another value in the same fence.
-                        if let Some(jc) = self.jc.as_mut() {
-                            jc.end_all(cx, cx.abs(i), Vec::new());
-                        }
-                        self.jc = Some(JsonCalls::with_limits(&self.limits, false, false));
+                        let next = JsonCalls::with_limits(&self.limits, false, false);
+                        self.jc = Some(match self.jc.take() {
+                            Some(prev) => next.after(prev, cx.abs(i)),
+                            None => next,
+                        });
                         self.state = FenceState::Json;
                     } else {
                         return self.missing_close(cx, i);

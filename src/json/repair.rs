@@ -672,16 +672,22 @@ impl Repairer {
             [0xE2, 0x80, 0x98 | 0x99] => Some(Quote::SmartSingle),
             _ => None,
         };
-        if let Some(q) = quote {
-            return match self.begin_string(q, start, sink) {
+        // Repairs made while starting the token belong to the character's
+        // first byte, whichever chunk completed it.
+        let step_offset = std::mem::replace(&mut self.offset, start);
+        let step = if let Some(q) = quote {
+            match self.begin_string(q, start, sink) {
                 Step::Consumed(_) => Step::Consumed(n),
                 Step::Halt(_, s) => Step::Halt(n, s),
-            };
-        }
-        match self.begin_bare(c, start, sink) {
-            Some(Step::Halt(_, s)) => Step::Halt(n, s),
-            _ => Step::Consumed(n),
-        }
+            }
+        } else {
+            match self.begin_bare(c, start, sink) {
+                Some(Step::Halt(_, s)) => Step::Halt(n, s),
+                _ => Step::Consumed(n),
+            }
+        };
+        self.offset = step_offset;
+        step
     }
 
     fn whitespace<S: Sink + ?Sized>(&mut self, ws: &[u8], sink: &mut S) {
@@ -1565,7 +1571,18 @@ impl Repairer {
     /// a number or a literal.
     fn bare_push<S: Sink + ?Sized>(&mut self, t: &mut BareLex, bytes: &[u8], sink: &mut S) {
         if t.streaming {
-            self.write_escaped(bytes, sink);
+            // A UTF-8 character cut by the end of a chunk waits in `tok`.
+            let mut joined = std::mem::take(&mut self.tok);
+            let bytes = if joined.is_empty() {
+                bytes
+            } else {
+                joined.extend_from_slice(bytes);
+                &joined[..]
+            };
+            let keep = incomplete_utf8_tail(bytes);
+            self.write_escaped(&bytes[..bytes.len() - keep], sink);
+            let tail = bytes[bytes.len() - keep..].to_vec();
+            self.tok = tail;
             return;
         }
         self.tok.extend_from_slice(bytes);
@@ -1595,9 +1612,9 @@ impl Repairer {
         sink.mark(Mark::Begin(ValueKind::String), self.offset);
         sink.write(b"\"");
         let tok = std::mem::take(&mut self.tok);
-        self.write_escaped(&tok, sink);
-        self.tok = tok;
-        self.tok.clear();
+        let keep = incomplete_utf8_tail(&tok);
+        self.write_escaped(&tok[..tok.len() - keep], sink);
+        self.tok = tok[tok.len() - keep..].to_vec();
     }
 
     /// True when the held token is a complete number or literal (ends at whitespace).
@@ -1684,6 +1701,8 @@ impl Repairer {
         }
         let ws = std::mem::take(&mut self.tok_ws);
         if t.streaming {
+            let tail = std::mem::take(&mut self.tok);
+            self.write_escaped(&tail, sink);
             sink.write(b"\"");
             sink.mark(Mark::End(ValueKind::String), self.offset);
             self.after_value();
@@ -1807,6 +1826,25 @@ fn smart_closer_at(run: &[u8], q: Quote) -> Option<usize> {
 }
 
 /// True if `s` is a number in JSON's grammar.
+/// Length of an incomplete UTF-8 sequence at the end of `b` (0 when it ends
+/// on a character boundary or with bytes that can never be completed).
+fn incomplete_utf8_tail(b: &[u8]) -> usize {
+    for back in 1..=b.len().min(3) {
+        let c = b[b.len() - back];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match c {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return 0,
+        };
+        return if back < need { back } else { 0 };
+    }
+    0
+}
+
 pub(crate) fn is_json_number(s: &[u8]) -> bool {
     let mut i = 0;
     if s.first() == Some(&b'-') {
