@@ -55,3 +55,20 @@ fn garbage_in_the_section_is_text() {
     assert!(p.calls.is_empty());
     assert_eq!(p.text.as_bytes(), input);
 }
+
+#[test]
+fn delimiters_inside_values() {
+    let input = "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write\"><steptml:parameter name=\"body\">a</steptml:parameter>b <｜tool_calls_end｜> c</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        args(&p, 0),
+        json!({"body": "a</steptml:parameter>b <｜tool_calls_end｜> c"})
+    );
+    // A missing `</steptml:parameter>` before `</steptml:invoke>`.
+    let p = check_all(
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"q\">x</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>".as_bytes(),
+        &auto(),
+    );
+    assert_eq!(args(&p, 0), json!({"q": "x"}));
+    assert!(!p.calls[0].truncated);
+}
