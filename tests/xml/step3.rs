@@ -72,3 +72,16 @@ fn delimiters_inside_values() {
     assert_eq!(args(&p, 0), json!({"q": "x"}));
     assert!(!p.calls[0].truncated);
 }
+
+#[test]
+fn split_inside_every_special_token() {
+    // Every two-chunk split, including inside each three-byte `｜`.
+    let input = CATALOGUE.as_bytes();
+    let cfg = auto();
+    let want = crate::common::summary(&crate::common::run_split(input, &[], &cfg));
+    for k in 1..input.len() {
+        let ev = crate::common::run_split(input, &[k], &cfg);
+        crate::common::check_contracts(input, &ev);
+        assert_eq!(crate::common::summary(&ev), want, "split at {k}");
+    }
+}

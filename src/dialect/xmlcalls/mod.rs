@@ -1151,9 +1151,9 @@ impl XmlCalls {
                     return Step::Out(self.reject(cx, i + p));
                 }
                 let name = String::from_utf8_lossy(t).into_owned();
-                let at = cx.abs(i + p + 1);
-                let start = at.saturating_sub(word.len() as u64 + 11);
-                self.start_call(cx, name, Span::new(start, at));
+                // The span runs from the block's `<function=` to the `>`.
+                let span = Span::new(cx.em.span_cursor(), cx.abs(i + p + 1));
+                self.start_call(cx, name, span);
                 self.st = St::Invoke;
                 Step::At(i + p + 1)
             }
