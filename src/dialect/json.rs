@@ -1,12 +1,12 @@
 //! Generic JSON emulation: calls written as bare JSON in text, or inside a
 //! code fence.
 //!
-//! ```text
+//! ~~~text
 //! I'll check.
 //! ```json
 //! {"name": "get_weather", "arguments": {"city": "Tokyo"}}
 //! ```
-//! ```
+//! ~~~
 //!
 //! A `{` (or `[` followed by `{`) in text starts a *speculative* block: the
 //! JSON is repaired and routed as it arrives, and the block commits as soon

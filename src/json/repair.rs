@@ -261,12 +261,13 @@ fn is_exotic_ws(c: &[u8]) -> bool {
 /// use toolstream::json::{Repairer, Status};
 /// let mut r = Repairer::new();
 /// let mut out = Vec::new();
-/// // Python literals, single quotes, a trailing comma, split anywhere:
+/// // Python literals, single quotes, trailing commas, split anywhere:
 /// r.feed(b"{'ok': Tr", &mut out);
 /// let p = r.feed(b"ue, 'n': [1, 2,],}", &mut out);
 /// assert_eq!(p.status, Status::Done);
 /// assert_eq!(out, br#"{"ok": true, "n": [1, 2]}"#);
-/// assert_eq!(r.repairs().len(), 4);
+/// // Two single-quoted keys, one Python literal, two trailing commas.
+/// assert_eq!(r.repairs().len(), 5);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Repairer {
