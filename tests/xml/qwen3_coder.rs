@@ -254,13 +254,18 @@ fn missing_closing_tags() {
     );
     assert_eq!(args(&p, 0), json!({"a": "x"}));
     assert!(!p.calls[0].truncated);
-    // Both missing before `</tool_call>` at the end.
-    let p = check_all(
-        b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</tool_call>",
-        &auto(),
-    );
-    assert_eq!(args(&p, 0), json!({"a": "x"}));
-    assert!(!p.calls[0].truncated);
+    // Both missing before `</tool_call>` at the end: one repair each.
+    for tail in ["", "\n", " \n"] {
+        let input = format!("<tool_call>\n<function=f>\n<parameter=a>\nx\n</tool_call>{tail}");
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(args(&p, 0), json!({"a": "x"}));
+        assert!(!p.calls[0].truncated);
+        assert_eq!(
+            kinds(&p, 0),
+            [RepairKind::MissingCloseTag, RepairKind::MissingCloseTag],
+            "{tail:?}"
+        );
+    }
     // Missing `</tool_call>`, prose after: the call ends, the prose is text.
     let p = check_all(
         b"<tool_call>\n<function=f>\n</function>\nAll done.",

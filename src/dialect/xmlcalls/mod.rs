@@ -1633,6 +1633,7 @@ impl XmlCalls {
             cx.commit();
         }
         // The unfed tail (a held window) ends the structure it started.
+        let mut container_closed = false;
         match (self.st, self.phase) {
             (
                 St::Invoke,
@@ -1651,7 +1652,11 @@ impl XmlCalls {
             (St::Value, Phase::Follow { cand, .. }) => {
                 self.close_value(Some(end));
                 if cand == Kind::InvokeClose || cand == Kind::ContainerClose {
-                    self.close_invoke(end, None);
+                    // The invoke's own close is missing when the container's closes it.
+                    let missing = (cand == Kind::ContainerClose && self.syn.family != Family::Glm)
+                        .then_some(end);
+                    self.close_invoke(end, missing);
+                    container_closed = cand == Kind::ContainerClose;
                 }
             }
             (St::Value, Phase::CdataEnd(k)) => {
@@ -1671,7 +1676,7 @@ impl XmlCalls {
         }
         let closed = self.call.as_ref().is_some_and(|c| c.closed);
         let bare_done = self.container.is_none() && self.st == St::Invoke;
-        if closed && !bare_done {
+        if closed && !bare_done && !container_closed {
             if let Some(c) = self.call.as_mut() {
                 c.repairs.push(Repair {
                     kind: RepairKind::MissingCloseTag,
