@@ -315,10 +315,10 @@ impl Block for TagBlock {
                             }
                         },
                         b'{' | b'[' => {
-                            // A value (or another value in the same block).
+                            // Another value in the same block (if any).
                             let next = JsonCalls::with_limits(&self.limits, false, true);
                             self.jc = Some(match self.jc.take() {
-                                Some(prev) => next.after(prev),
+                                Some(prev) => next.after(prev, cx.abs(i)),
                                 None => next,
                             });
                             self.state = State::Json;

@@ -107,9 +107,10 @@ pub(crate) struct JsonCalls {
     truncated_from: Option<usize>,
     /// The repairer stopped for good (value complete or closed).
     closed: bool,
-    /// The previous value of the same block, whose calls end when this
-    /// value starts its first call (or when the block ends).
-    prev: Option<Box<JsonCalls>>,
+    /// An earlier value of the same block, whose calls end (at the offset
+    /// given) when this value starts a call, or with the block if it never
+    /// does, so that a value holding no call stays inside a call's span.
+    prev: Option<(Box<JsonCalls>, u64)>,
 }
 
 impl JsonCalls {
@@ -134,10 +135,9 @@ impl JsonCalls {
         }
     }
 
-    /// Makes this value follow `prev` in the same block: `prev`'s calls end
-    /// when this value starts a call, or with the block.
-    pub(crate) fn after(mut self, prev: JsonCalls) -> Self {
-        self.prev = Some(Box::new(prev));
+    /// A value that follows `prev` (at offset `at`) in the same block.
+    pub(crate) fn after(mut self, prev: JsonCalls, at: u64) -> Self {
+        self.prev = Some((Box::new(prev), at));
         self
     }
 
@@ -162,7 +162,7 @@ impl JsonCalls {
 
     /// True when some call (of this value or an earlier one) has its name.
     pub(crate) fn named(&self) -> bool {
-        self.router.calls.iter().any(|c| c.name.is_some()) || self.prev.as_ref().is_some_and(|p| p.named())
+        self.router.calls.iter().any(|c| c.name.is_some()) || self.prev.as_ref().is_some_and(|p| p.0.named())
     }
 
     /// True when some call has a name and arguments, or names a known tool.
@@ -268,8 +268,7 @@ impl JsonCalls {
                         self.end_one(j, cx, end, Vec::new());
                     }
                 }
-                if let Some(mut prev) = self.prev.take() {
-                    let at = self.router.calls[k].start;
+                if let Some((mut prev, at)) = self.prev.take() {
                     prev.end_all(cx, at, Vec::new());
                 }
                 let id = self.router.calls[k].id.clone();
@@ -287,8 +286,8 @@ impl JsonCalls {
     /// Ends every started call; the last one's span ends at `end`. `extra`
     /// repairs (block markup) go to the last call.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
-        if let Some(mut prev) = self.prev.take() {
-            // No call in this value: the previous value's calls take the rest.
+        if let Some((mut prev, _)) = self.prev.take() {
+            // This value started no call: the earlier calls end with the block.
             prev.end_all(cx, end, extra);
             return;
         }
@@ -519,18 +518,16 @@ impl Block for Fence {
         while i < input.len() {
             match self.state {
                 FenceState::Info => {
-                    // The info string ends at a newline; a backtick or an
-                    // overlong line means this is not a fence of calls. The
-                    // decision is made at that byte, whatever the chunking.
-                    let stop = input[i..]
-                        .iter()
-                        .position(|&c| c == b'\n' || c == b'`')
-                        .map(|p| i + p);
+                    // Decided at a fixed byte: the newline, a backtick (an
+                    // info string cannot hold one: not a fence) or the 65th
+                    // info byte.
+                    let rest = &input[i..];
                     let room = 64usize.saturating_sub(self.info.len());
+                    let stop = memchr::memchr2(b'\n', b'`', rest);
                     match stop {
-                        Some(p) if p - i <= room && input[p] == b'\n' => {
-                            self.info.extend_from_slice(&input[i..p]);
-                            i = p + 1;
+                        Some(p) if p <= room && rest[p] == b'\n' => {
+                            self.info.extend_from_slice(&rest[..p]);
+                            i += p + 1;
                             let lang = self.info.trim_ascii().to_ascii_lowercase();
                             if !JSON_FENCES.contains(&&lang[..]) {
                                 return Flow::Reject {
@@ -540,20 +537,20 @@ impl Block for Fence {
                             }
                             self.state = FenceState::Lead;
                         }
-                        Some(p) if p - i <= room => {
+                        Some(p) if p <= room => {
                             return Flow::Reject {
-                                at: p,
+                                at: i + p,
                                 then: Resume::FenceText,
                             };
                         }
-                        _ if input.len() - i > room => {
+                        _ if rest.len() > room => {
                             return Flow::Reject {
                                 at: i + room,
                                 then: Resume::FenceText,
                             };
                         }
                         _ => {
-                            self.info.extend_from_slice(&input[i..]);
+                            self.info.extend_from_slice(rest);
                             return Flow::More;
                         }
                     }
@@ -725,7 +722,7 @@ impl Block for Fence {
                         // Another value in the same fence.
                         let next = JsonCalls::with_limits(&self.limits, false, false);
                         self.jc = Some(match self.jc.take() {
-                            Some(prev) => next.after(prev),
+                            Some(prev) => next.after(prev, cx.abs(i)),
                             None => next,
                         });
                         self.state = FenceState::Json;

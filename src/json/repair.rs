@@ -261,12 +261,12 @@ fn is_exotic_ws(c: &[u8]) -> bool {
 /// use toolstream::json::{Repairer, Status};
 /// let mut r = Repairer::new();
 /// let mut out = Vec::new();
-/// // Python literals, single quotes, a trailing comma, split anywhere:
+/// // Python literals, single quotes, trailing commas, split anywhere:
 /// r.feed(b"{'ok': Tr", &mut out);
 /// let p = r.feed(b"ue, 'n': [1, 2,],}", &mut out);
 /// assert_eq!(p.status, Status::Done);
 /// assert_eq!(out, br#"{"ok": true, "n": [1, 2]}"#);
-/// // 'ok', True, 'n', and two trailing commas:
+/// // Two single-quoted keys, one Python literal, two trailing commas.
 /// assert_eq!(r.repairs().len(), 5);
 /// ```
 #[derive(Clone, Debug)]
@@ -696,16 +696,22 @@ impl Repairer {
             [0xE2, 0x80, 0x98 | 0x99] => Some(Quote::SmartSingle),
             _ => None,
         };
-        if let Some(q) = quote {
-            return match self.begin_string(q, start, sink) {
+        // Repairs made while starting the token belong to the character's
+        // first byte, whichever chunk completed it.
+        let step_offset = std::mem::replace(&mut self.offset, start);
+        let step = if let Some(q) = quote {
+            match self.begin_string(q, start, sink) {
                 Step::Consumed(_) => Step::Consumed(n),
                 Step::Halt(_, s) => Step::Halt(n, s),
-            };
-        }
-        match self.begin_bare(c, start, sink) {
-            Some(Step::Halt(_, s)) => Step::Halt(n, s),
-            _ => Step::Consumed(n),
-        }
+            }
+        } else {
+            match self.begin_bare(c, start, sink) {
+                Some(Step::Halt(_, s)) => Step::Halt(n, s),
+                _ => Step::Consumed(n),
+            }
+        };
+        self.offset = step_offset;
+        step
     }
 
     fn whitespace<S: Sink + ?Sized>(&mut self, ws: &[u8], sink: &mut S) {
@@ -1614,13 +1620,18 @@ impl Repairer {
     /// a number or a literal.
     fn bare_push<S: Sink + ?Sized>(&mut self, t: &mut BareLex, bytes: &[u8], sink: &mut S) {
         if t.streaming {
-            // `tok` carries an unfinished UTF-8 character between chunks.
-            self.tok.extend_from_slice(bytes);
-            let cut = complete_utf8(&self.tok);
-            let tok = std::mem::take(&mut self.tok);
-            self.write_escaped(&tok[..cut], sink);
-            self.tok = tok;
-            self.tok.drain(..cut);
+            // A UTF-8 character cut by the end of a chunk waits in `tok`.
+            let mut joined = std::mem::take(&mut self.tok);
+            let bytes = if joined.is_empty() {
+                bytes
+            } else {
+                joined.extend_from_slice(bytes);
+                &joined[..]
+            };
+            let keep = incomplete_utf8_tail(bytes);
+            self.write_escaped(&bytes[..bytes.len() - keep], sink);
+            let tail = bytes[bytes.len() - keep..].to_vec();
+            self.tok = tail;
             return;
         }
         self.tok.extend_from_slice(bytes);
@@ -1652,11 +1663,10 @@ impl Repairer {
         self.flush_comma(sink);
         sink.mark(Mark::Begin(ValueKind::String), self.offset);
         sink.write(b"\"");
-        let cut = complete_utf8(&self.tok);
         let tok = std::mem::take(&mut self.tok);
-        self.write_escaped(&tok[..cut], sink);
-        self.tok = tok;
-        self.tok.drain(..cut);
+        let keep = incomplete_utf8_tail(&tok);
+        self.write_escaped(&tok[..tok.len() - keep], sink);
+        self.tok = tok[tok.len() - keep..].to_vec();
     }
 
     /// True when the held token is a complete number or literal (ends at whitespace).
@@ -1743,11 +1753,8 @@ impl Repairer {
         }
         let ws = std::mem::take(&mut self.tok_ws);
         if t.streaming {
-            // A character cut off inside the token.
-            let rest = std::mem::take(&mut self.tok);
-            self.write_escaped(&rest, sink);
-            self.tok = rest;
-            self.tok.clear();
+            let tail = std::mem::take(&mut self.tok);
+            self.write_escaped(&tail, sink);
             sink.write(b"\"");
             sink.mark(Mark::End(ValueKind::String), self.offset);
             self.after_value();
@@ -1828,21 +1835,6 @@ impl Repairer {
     }
 }
 
-/// Length of the prefix of `b` that does not end inside an unfinished UTF-8
-/// character (invalid bytes count as complete: they are replaced later).
-fn complete_utf8(b: &[u8]) -> usize {
-    let len = b.len();
-    for back in 1..=3.min(len) {
-        let c = b[len - back];
-        if c & 0xC0 == 0x80 {
-            continue;
-        }
-        let need = utf8_len(c);
-        return if need > back { len - back } else { len };
-    }
-    len
-}
-
 enum Step {
     Consumed(usize),
     Halt(usize, Status),
@@ -1886,6 +1878,25 @@ fn smart_closer_at(run: &[u8], q: Quote) -> Option<usize> {
 }
 
 /// True if `s` is a number in JSON's grammar.
+/// Length of an incomplete UTF-8 sequence at the end of `b` (0 when it ends
+/// on a character boundary or with bytes that can never be completed).
+fn incomplete_utf8_tail(b: &[u8]) -> usize {
+    for back in 1..=b.len().min(3) {
+        let c = b[b.len() - back];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match c {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return 0,
+        };
+        return if back < need { back } else { 0 };
+    }
+    0
+}
+
 pub(crate) fn is_json_number(s: &[u8]) -> bool {
     let mut i = 0;
     if s.first() == Some(&b'-') {

@@ -248,3 +248,23 @@ fn documents() {
     assert_eq!(repair_document(b"no json here", 0), Err(NoJson));
     assert_eq!(repair_document(b"42", 0).unwrap().json, "42");
 }
+
+#[test]
+fn multibyte_characters_split_across_chunks() {
+    // Inside an unquoted string, and starting one in structural position:
+    // the repairs and output do not depend on where the chunks split.
+    for input in ["[{\"a\": 1}<x>é]", "[{\"a\": 1}é]", "{\"a\": 日本}"] {
+        let input = input.as_bytes();
+        let whole = crate::json::repair(input).unwrap();
+        for k in 1..input.len() {
+            let mut r = Repairer::new();
+            let mut out = Vec::new();
+            r.feed(&input[..k], &mut out);
+            r.feed(&input[k..], &mut out);
+            r.finish(&mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), whole.json, "split at {k}");
+            assert_eq!(r.take_repairs(), whole.repairs, "split at {k}");
+        }
+        assert!(!whole.repairs.iter().any(|r| r.kind == K::InvalidUtf8));
+    }
+}

@@ -70,3 +70,11 @@ fn truncated_and_literal_close() {
         }
     }
 }
+
+#[test]
+fn string_values_stream() {
+    let p = toolstream::Parsed::from_events(crate::common::run_chunked(V32.as_bytes(), 1, &auto()));
+    let d = crate::util::deltas(&p, 0);
+    assert_eq!(d.concat(), r#"{"city": "Paris"}"#);
+    assert!(d.iter().any(|x| x == "a"), "{d:?}");
+}

@@ -165,3 +165,18 @@ fn limits_are_config() {
         json!({"a": [1, 2, 3, 4, 5, 6, 7, 8, 9], "b": [1, 2, 3, 4, 5, 6, 7, "x"]})
     );
 }
+
+#[test]
+fn a_trailing_value_without_a_call_stays_in_the_calls_span() {
+    // Found by the markup-soup property: the bytes of a second value that
+    // names no call were covered by no event.
+    for input in [
+        &b"<tool_call>{\"name\": \"f\", \"arguments\": {}}[1, 2]</tool_call> after"[..],
+        b"```json\n{\"name\": \"f\", \"arguments\": {}}\n[1, 2]\n```\nafter",
+        b"<tool_call>{\"name\": \"f\", \"arguments\": {}}{\"name\": \"g\", \"arguments\": {}}</tool_call>",
+    ] {
+        let p = check_all(input, &auto());
+        assert!(!p.calls.is_empty());
+        assert!(p.text.is_empty() || p.text.ends_with("after"), "{:?}", p.text);
+    }
+}

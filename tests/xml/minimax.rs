@@ -106,3 +106,14 @@ fn inside_a_hermes_style_wrapper() {
     assert_eq!(p.calls.len(), 1);
     assert_eq!(args(&p, 0), json!({"city": "Paris"}));
 }
+
+#[test]
+fn trimmed_strings_stream_without_their_trailing_blanks() {
+    let input = b"<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">\n  ls -la  \n</parameter>\n</invoke>\n</minimax:tool_call>";
+    let p = toolstream::Parsed::from_events(crate::common::run_chunked(input, 1, &auto()));
+    let d = crate::util::deltas(&p, 0);
+    assert_eq!(d.concat(), r#"{"command": "ls -la"}"#);
+    // The value streams a byte at a time; a blank is held until a non-blank
+    // shows it is not trailing, and the trailing blanks are never emitted.
+    assert_eq!(d, ["{\"command\": ", "\"l", "s", " -", "l", "a", "\"}"]);
+}

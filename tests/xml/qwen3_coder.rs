@@ -90,6 +90,23 @@ fn bare_function_without_wrapper() {
 }
 
 #[test]
+fn bare_function_with_the_wrappers_close() {
+    // The `<tool_call>` opener omitted, its close written (ggml-org/llama.cpp PR #16755).
+    let p = check_all(
+        b"<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>\nDone.",
+        &auto(),
+    );
+    assert_eq!(args(&p, 0), json!({"a": "x"}));
+    assert!(p.calls[0].repairs.is_empty());
+    assert_eq!(p.text, "\nDone.");
+    // At the end of the input, after `</function>`: complete.
+    let p = check_all(b"<function=f>\n</function>\n", &auto());
+    assert!(!p.calls[0].truncated);
+    assert!(p.calls[0].repairs.is_empty());
+    assert_eq!(p.text, "");
+}
+
+#[test]
 fn names_with_spaces_and_quotes() {
     let p = check_all(
         b"<function=\"get current temperature\">\n<parameter=\"location with spaces\">\nSan Francisco\n</parameter>\n</function>",
@@ -237,13 +254,18 @@ fn missing_closing_tags() {
     );
     assert_eq!(args(&p, 0), json!({"a": "x"}));
     assert!(!p.calls[0].truncated);
-    // Both missing before `</tool_call>` at the end.
-    let p = check_all(
-        b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</tool_call>",
-        &auto(),
-    );
-    assert_eq!(args(&p, 0), json!({"a": "x"}));
-    assert!(!p.calls[0].truncated);
+    // Both missing before `</tool_call>` at the end: one repair each.
+    for tail in ["", "\n", " \n"] {
+        let input = format!("<tool_call>\n<function=f>\n<parameter=a>\nx\n</tool_call>{tail}");
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(args(&p, 0), json!({"a": "x"}));
+        assert!(!p.calls[0].truncated);
+        assert_eq!(
+            kinds(&p, 0),
+            [RepairKind::MissingCloseTag, RepairKind::MissingCloseTag],
+            "{tail:?}"
+        );
+    }
     // Missing `</tool_call>`, prose after: the call ends, the prose is text.
     let p = check_all(
         b"<tool_call>\n<function=f>\n</function>\nAll done.",

@@ -60,3 +60,15 @@ fn truncated_variants() {
         check_all(&CATALOGUE.as_bytes()[..k], &auto());
     }
 }
+
+#[test]
+fn delimiters_inside_values() {
+    let input = "<seed:tool_call>\n<function=write_file>\n<parameter=content>\nx </parameter> y </function> z </seed:tool_call> w\n</parameter>\n</function>\n</seed:tool_call>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(
+        args(&p, 0),
+        json!({"content": "x </parameter> y </function> z </seed:tool_call> w"})
+    );
+    assert!(p.calls[0].repairs.is_empty());
+}

@@ -64,3 +64,109 @@ fn every_example_yields_its_calls() {
         assert!(!p.calls.is_empty(), "{name}");
     }
 }
+
+/// Fragments of every XML dialect's markup, values and prose.
+const FRAGMENTS: &[&str] = &[
+    "<tool_call>",
+    "</tool_call>",
+    "<function=f>",
+    "<function=g h>",
+    "</function>",
+    "<parameter=a>",
+    "<parameter=b>",
+    "</parameter>",
+    "<parameter=\"c d\">",
+    "\n",
+    "\r\n",
+    " ",
+    "x",
+    "42",
+    "-1.5",
+    "true",
+    "[1, 2]",
+    "{\"k\": 1}",
+    "{'k': True,",
+    "\"q\"",
+    "a < b",
+    "<b>",
+    "&lt;",
+    "&amp",
+    "<![CDATA[",
+    "]]>",
+    "é",
+    "日本",
+    "｜",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
+    "<minimax:tool_call>",
+    "</minimax:tool_call>",
+    "<invoke name=\"f\">",
+    "</invoke>",
+    "<parameter name=\"k\">",
+    "<parameter name=\"k\" string=\"false\">",
+    "<｜DSML｜function_calls>",
+    "</｜DSML｜function_calls>",
+    "<｜DSML｜invoke name=\"f\">",
+    "</｜DSML｜invoke>",
+    "<｜DSML｜parameter name=\"k\" string=\"true\">",
+    "</｜DSML｜parameter>",
+    "<｜tool_calls_begin｜>",
+    "<｜tool_call_begin｜>",
+    "function",
+    "<｜tool_sep｜>",
+    "<steptml:invoke name=\"f\">",
+    "<steptml:parameter name=\"k\">",
+    "</steptml:parameter>",
+    "</steptml:invoke>",
+    "<｜tool_call_end｜>",
+    "<｜tool_calls_end｜>",
+    "get_weather",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "<name>",
+    "</name>",
+    "<arguments>",
+    "</arguments>",
+    "<city>",
+    "</city>",
+    "<get_weather>",
+    "</get_weather>",
+    "<think>",
+    "</think>",
+    "{\"name\": \"f\", \"arguments\": {}}",
+    "```json\n",
+    "```",
+    "<",
+    ">",
+    "/",
+    "=",
+];
+
+fn soup() -> impl Strategy<Value = (String, Vec<usize>)> {
+    prop::collection::vec(0..FRAGMENTS.len(), 1..40).prop_flat_map(|ix| {
+        let s: String = ix.iter().map(|&i| FRAGMENTS[i]).collect();
+        let len = s.len().max(2);
+        (Just(s), prop::collection::vec(1..len, 0..10))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn markup_soup_is_chunk_invariant((input, mut splits) in soup(), tools in any::<bool>(), decode in any::<bool>()) {
+        let cfg = cfg_for(tools).with_decode_entities(decode);
+        splits.sort_unstable();
+        splits.dedup();
+        let whole = run_split(input.as_bytes(), &[], &cfg);
+        check_contracts(input.as_bytes(), &whole);
+        let split = run_split(input.as_bytes(), &splits, &cfg);
+        check_contracts(input.as_bytes(), &split);
+        prop_assert_eq!(summary(&split), summary(&whole), "{:?} split at {:?}", input, splits);
+        let bytes = crate::common::run_chunked(input.as_bytes(), 1, &cfg);
+        check_contracts(input.as_bytes(), &bytes);
+        prop_assert_eq!(summary(&bytes), summary(&whole), "{:?} byte by byte", input);
+    }
+}

@@ -55,3 +55,33 @@ fn garbage_in_the_section_is_text() {
     assert!(p.calls.is_empty());
     assert_eq!(p.text.as_bytes(), input);
 }
+
+#[test]
+fn delimiters_inside_values() {
+    let input = "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write\"><steptml:parameter name=\"body\">a</steptml:parameter>b <｜tool_calls_end｜> c</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        args(&p, 0),
+        json!({"body": "a</steptml:parameter>b <｜tool_calls_end｜> c"})
+    );
+    // A missing `</steptml:parameter>` before `</steptml:invoke>`.
+    let p = check_all(
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"q\">x</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>".as_bytes(),
+        &auto(),
+    );
+    assert_eq!(args(&p, 0), json!({"q": "x"}));
+    assert!(!p.calls[0].truncated);
+}
+
+#[test]
+fn split_inside_every_special_token() {
+    // Every two-chunk split, including inside each three-byte `｜`.
+    let input = CATALOGUE.as_bytes();
+    let cfg = auto();
+    let want = crate::common::summary(&crate::common::run_split(input, &[], &cfg));
+    for k in 1..input.len() {
+        let ev = crate::common::run_split(input, &[k], &cfg);
+        crate::common::check_contracts(input, &ev);
+        assert_eq!(crate::common::summary(&ev), want, "split at {k}");
+    }
+}

@@ -87,3 +87,23 @@ fn name_outside_a_wrapper_is_text() {
         assert_eq!(p.text.as_bytes(), input);
     }
 }
+
+#[test]
+fn parallel_calls() {
+    let input = b"<tool_call><name>a</name><arguments><x>1</x></arguments></tool_call>\n<tool_call><name>b</name><arguments><y>two</y></arguments></tool_call>";
+    let p = check_all(input, &auto());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p, 0), json!({"x": 1}));
+    assert_eq!(p.calls[1].name, "b");
+    assert_eq!(args(&p, 1), json!({"y": "two"}));
+    assert_eq!(p.text, "\n");
+}
+
+#[test]
+fn literal_closing_tag_in_a_value() {
+    let p = check_all(
+        b"<tool_call><name>f</name><arguments><code>if a </code> b</code></arguments></tool_call>",
+        &auto(),
+    );
+    assert_eq!(args(&p, 0), json!({"code": "if a </code> b"}));
+}

@@ -848,6 +848,31 @@ impl XmlCalls {
                 Some(Ok(n)) => n,
             };
             let tag = Tag::new(&w[..n]);
+            if self.st == St::Invoke
+                && self.container.is_none()
+                && self.syn.family == Family::Qwen
+                && self.classify(&tag) == Kind::InvokeClose
+            {
+                // A bare `<function=…>` (the `<tool_call>` opener omitted)
+                // may still be followed by `</tool_call>`: it belongs to the call.
+                match self.wrapper_close_after(w, n) {
+                    None => {
+                        self.phase = Phase::Follow {
+                            cand: Kind::InvokeClose,
+                            len: n,
+                            ws_end: n,
+                        };
+                        return Step::Out(Flow::Partial(i));
+                    }
+                    Some(extra) if extra > 0 => {
+                        cx.commit();
+                        self.close_invoke(cx.abs(i + n), None);
+                        self.end_call(cx, cx.abs(i + n + extra), false);
+                        return Step::Out(Flow::Done(i + n + extra));
+                    }
+                    Some(_) => {}
+                }
+            }
             return self.on_tag(&tag, i, n, cx);
         }
         // Text.
@@ -893,6 +918,27 @@ impl XmlCalls {
                 Step::At(i + 1)
             }
             _ => Step::Out(self.stray(cx, i)),
+        }
+    }
+
+    /// After the `n`-byte `</function>` at the start of `w`: the length of the
+    /// blanks and `</tool_call>` that follow, 0 when something else follows,
+    /// `None` when the window does not tell yet.
+    fn wrapper_close_after(&self, w: &[u8], n: usize) -> Option<usize> {
+        let mut k = n;
+        while k < w.len() && w[k].is_ascii_whitespace() {
+            k += 1;
+            if k - n > self.max_tag() {
+                return Some(0);
+            }
+        }
+        if k == w.len() {
+            return None;
+        }
+        match match_lit(b"</tool_call>", &w[k..]) {
+            Match::Full(c) => Some(k - n + c),
+            Match::Partial => None,
+            Match::No => Some(0),
         }
     }
 
@@ -1105,9 +1151,9 @@ impl XmlCalls {
                     return Step::Out(self.reject(cx, i + p));
                 }
                 let name = String::from_utf8_lossy(t).into_owned();
-                let at = cx.abs(i + p + 1);
-                let start = at.saturating_sub(word.len() as u64 + 11);
-                self.start_call(cx, name, Span::new(start, at));
+                // The span runs from the block's `<function=` to the `>`.
+                let span = Span::new(cx.em.span_cursor(), cx.abs(i + p + 1));
+                self.start_call(cx, name, span);
                 self.st = St::Invoke;
                 Step::At(i + p + 1)
             }
@@ -1570,13 +1616,32 @@ impl XmlCalls {
         if !cx.committed() {
             let name_known = self.call.as_ref().is_some_and(|c| self.known_tool(&c.name));
             let glm = self.syn.family == Family::Glm && self.glm_nl;
-            if !(name_known || glm) {
+            // A bare `</function>` whose follower was still being looked at.
+            let closing = matches!(
+                (self.st, self.phase),
+                (
+                    St::Invoke,
+                    Phase::Follow {
+                        cand: Kind::InvokeClose,
+                        ..
+                    }
+                )
+            );
+            if !(name_known || glm || closing) {
                 return false;
             }
             cx.commit();
         }
         // The unfed tail (a held window) ends the structure it started.
+        let mut container_closed = false;
         match (self.st, self.phase) {
+            (
+                St::Invoke,
+                Phase::Follow {
+                    cand: Kind::InvokeClose,
+                    ..
+                },
+            ) => self.close_invoke(end, None),
             (
                 St::Value,
                 Phase::Follow {
@@ -1587,7 +1652,11 @@ impl XmlCalls {
             (St::Value, Phase::Follow { cand, .. }) => {
                 self.close_value(Some(end));
                 if cand == Kind::InvokeClose || cand == Kind::ContainerClose {
-                    self.close_invoke(end, None);
+                    // The invoke's own close is missing when the container's closes it.
+                    let missing = (cand == Kind::ContainerClose && self.syn.family != Family::Glm)
+                        .then_some(end);
+                    self.close_invoke(end, missing);
+                    container_closed = cand == Kind::ContainerClose;
                 }
             }
             (St::Value, Phase::CdataEnd(k)) => {
@@ -1606,7 +1675,8 @@ impl XmlCalls {
             _ => {}
         }
         let closed = self.call.as_ref().is_some_and(|c| c.closed);
-        if closed {
+        let bare_done = self.container.is_none() && self.st == St::Invoke;
+        if closed && !bare_done && !container_closed {
             if let Some(c) = self.call.as_mut() {
                 c.repairs.push(Repair {
                     kind: RepairKind::MissingCloseTag,
