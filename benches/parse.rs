@@ -21,7 +21,9 @@ fn hermes_calls(total: usize) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     while out.len() < total {
-        let items: Vec<String> = (0..180).map(|k| format!("{{\"id\": {k}, \"label\": \"item {i}-{k}\", \"ok\": true}}")).collect();
+        let items: Vec<String> = (0..180)
+            .map(|k| format!("{{\"id\": {k}, \"label\": \"item {i}-{k}\", \"ok\": true}}"))
+            .collect();
         out.extend_from_slice(
             format!(
                 "Calling the tool.\n<tool_call>\n{{\"name\": \"store_{i}\", \"arguments\": {{\"items\": [{}], \"note\": \"batch\"}}}}\n</tool_call>\n",
@@ -36,7 +38,11 @@ fn hermes_calls(total: usize) -> Vec<u8> {
 
 fn string_arg(len: usize) -> Vec<u8> {
     let mut out = b"<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"".to_vec();
-    out.extend(prose(len).into_iter().map(|b| if b == b';' { b'.' } else { b }));
+    out.extend(
+        prose(len)
+            .into_iter()
+            .map(|b| if b == b';' { b'.' } else { b }),
+    );
     out.extend_from_slice(b"\"}}</tool_call>");
     out
 }
@@ -46,7 +52,10 @@ fn run(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
     let mut p = Parser::new(Config::default());
     let mut calls = 0;
     let mut count = |events: &mut Vec<Event>| {
-        calls += events.iter().filter(|e| matches!(e, Event::ToolEnd { .. })).count();
+        calls += events
+            .iter()
+            .filter(|e| matches!(e, Event::ToolEnd { .. }))
+            .count();
         events.clear();
     };
     if chunk == 0 {
@@ -69,7 +78,9 @@ fn benches(c: &mut Criterion) {
     let text = prose(1 << 20);
     let mut g = c.benchmark_group("text_only");
     g.throughput(Throughput::Bytes(text.len() as u64));
-    g.bench_function("1MB", |b| b.iter(|| assert_eq!(run(black_box(&text), 0, &mut events), 0)));
+    g.bench_function("1MB", |b| {
+        b.iter(|| assert_eq!(run(black_box(&text), 0, &mut events), 0))
+    });
     g.finish();
 
     let calls = hermes_calls(1 << 20);
@@ -78,7 +89,11 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("hermes_10KB_args");
     g.throughput(Throughput::Bytes(calls.len() as u64));
     for chunk in [0usize, 4] {
-        let label = if chunk == 0 { "whole".to_string() } else { format!("{chunk}B") };
+        let label = if chunk == 0 {
+            "whole".to_string()
+        } else {
+            format!("{chunk}B")
+        };
         g.bench_with_input(BenchmarkId::from_parameter(label), &chunk, |b, &chunk| {
             b.iter(|| assert_eq!(run(black_box(&calls), chunk, &mut events), n_calls))
         });
@@ -89,7 +104,9 @@ fn benches(c: &mut Criterion) {
     for (label, len) in [("100KB_4B", 100 << 10), ("1MB_4B", 1 << 20)] {
         let input = string_arg(len);
         g.throughput(Throughput::Bytes(input.len() as u64));
-        g.bench_function(label, |b| b.iter(|| assert_eq!(run(black_box(&input), 4, &mut events), 1)));
+        g.bench_function(label, |b| {
+            b.iter(|| assert_eq!(run(black_box(&input), 4, &mut events), 1))
+        });
     }
     g.finish();
 }

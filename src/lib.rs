@@ -5,14 +5,14 @@
 
 pub mod config;
 pub mod dialect;
-mod envelope;
 pub mod encode;
+mod envelope;
 pub mod error;
 pub mod event;
 pub mod frame;
 pub mod json;
-pub mod ndjson;
 pub mod model;
+pub mod ndjson;
 mod parser;
 pub mod provider;
 mod scan;

@@ -286,7 +286,11 @@ impl Parser {
                 // Release everything but an unfinished UTF-8 character.
                 let cut = utf8_cut(data, i);
                 self.push_text(data, i, cut, out);
-                return if cut == data.len() { Next::At(cut) } else { Next::Carry(cut) };
+                return if cut == data.len() {
+                    Next::At(cut)
+                } else {
+                    Next::Carry(cut)
+                };
             };
             let at = &data[p..];
             let mut partial = false;

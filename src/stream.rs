@@ -94,7 +94,11 @@ mod tests {
     impl Stream for Chunks {
         type Item = Bytes;
         fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Bytes>> {
-            Poll::Ready(if self.0.is_empty() { None } else { Some(self.0.remove(0)) })
+            Poll::Ready(if self.0.is_empty() {
+                None
+            } else {
+                Some(self.0.remove(0))
+            })
         }
     }
 

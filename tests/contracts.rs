@@ -11,15 +11,81 @@ use toolstream::{Config, Limits};
 
 /// Pieces of model output, valid and broken, that reach most parser states.
 const VOCAB: &[&str] = &[
-    "<tool_call>", "</tool_call>", "<tool_call>\n", "\n</tool_call>", "<tool_use>", "</tool_use>",
-    "<tools>", "<function_call>", "{", "}", "[", "]", "\"name\"", "\"tool\"", ": ", ":", ", ", ",",
-    "\"arguments\"", "\"parameters\"", "\"input\"", "\"get_weather\"", "\"city\"", "\"Paris\"",
-    "'x'", "'it's'", "<think>", "</think>", "<thinking>", "```json\n", "```", "```\n", "\n", " ",
-    "é", "日本", "✓", "True", "None", "null", "false", "12", "007", ".5", "-", "1e", "\\", "\\\"",
-    "\\u00e9", "\\ud83d", "\\ude00", "\\n", "text ", "Let me check. ", "\"say \"hi\" now\"", "//c\n",
-    "/*c*/", "#", "\"a\"", "\"b\"", "NaN", "{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
-    "{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}", "[{\"name\": \"h\", \"arguments\": {}}]",
-    "\"{\\\"k\\\": 2}\"", "{{", "}}", "\u{feff}", "\u{a0}", "“", "”", "<", ">", "`", "\t",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_call>\n",
+    "\n</tool_call>",
+    "<tool_use>",
+    "</tool_use>",
+    "<tools>",
+    "<function_call>",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"name\"",
+    "\"tool\"",
+    ": ",
+    ":",
+    ", ",
+    ",",
+    "\"arguments\"",
+    "\"parameters\"",
+    "\"input\"",
+    "\"get_weather\"",
+    "\"city\"",
+    "\"Paris\"",
+    "'x'",
+    "'it's'",
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "```json\n",
+    "```",
+    "```\n",
+    "\n",
+    " ",
+    "é",
+    "日本",
+    "✓",
+    "True",
+    "None",
+    "null",
+    "false",
+    "12",
+    "007",
+    ".5",
+    "-",
+    "1e",
+    "\\",
+    "\\\"",
+    "\\u00e9",
+    "\\ud83d",
+    "\\ude00",
+    "\\n",
+    "text ",
+    "Let me check. ",
+    "\"say \"hi\" now\"",
+    "//c\n",
+    "/*c*/",
+    "#",
+    "\"a\"",
+    "\"b\"",
+    "NaN",
+    "{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
+    "{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}",
+    "[{\"name\": \"h\", \"arguments\": {}}]",
+    "\"{\\\"k\\\": 2}\"",
+    "{{",
+    "}}",
+    "\u{feff}",
+    "\u{a0}",
+    "“",
+    "”",
+    "<",
+    ">",
+    "`",
+    "\t",
 ];
 
 fn fragments() -> impl Strategy<Value = Vec<u8>> {
@@ -30,17 +96,39 @@ fn splits(len: usize) -> impl Strategy<Value = Vec<usize>> {
     prop::collection::btree_set(0..=len.max(1), 0..12).prop_map(|s| s.into_iter().collect())
 }
 
-fn same(input: &[u8], a: &[toolstream::Event], b: &[toolstream::Event]) -> Result<(), TestCaseError> {
+fn same(
+    input: &[u8],
+    a: &[toolstream::Event],
+    b: &[toolstream::Event],
+) -> Result<(), TestCaseError> {
     let (sa, sb) = (summary(a), summary(b));
-    prop_assert_eq!(&sa.0, &sb.0, "text differs for {:?}", String::from_utf8_lossy(input));
-    prop_assert_eq!(&sa.1, &sb.1, "thinking differs for {:?}", String::from_utf8_lossy(input));
-    prop_assert_eq!(&sa.2, &sb.2, "calls differ for {:?}", String::from_utf8_lossy(input));
+    prop_assert_eq!(
+        &sa.0,
+        &sb.0,
+        "text differs for {:?}",
+        String::from_utf8_lossy(input)
+    );
+    prop_assert_eq!(
+        &sa.1,
+        &sb.1,
+        "thinking differs for {:?}",
+        String::from_utf8_lossy(input)
+    );
+    prop_assert_eq!(
+        &sa.2,
+        &sb.2,
+        "calls differ for {:?}",
+        String::from_utf8_lossy(input)
+    );
     Ok(())
 }
 
 /// `PROPTEST_CASES` overrides the default number of cases (for long runs).
 fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 proptest! {

@@ -11,7 +11,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| Value::from(n)),
-        (-1e12f64..1e12).prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        (-1e12f64..1e12)
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         ".*".prop_map(Value::String),
         "[a-z\"\\\\/\u{0}-\u{1f}é日😀]{0,12}".prop_map(Value::String),
     ];
@@ -46,7 +47,10 @@ fn feed_split(input: &[u8], cuts: &[usize]) -> (Vec<u8>, usize) {
 
 /// `PROPTEST_CASES` overrides the default number of cases (for long runs).
 fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 proptest! {

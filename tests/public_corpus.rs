@@ -28,7 +28,9 @@ fn public_corpus_contracts_and_recovery() {
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !p.ends_with("bfcl_ground_truth.jsonl"))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "jsonl") && !p.ends_with("bfcl_ground_truth.jsonl")
+        })
         .collect();
     files.sort();
     let cfg = Config::default();
@@ -36,12 +38,16 @@ fn public_corpus_contracts_and_recovery() {
     let mut stats: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
     let mut total = 0;
     for f in files {
-        if f.file_name().is_some_and(|n| n == "bfcl_ground_truth.jsonl") {
+        if f.file_name()
+            .is_some_and(|n| n == "bfcl_ground_truth.jsonl")
+        {
             continue;
         }
         for line in std::fs::read_to_string(&f).unwrap().lines() {
             let row: serde_json::Value = serde_json::from_str(line).unwrap();
-            let Some(raw) = row["raw_output"].as_str() else { continue };
+            let Some(raw) = row["raw_output"].as_str() else {
+                continue;
+            };
             let dialect = row["dialect_guess"].as_str().unwrap_or("?").to_string();
             let input = raw.as_bytes();
             let whole = run_split(input, &[], &cfg);
@@ -50,7 +56,12 @@ fn public_corpus_contracts_and_recovery() {
             for n in [1, 7] {
                 let ev = run_chunked(input, n, &cfg);
                 check_contracts(input, &ev);
-                assert_eq!(summary(&ev), want, "row {} differs at chunk size {n}", row["id"]);
+                assert_eq!(
+                    summary(&ev),
+                    want,
+                    "row {} differs at chunk size {n}",
+                    row["id"]
+                );
             }
             let s = stats.entry(dialect).or_default();
             s.0 += 1;
@@ -62,7 +73,10 @@ fn public_corpus_contracts_and_recovery() {
             total += 1;
         }
     }
-    assert!(total > 1000, "expected the whole public corpus, read {total} rows");
+    assert!(
+        total > 1000,
+        "expected the whole public corpus, read {total} rows"
+    );
     eprintln!("public corpus: {total} rows; per dialect_guess: rows, rows with calls, calls, truncated calls");
     for (d, (rows, with, calls, trunc)) in &stats {
         eprintln!("  {d:<16} {rows:>5} {with:>5} {calls:>6} {trunc:>4}");

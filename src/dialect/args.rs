@@ -64,7 +64,6 @@ impl ArgsJson {
         self.rep.has_begun()
     }
 
-
     /// Closes the value early: markup ended it, or (`eof`) the input did.
     pub(crate) fn close(&mut self, cx: &mut Cx<'_>, local: usize, eof: bool) {
         if self.closed {

@@ -301,7 +301,10 @@ impl Block for TagBlock {
                                 if rest.len() < 2 || match_lit(&self.open, rest) == Match::Partial {
                                     return Flow::Partial(i);
                                 }
-                                if json_open && rest[1] != b'/' && match_lit(&self.open, rest) == Match::No {
+                                if json_open
+                                    && rest[1] != b'/'
+                                    && match_lit(&self.open, rest) == Match::No
+                                {
                                     // `<placeholder>` inside unfinished JSON: a value, not markup.
                                     if let Some(jc) = self.jc.as_mut() {
                                         jc.accept_lt();

@@ -162,7 +162,8 @@ impl JsonCalls {
 
     /// True when some call (of this value or an earlier one) has its name.
     pub(crate) fn named(&self) -> bool {
-        self.router.calls.iter().any(|c| c.name.is_some()) || self.prev.as_ref().is_some_and(|p| p.0.named())
+        self.router.calls.iter().any(|c| c.name.is_some())
+            || self.prev.as_ref().is_some_and(|p| p.0.named())
     }
 
     /// True when some call has a name and arguments, or names a known tool.
@@ -186,14 +187,17 @@ impl JsonCalls {
                 continue;
             }
             let at = c.end;
-            let Ok(serde_json::Value::Object(mut obj)) = serde_json::from_slice::<serde_json::Value>(&c.args.final_json()) else {
+            let Ok(serde_json::Value::Object(mut obj)) =
+                serde_json::from_slice::<serde_json::Value>(&c.args.final_json())
+            else {
                 continue;
             };
             let Some(serde_json::Value::String(name)) = obj.get("name").cloned() else {
                 continue;
             };
             obj.shift_remove("name");
-            let json = serde_json::to_vec(&serde_json::Value::Object(obj)).unwrap_or_else(|_| b"{}".to_vec());
+            let json = serde_json::to_vec(&serde_json::Value::Object(obj))
+                .unwrap_or_else(|_| b"{}".to_vec());
             c.args.replace_unemitted(&json);
             c.args.repairs.push(Repair {
                 kind: RepairKind::MisplacedName,

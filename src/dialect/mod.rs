@@ -97,12 +97,12 @@ pub(crate) mod glm;
 pub(crate) mod minimax;
 pub(crate) mod morph_xml;
 pub(crate) mod qwen3_coder;
+pub(crate) mod sectioned;
 pub(crate) mod seed_oss;
 pub(crate) mod step3;
+pub(crate) mod wrap;
 pub(crate) mod xml_emulation;
 pub(crate) mod xmlcalls;
-pub(crate) mod sectioned;
-pub(crate) mod wrap;
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -400,7 +400,6 @@ impl PyCalls {
         self.evidence
     }
 
-
     /// After a [`PyStatus::Stop`] that was not the wrapper's closing token.
     pub(crate) fn resume_stop(&mut self) {
         match self.lexer.as_mut() {

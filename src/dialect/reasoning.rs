@@ -19,8 +19,7 @@ use crate::scan::{match_lit, Match, Pattern};
 
 /// Opening and closing tags whose opening tag in a prefill counts wherever
 /// it is, as long as no closing tag follows it.
-pub(crate) const TAGS: &[(&[u8], &[u8])] =
-    &[
+pub(crate) const TAGS: &[(&[u8], &[u8])] = &[
     (b"<think>", b"</think>"),
     (b"<thinking>", b"</thinking>"),
     (b"<seed:think>", b"</seed:think>"),

@@ -630,12 +630,10 @@ impl Repairer {
                 Step::Consumed(1)
             }
             b'<' if self.stop_on_lt && !self.lt_once => Step::Halt(0, Status::Stop),
-            b'<' => {
-                match self.begin_bare(&[], self.offset, sink) {
-                    Some(step) => step,
-                    None => Step::Consumed(0),
-                }
-            }
+            b'<' => match self.begin_bare(&[], self.offset, sink) {
+                Some(step) => step,
+                None => Step::Consumed(0),
+            },
             0x80..=0xFF => {
                 let need = utf8_len(b);
                 if need == 0 {

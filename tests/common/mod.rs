@@ -24,7 +24,10 @@ pub(crate) fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Eve
 
 /// Feeds `input` in `n`-byte chunks.
 pub(crate) fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
-    let splits: Vec<usize> = (1..).map(|k| k * n.max(1)).take_while(|&s| s < input.len()).collect();
+    let splits: Vec<usize> = (1..)
+        .map(|k| k * n.max(1))
+        .take_while(|&s| s < input.len())
+        .collect();
     run_split(input, &splits, cfg)
 }
 

@@ -139,7 +139,10 @@ fn delimiters_inside_values() {
     assert_eq!(args(&p, 0), json!({"a": 1, "b": 2}));
     assert!(kinds(&p, 0).contains(&RepairKind::MissingCloseTag));
     // A missing `</arg_value>` before `</tool_call>` at the end: one repair.
-    let p = check_all(b"<tool_call>f<arg_key>a</arg_key><arg_value>1</tool_call>", &auto());
+    let p = check_all(
+        b"<tool_call>f<arg_key>a</arg_key><arg_value>1</tool_call>",
+        &auto(),
+    );
     assert_eq!(args(&p, 0), json!({"a": 1}));
     assert!(!p.calls[0].truncated);
     assert_eq!(kinds(&p, 0), [RepairKind::MissingCloseTag]);

@@ -19,7 +19,11 @@ use clap::{Parser as ClapParser, Subcommand, ValueEnum};
 use toolstream::{Config, Dialect, Event, Parsed, Parser, Tools};
 
 #[derive(ClapParser)]
-#[command(name = "toolstream", version, about = "Turn streamed LLM output into typed tool calls.")]
+#[command(
+    name = "toolstream",
+    version,
+    about = "Turn streamed LLM output into typed tool calls."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -148,7 +152,8 @@ fn config(args: &ParseArgs) -> Result<Config, String> {
         cfg = cfg.with_dialects(ds);
     }
     if let Some(p) = &args.tools {
-        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let text =
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         cfg = cfg.with_tools(Tools::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?);
     }
     if let Some(p) = &args.prefill {
@@ -161,9 +166,10 @@ fn config(args: &ParseArgs) -> Result<Config, String> {
 /// Splits the input into the chunks to feed.
 fn chunks(args: &ParseArgs) -> Result<Vec<Vec<u8>>, String> {
     if let Some(p) = &args.chunks {
-        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        let list: Vec<String> =
-            serde_json::from_str(&text).map_err(|e| format!("{}: not a JSON array of strings: {e}", p.display()))?;
+        let text =
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let list: Vec<String> = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a JSON array of strings: {e}", p.display()))?;
         return Ok(list.into_iter().map(String::into_bytes).collect());
     }
     let input = read_input(args.file.as_deref()).map_err(|e| format!("cannot read input: {e}"))?;
@@ -210,7 +216,12 @@ fn parse(args: &ParseArgs) -> ExitCode {
 }
 
 /// Prints events as they come (NDJSON) or keeps them for the final object.
-fn emit(w: &mut impl Write, output: Output, events: &mut Vec<Event>, all: &mut Vec<Event>) -> io::Result<()> {
+fn emit(
+    w: &mut impl Write,
+    output: Output,
+    events: &mut Vec<Event>,
+    all: &mut Vec<Event>,
+) -> io::Result<()> {
     match output {
         Output::Events => {
             for e in events.drain(..) {
