@@ -928,7 +928,7 @@ mod tests {
         assert_eq!(spec("openrouter/google/gemma-4-e4b-it").4, s("e4b"));
         assert_eq!(spec("mistralai/Mixtral-8x7B-Instruct-v0.1").4, s("8x7b"));
         assert_eq!(spec("THUDM/glm-4-9b-chat").2, Family::ChatGlm);
-        assert_eq!(spec("bartowski/Llama-3.2-3B-Instruct-GGUF").5, false);
+        assert!(!spec("bartowski/Llama-3.2-3B-Instruct-GGUF").5);
         assert_eq!(spec("totally-new-model").2, Family::Unknown);
     }
 

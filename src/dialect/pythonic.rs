@@ -803,7 +803,7 @@ impl PyCalls {
     }
 
     fn positional(&mut self, i: usize) -> StepResult {
-        if matches!(self.calls.last(), None) {
+        if self.calls.last().is_none() {
             return Err((PyStatus::Reject, i));
         }
         let at = self.abs(i);
