@@ -108,6 +108,7 @@ fn dialects_for_model(model: &str) -> Vec<Dialect> {
     Vec::new()
 }
 
+#[allow(clippy::large_enum_variant)] // one per process
 enum Sink<W: Write> {
     Events(W),
     Calls(W, Vec<Event>),
