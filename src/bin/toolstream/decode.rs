@@ -90,22 +90,10 @@ fn provider(f: Source) -> Option<Provider> {
     }
 }
 
-/// The dialects to re-parse content with for a model id: a dialect named in
-/// the id (`…-hermes-…`), a known family, or none (auto-detection).
+/// The dialects to re-parse content with for a model id (the library's
+/// model routing table; unknown and custom models: auto-detection).
 fn dialects_for_model(model: &str) -> Vec<Dialect> {
-    let lower = model.to_ascii_lowercase();
-    for tok in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if tok.is_empty() {
-            continue;
-        }
-        if let Ok(d) = Dialect::from_name(tok) {
-            return vec![d];
-        }
-        if tok.starts_with("qwen") || tok.starts_with("hermes") || tok.starts_with("nous") {
-            return vec![Dialect::Hermes];
-        }
-    }
-    Vec::new()
+    toolstream::model::route(model).dialects
 }
 
 #[allow(clippy::large_enum_variant)] // one per process

@@ -1,7 +1,7 @@
 //! The `toolstream` command-line tool.
 //!
 //! ```text
-//! toolstream parse  [--dialect NAME|auto] [--tools FILE] [--prefill TEXT]
+//! toolstream parse  [--dialect NAME|auto] [--model ID] [--tools FILE] [--prefill TEXT]
 //!                   [--chunk-size N | --chunks FILE] [--output events|calls] [FILE|-]
 //! toolstream repair [--chunk-size N] [FILE|-]
 //! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
@@ -49,9 +49,13 @@ enum Output {
 
 #[derive(clap::Args)]
 struct ParseArgs {
-    /// Dialect to recognise (`auto`: all of them).
+    /// Dialect(s) to recognise, comma-separated (`auto`: all of them).
     #[arg(long, default_value = "auto")]
     dialect: String,
+    /// Model id (`Qwen/Qwen3-Coder-30B-A3B-Instruct`, `llama3.3:70b`, …): picks
+    /// the dialects to expect when `--dialect` is `auto`.
+    #[arg(long)]
+    model: Option<String>,
     /// OpenAI-format tool list (JSON file) for name matching and typing.
     #[arg(long)]
     tools: Option<PathBuf>,
@@ -144,6 +148,9 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 
 fn config(args: &ParseArgs) -> Result<Config, String> {
     let mut cfg = Config::default();
+    if let Some(m) = &args.model {
+        cfg = cfg.with_dialects(toolstream::model::route(m).dialects);
+    }
     if !args.dialect.eq_ignore_ascii_case("auto") {
         let mut ds = Vec::new();
         for name in args.dialect.split(',') {
