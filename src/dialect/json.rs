@@ -493,14 +493,14 @@ impl Block for Fence {
                             None => return Flow::Partial(i),
                             Some(b'{' | b']') => false,
                             Some(_) => match item_head(&input[k..]) {
-                                Head::Full { .. } => true,
+                                Head::Full { .. } | Head::Pair { .. } => true,
                                 Head::Partial => return Flow::Partial(i),
                                 Head::No => false,
                             },
                         }
                     } else {
                         match item_head(&input[i..]) {
-                            Head::Full { .. } => true,
+                            Head::Full { .. } | Head::Pair { .. } => true,
                             Head::Partial => return Flow::Partial(i),
                             Head::No => {
                                 return Flow::Reject {

@@ -82,6 +82,13 @@ fn is_ident_start(b: u8) -> bool {
 pub(crate) enum Head {
     No,
     Partial,
+    /// `'name', {`: a call written as a name string and an arguments dict;
+    /// the name is `at[start..end]`, the dict starts at `len`.
+    Pair {
+        start: usize,
+        end: usize,
+        len: usize,
+    },
     /// The name is `at[start..end]`; the head is `len` bytes through `(`.
     Full {
         start: usize,
@@ -189,6 +196,23 @@ pub(crate) fn item_head(at: &[u8]) -> Head {
                     quote: None,
                     quoted_name: true,
                 },
+                Some(b',') => {
+                    // `'name', {…}`
+                    i += 1;
+                    let lim = i + 16;
+                    while i < at.len() && at[i].is_ascii_whitespace() && i < lim {
+                        i += 1;
+                    }
+                    match at.get(i) {
+                        None if i < lim => Head::Partial,
+                        Some(b'{') => Head::Pair {
+                            start: 1,
+                            end: 1 + n,
+                            len: i,
+                        },
+                        _ => Head::No,
+                    }
+                }
                 Some(_) => Head::No,
             }
         }
@@ -199,7 +223,7 @@ pub(crate) fn item_head(at: &[u8]) -> Head {
 fn bracket_call(at: &[u8]) -> Match {
     const MAX_BLANK: usize = 64;
     let mut i = 1;
-    while i < at.len() && at[i].is_ascii_whitespace() {
+    while i < at.len() && (at[i].is_ascii_whitespace() || (at[i] == b'[' && i < 4)) {
         i += 1;
         if i > MAX_BLANK {
             return Match::No;
@@ -209,16 +233,26 @@ fn bracket_call(at: &[u8]) -> Match {
         return Match::Partial;
     }
     match item_head(&at[i..]) {
-        Head::Full { .. } => Match::Full(1),
+        Head::Full { .. } | Head::Pair { .. } => Match::Full(1),
         Head::Partial => Match::Partial,
         Head::No => Match::No,
     }
 }
 
-/// A line that starts with `name(` (after spaces or tabs).
+/// Markdown that may start a line before a bare call: `**`, `* `, `- `,
+/// `> `, `## `, `1. ` (and blanks).
+fn is_line_prefix(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'*' | b'#' | b'>' | b'-' | b'0'..=b'9' | b'.'
+    )
+}
+
+/// A line that starts with `name(` (after blanks and markdown list,
+/// heading, quote or emphasis marks).
 fn line_call(at: &[u8]) -> Match {
     let mut i = 0;
-    while i < at.len() && (at[i] == b' ' || at[i] == b'\t') {
+    while i < at.len() && is_line_prefix(at[i]) {
         i += 1;
         if i > 16 {
             return Match::No;
@@ -230,7 +264,7 @@ fn line_call(at: &[u8]) -> Match {
     match call_head(&at[i..], false) {
         Head::Full { .. } => Match::Full(i + 1),
         Head::Partial => Match::Partial,
-        Head::No => Match::No,
+        Head::No | Head::Pair { .. } => Match::No,
     }
 }
 
@@ -341,6 +375,16 @@ struct Call {
     n_args: usize,
     used: Vec<String>,
     params: Vec<String>,
+    /// The call's `{` has been written.
+    opened: bool,
+    /// The arguments are a dict written as the only positional argument
+    /// (`f({'a': 1})`) or after the name string (`['f', {'a': 1}]`).
+    dict_args: bool,
+    /// Written as `'name', {…}`: the call ends with its dict.
+    pair: bool,
+    /// A dict as the arguments counts as evidence: the tool is known or
+    /// its name looks like code (`get_weather`, not `print`).
+    dict_ok: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -466,7 +510,7 @@ impl PyCalls {
         match self.st {
             St::Done => Err((PyStatus::Done, i)),
             St::Lead => {
-                if b.is_ascii_whitespace() {
+                if b.is_ascii_whitespace() || (!self.opts.strong && is_line_prefix(b)) {
                     return Ok(i + 1);
                 }
                 if b == b'[' {
@@ -478,7 +522,7 @@ impl PyCalls {
                     return Err((PyStatus::Stop, i));
                 }
                 match item_head(&input[i..]) {
-                    Head::Full { .. } => self.start_call(input, i, cx),
+                    Head::Full { .. } | Head::Pair { .. } => self.start_call(input, i, cx),
                     Head::Partial => Err((PyStatus::Partial, i)),
                     Head::No => Err((PyStatus::Reject, i)),
                 }
@@ -505,7 +549,7 @@ impl PyCalls {
                     }
                     _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
                     _ => match item_head(&input[i..]) {
-                        Head::Full { .. } => self.start_call(input, i, cx),
+                        Head::Full { .. } | Head::Pair { .. } => self.start_call(input, i, cx),
                         Head::Partial => Err((PyStatus::Partial, i)),
                         Head::No => self.garbage(i, true),
                     },
@@ -517,6 +561,12 @@ impl PyCalls {
                 }
                 match b {
                     b')' => self.close_call(i),
+                    b'{' if self.cur().n_args == 0 => {
+                        // `f({'a': 1})`: the dict is the arguments.
+                        let at = self.abs(i);
+                        self.dict_args(at);
+                        Ok(i)
+                    }
                     b',' => {
                         let at = self.abs(i);
                         self.cur().w.repair(RepairKind::ExtraComma, at);
@@ -553,13 +603,21 @@ impl PyCalls {
                 match lx.feed(&input[i..], base, &mut c.w) {
                     VStep::More => Ok(input.len()),
                     VStep::Done(n) => {
-                        if lx.missing_comma {
+                        let missing_comma = lx.missing_comma;
+                        self.lexer = None;
+                        if c.pair {
+                            c.closed = true;
+                            c.end = base + n as u64;
+                            if !self.evidence {
+                                return Err((PyStatus::Reject, i + n));
+                            }
+                            self.st = St::AfterCall;
+                        } else if missing_comma {
                             c.w.repair(RepairKind::MissingComma, base + n as u64);
                             self.st = St::ArgStart;
                         } else {
                             self.st = St::AfterArg;
                         }
-                        self.lexer = None;
                         Ok(i + n)
                     }
                     VStep::Partial(n) => Err((PyStatus::Partial, i + n)),
@@ -571,6 +629,18 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 match b {
+                    b',' if self.cur().dict_args => {
+                        // More arguments after a dict that already is the object.
+                        let at = self.abs(i);
+                        self.cur().w.repair(RepairKind::TrailingGarbage, at);
+                        self.st = St::Skip {
+                            depth: 0,
+                            quote: 0,
+                            esc: false,
+                            list: false,
+                        };
+                        Ok(i + 1)
+                    }
                     b',' => {
                         self.st = St::ArgStart;
                         Ok(i + 1)
@@ -637,7 +707,7 @@ impl PyCalls {
                         || (self.opts.strong && (b == b'\'' || b == b'"')) =>
                     {
                         match item_head(&input[i..]) {
-                            Head::Full { .. } => {
+                            Head::Full { .. } | Head::Pair { .. } => {
                                 self.sep_seen = false;
                                 self.start_call(input, i, cx)
                             }
@@ -739,21 +809,30 @@ impl PyCalls {
     }
 
     fn start_call(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> StepResult {
-        let Head::Full {
-            start,
-            end,
-            len,
-            quote,
-            quoted_name,
-        } = item_head(&input[i..])
-        else {
-            return Err((PyStatus::Reject, i));
+        let (start, end, len, quote, quoted_name, pair) = match item_head(&input[i..]) {
+            Head::Full {
+                start,
+                end,
+                len,
+                quote,
+                quoted_name,
+            } => (start, end, len, quote, quoted_name, false),
+            Head::Pair { start, end, len } => (start, end, len, None, true, true),
+            _ => return Err((PyStatus::Reject, i)),
         };
         let raw = &input[i + start..i + end];
         let mut name = normalize_name(raw);
         let mut fixes = Vec::new();
         let at = self.abs(i);
-        if name.len() != raw.len() || quote.is_some() || quoted_name {
+        if let Some(rest) = name.strip_prefix("functions.").filter(|r| !r.is_empty()) {
+            // An OpenAI-style namespace.
+            name = rest.to_owned();
+            fixes.push(Repair {
+                kind: RepairKind::SyntaxFix,
+                offset: at,
+            });
+        }
+        if name.len() != raw.len() && fixes.is_empty() || quote.is_some() || quoted_name {
             fixes.push(Repair {
                 kind: RepairKind::SyntaxFix,
                 offset: at,
@@ -762,7 +841,9 @@ impl PyCalls {
         if self.opts.strip_call && name.len() > 5 && name.ends_with(".call") {
             name.truncate(name.len() - 5);
         }
-        if self.opts.strong || cx.known_tool(&name) {
+        let known = cx.known_tool(&name);
+        let dict_ok = known || name.contains('_');
+        if self.opts.strong || (pair && dict_ok) || known {
             self.evidence = true;
         }
         self.end_closed(cx);
@@ -770,7 +851,6 @@ impl PyCalls {
         let local = cx.start(name, None, Span::new(at, self.abs(i + len)));
         let mut w = Writer::new(&self.limits);
         w.repairs = fixes;
-        w.put(b"{", at);
         self.calls.push(Call {
             local,
             w,
@@ -781,15 +861,39 @@ impl PyCalls {
             n_args: 0,
             used: Vec::new(),
             params,
+            opened: false,
+            dict_args: false,
+            pair,
+            dict_ok,
         });
         self.wrap_quote = quote;
-        self.st = St::ArgStart;
+        if pair {
+            self.dict_args(self.abs(i + len));
+        } else {
+            self.st = St::ArgStart;
+        }
         Ok(i + len)
+    }
+
+    /// The arguments are one dict (its `{` is next).
+    fn dict_args(&mut self, at: u64) {
+        let c = self.cur();
+        c.dict_args = true;
+        c.opened = true;
+        c.n_args += 1;
+        c.w.repair(RepairKind::SyntaxFix, at);
+        self.lexer =
+            Some(ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[]).dict_top());
+        self.st = St::Value;
     }
 
     fn begin_arg(&mut self, key: String, at: u64) {
         let c = self.cur();
         let mut out = Vec::with_capacity(key.len() + 6);
+        if !c.opened {
+            c.opened = true;
+            out.push(b'{');
+        }
         if c.n_args > 0 {
             out.extend_from_slice(b", ");
         }
@@ -827,10 +931,15 @@ impl PyCalls {
     fn close_call(&mut self, i: usize) -> StepResult {
         let at = self.abs(i);
         let c = self.cur();
-        c.w.put(b"}", at);
+        if !c.opened {
+            c.opened = true;
+            c.w.put(b"{}", at);
+        } else if !c.dict_args {
+            c.w.put(b"}", at);
+        }
         c.closed = true;
         c.end = at + 1;
-        if c.n_args == 0 {
+        if c.n_args == 0 || (c.dict_args && c.dict_ok) {
             self.evidence = true;
         }
         if !self.evidence {
@@ -871,7 +980,11 @@ impl PyCalls {
         if let Some(c) = self.calls.last_mut() {
             if !c.closed && !c.ended {
                 c.w.repair(RepairKind::MissingCloser, at);
-                c.w.put(b"}", at);
+                if !c.opened {
+                    c.w.put(b"{}", at);
+                } else if !c.dict_args {
+                    c.w.put(b"}", at);
+                }
                 c.closed = true;
                 c.truncated = eof;
             } else if list_open && !c.ended {

@@ -230,6 +230,8 @@ pub(crate) struct ValueLexer {
     begun: bool,
     /// The top-level value ended because `name=` followed it without a comma.
     pub missing_comma: bool,
+    /// A top-level `{` is a dict (never a set): it is the call's arguments.
+    dict_top: bool,
     base: u64,
 }
 
@@ -533,8 +535,15 @@ impl ValueLexer {
             done: false,
             begun: false,
             missing_comma: false,
+            dict_top: false,
             base: 0,
         }
+    }
+
+    /// A top-level `{` is read as a dict (the arguments object itself).
+    pub(crate) fn dict_top(mut self) -> Self {
+        self.dict_top = true;
+        self
     }
 
     /// True once the value is complete.
@@ -823,7 +832,9 @@ impl ValueLexer {
                 Ok(i + 1)
             }
             b'{' => {
-                if matches!(self.flavor, Flavor::Gemma { .. }) {
+                if matches!(self.flavor, Flavor::Gemma { .. })
+                    || (self.dict_top && self.stack.is_empty())
+                {
                     self.put(w, b"{", at);
                     self.stack.push(Cont::Dict { n: 0 });
                     self.expect = Expect::Key;

@@ -155,7 +155,7 @@ impl Wrap {
                     None => return Err(Flow::Partial(i)),
                     Some(b'{' | b']') if json => Kind::Json,
                     Some(_) if python => match item_head(&input[k..]) {
-                        Head::Full { .. } => Kind::Py,
+                        Head::Full { .. } | Head::Pair { .. } => Kind::Py,
                         Head::Partial => return Err(Flow::Partial(i)),
                         Head::No if json => Kind::Json,
                         Head::No => Kind::Other,
@@ -172,6 +172,7 @@ impl Wrap {
                     || b >= 0x80) =>
             {
                 match item_head(&input[i..]) {
+                    Head::Pair { .. } => Kind::Py,
                     Head::Full { start, end, .. } => {
                         if self.spec.python_dot_call
                             && !input[i + start..i + end].ends_with(b".call")
