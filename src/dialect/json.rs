@@ -75,8 +75,25 @@ fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     })
 }
 
-/// Opens a code fence (its opening backticks consumed).
+/// Opens a code fence (its opening backticks consumed) for the JSON dialect:
+/// pythonic calls are read too when that dialect is active.
 pub(crate) fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    let py_ok = a.cfg.dialects.is_empty() || a.cfg.dialects.contains(&super::Dialect::Pythonic);
+    fence(a, true, py_ok)
+}
+
+/// Opens a code fence for the pythonic dialect (Gemma 3's ```` ```tool_code ````).
+pub(crate) fn open_python_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    let json_ok = a.cfg.dialects.is_empty() || a.cfg.dialects.contains(&super::Dialect::Json);
+    fence(a, json_ok, true)
+}
+
+/// Opens a code fence that holds JSON calls only (Command R's `Action:`).
+pub(crate) fn open_json_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    fence(a, true, false)
+}
+
+fn fence(a: &BlockArgs<'_>, json_ok: bool, py_ok: bool) -> Box<dyn Block> {
     Box::new(Fence {
         state: FenceState::Info,
         info: Vec::new(),
@@ -86,6 +103,8 @@ pub(crate) fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
         limits: a.cfg.limits.clone(),
         cfg_strict: true,
         cfg: a.cfg.clone(),
+        json_ok,
+        py_ok,
     })
 }
 
@@ -378,6 +397,10 @@ struct Fence {
     limits: Limits,
     cfg_strict: bool,
     cfg: Config,
+    /// JSON calls may form the body.
+    json_ok: bool,
+    /// Pythonic calls may form the body.
+    py_ok: bool,
 }
 
 const JSON_FENCES: &[&[u8]] = &[
@@ -511,7 +534,7 @@ impl Block for Fence {
                         }
                     };
                     let lang = self.lang();
-                    if py {
+                    if py && self.py_ok {
                         self.py = Some(PyCalls::new(
                             &self.cfg,
                             PyOpts {
@@ -522,7 +545,7 @@ impl Block for Fence {
                             },
                         ));
                         self.state = FenceState::Py;
-                    } else if JSON_BODY.contains(&&lang[..]) {
+                    } else if !py && self.json_ok && JSON_BODY.contains(&&lang[..]) {
                         self.jc =
                             Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
                         self.state = FenceState::Json;

@@ -154,6 +154,35 @@ impl Dialect {
             .or(match norm.as_str() {
                 "qwen" | "qwen25" | "qwen2_5" | "nous" | "hermes2" => Some(Dialect::Hermes),
                 "json_bare" | "json_fenced" | "generic" | "emulation" => Some(Dialect::Json),
+                // ---- tokens ----
+                "xlam" | "tgi" => Some(Dialect::Json),
+                "granite_20b_fc" | "granite4" | "jamba" | "hunyuan" | "hunyuan_a13b"
+                | "minimax_m1" => Some(Dialect::Hermes),
+                "llama4_pythonic" | "bfcl" | "toolace" | "gemma3" | "tool_code" => {
+                    Some(Dialect::Pythonic)
+                }
+                "llama3" | "llama" | "llama4_json" | "llama3_1" | "llama3_2" | "llama3_3" => {
+                    Some(Dialect::Llama3Json)
+                }
+                "ministral" | "magistral" | "devstral" | "mistral_v11" => Some(Dialect::Mistral),
+                "deepseek_v3" | "deepseekv3" | "deepseek_v31" | "deepseekv31" | "deepseek_r1" => {
+                    Some(Dialect::DeepSeek)
+                }
+                "kimi" | "kimi_k2_5" | "kimik2" => Some(Dialect::KimiK2),
+                "openai" | "gpt_oss" | "gptoss" | "openai_gptoss" => Some(Dialect::Harmony),
+                "granite3" | "granite_3" => Some(Dialect::Granite),
+                "phi4_mini_json" | "phi4" | "phi_4_mini" => Some(Dialect::Phi4Mini),
+                "gemma" | "gemma_4" => Some(Dialect::Gemma4),
+                "function_gemma" => Some(Dialect::FunctionGemma),
+                "cohere_command3" | "cohere_command4" | "command_r" | "command_a"
+                | "command_r7b" => Some(Dialect::Cohere),
+                "functionary_v3_1" | "functionary_v3_2" | "meetkai" => Some(Dialect::Functionary),
+                "internlm2" | "interns1" | "intern_s1" => Some(Dialect::InternLm),
+                "nemotron_deci" | "toolcall" => Some(Dialect::Nemotron),
+                "liquid" | "lfm" => Some(Dialect::Lfm2),
+                "olmo" | "olmo_3" => Some(Dialect::Olmo3),
+                "glm4" | "glm4_9b" => Some(Dialect::ChatGlm),
+                // ---- end tokens ----
                 _ => None,
             })
             .ok_or_else(|| UnknownDialect(name.to_owned()))

@@ -63,6 +63,13 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             consume: false,
         },
     },
+    Trigger {
+        pattern: Pattern::Lit(b"```"),
+        action: Action::Block {
+            open: super::json::open_python_fence,
+            consume: true,
+        },
+    },
 ];
 
 const MAX_NAME: usize = 256;

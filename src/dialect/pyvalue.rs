@@ -499,6 +499,9 @@ fn decode_escape(at: &[u8], python: bool) -> Option<(Vec<u8>, usize, bool)> {
                 Some(_) => Some((b"\\N".to_vec(), 2, true)),
             }
         }
+        // A markdown-escaped underscore (`SUSPEND\_ALL`): Python would keep the
+        // backslash, but models that escape names this way mean `_`.
+        b'_' => Some((vec![b'_'], 2, true)),
         _ if c >= 0x80 => Some((b"\\".to_vec(), 1, !python)),
         // Python keeps the backslash of an unknown escape (`\d`); JSON-style
         // strings record it as a repair.
