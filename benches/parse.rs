@@ -1,1 +1,2 @@
+//! Parser benchmarks (see `dialects.rs` for the dialect benchmarks).
 fn main() {}

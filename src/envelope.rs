@@ -51,8 +51,7 @@ pub(crate) const META_KEYS: &[&[u8]] = &[b"type", b"index", b"description"];
 
 /// True when `key` (raw JSON string text, quotes included) is one of `set`.
 fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
-    let inner = unquote(key);
-    set.iter().any(|k| *k == inner)
+    set.contains(&unquote(key))
 }
 
 fn unquote(key: &[u8]) -> &[u8] {
@@ -288,18 +287,14 @@ impl CallShape {
     fn write(&mut self, bytes: &[u8]) {
         match self.route {
             Route::Args => self.args.write(bytes),
-            Route::Name | Route::Id => {
-                if self.buf.len() + bytes.len() <= self.max_token {
-                    self.buf.extend_from_slice(bytes);
-                }
+            Route::Name | Route::Id if self.buf.len() + bytes.len() <= self.max_token => {
+                self.buf.extend_from_slice(bytes);
             }
-            Route::Extra => {
-                if !self.extras_over {
-                    if self.extras.len() + bytes.len() > self.max_token {
-                        self.extras_over = true;
-                    } else {
-                        self.extras.extend_from_slice(bytes);
-                    }
+            Route::Extra if !self.extras_over => {
+                if self.extras.len() + bytes.len() > self.max_token {
+                    self.extras_over = true;
+                } else {
+                    self.extras.extend_from_slice(bytes);
                 }
             }
             _ => {}
@@ -512,11 +507,6 @@ impl ArgsWriter {
     /// True once the arguments value has begun.
     pub(crate) fn started(&self) -> bool {
         self.mode != ArgsMode::Start
-    }
-
-    /// True once the arguments value is complete.
-    pub(crate) fn is_done(&self) -> bool {
-        self.mode == ArgsMode::Done
     }
 
     /// Sets the whole arguments at once (used when there was no arguments value).

@@ -64,11 +64,6 @@ impl ArgsJson {
         self.rep.has_begun()
     }
 
-    /// True once the value is complete (or was closed).
-    pub(crate) fn is_closed(&self) -> bool {
-        self.closed
-    }
-
     /// Closes the value early: markup ended it, or (`eof`) the input did.
     pub(crate) fn close(&mut self, cx: &mut Cx<'_>, local: usize, eof: bool) {
         if self.closed {

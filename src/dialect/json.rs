@@ -267,11 +267,6 @@ impl JsonCalls {
         }
     }
 
-    /// Number of calls started in this value.
-    pub(crate) fn started(&self) -> usize {
-        self.locals.iter().filter(|l| l.is_some()).count()
-    }
-
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
         let Some(local) = self.locals[k] else { return };
         self.ended[k] = true;

@@ -1,13 +1,13 @@
 //! Dialects: the in-band syntaxes models use to write tool calls.
 //!
-//! Each dialect contributes [`Trigger`]s — byte patterns in text where a call
-//! (or a reasoning block) may begin — and the [`Block`] parser that takes over
+//! Each dialect contributes `Trigger`s — byte patterns in text where a call
+//! (or a reasoning block) may begin — and the `Block` parser that takes over
 //! from there. The [`crate::Parser`] scans text for the triggers of all active
 //! dialects at once, so with auto-detection (the default) a model may switch
 //! dialects mid-stream.
 //!
 //! A block starts out *speculative*: its events and raw bytes are held until
-//! it [commits](Cx::commit) (it has seen enough to know it is a call). A block
+//! it commits (it has seen enough to know it is a call). A block
 //! that turns out not to be a call *rejects*, and its bytes become text. Every
 //! decision is made at a fixed byte of the input, so the outcome never depends
 //! on how the input was chunked.

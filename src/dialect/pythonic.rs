@@ -451,11 +451,6 @@ impl PyCalls {
         self.evidence
     }
 
-    /// Number of calls started.
-    pub(crate) fn started(&self) -> usize {
-        self.calls.len()
-    }
-
     /// After a [`PyStatus::Stop`] that was not the wrapper's closing token.
     pub(crate) fn resume_stop(&mut self) {
         match self.lexer.as_mut() {
@@ -919,7 +914,7 @@ impl PyCalls {
     }
 
     fn positional(&mut self, i: usize) -> StepResult {
-        if matches!(self.calls.last(), None) {
+        if self.calls.is_empty() {
             return Err((PyStatus::Reject, i));
         }
         let at = self.abs(i);

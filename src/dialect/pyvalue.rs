@@ -1543,14 +1543,6 @@ impl ValueLexer {
 mod tests {
     use super::*;
 
-    pub(super) fn conv_flavor_pub(
-        src: &str,
-        flavor: Flavor,
-        chunk: usize,
-    ) -> (String, Vec<RepairKind>) {
-        conv_flavor(src, flavor, chunk)
-    }
-
     fn conv_flavor(src: &str, flavor: Flavor, chunk: usize) -> (String, Vec<RepairKind>) {
         let limits = Limits::default();
         let mut lx = ValueLexer::new(flavor, &limits, b"", &[]);

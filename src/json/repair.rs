@@ -255,7 +255,7 @@ fn is_exotic_ws(c: &[u8]) -> bool {
     )
 }
 
-/// The incremental repairing JSON transcoder. See the [module docs](self).
+/// The incremental repairing JSON transcoder. See the [module docs](crate::json).
 ///
 /// ```
 /// use toolstream::json::{Repairer, Status};
@@ -503,12 +503,12 @@ impl Repairer {
                 self.key_len = 0;
                 self.repair(RepairKind::DroppedKey, at);
             }
-            Pos::Value if !self.stack.is_empty() => {
-                if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() {
-                    // `{"a":` — a value cut off after its colon.
-                    self.repair(RepairKind::MissingValue, at);
-                    self.scalar(sink, ValueKind::Literal, b"null");
-                }
+            Pos::Value
+                if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() =>
+            {
+                // `{"a":` — a value cut off after its colon.
+                self.repair(RepairKind::MissingValue, at);
+                self.scalar(sink, ValueKind::Literal, b"null");
             }
             _ => {}
         }
