@@ -125,6 +125,13 @@ pub(crate) struct JsonCalls {
     truncated_from: Option<usize>,
     /// The repairer stopped for good (value complete or closed).
     closed: bool,
+    /// Router calls before this index are settled (ended, or closed without
+    /// a name): per-feed work does not look at them again.
+    settled: usize,
+    /// Some call has its name.
+    any_named: bool,
+    /// Number of `true`s in `ended`.
+    ended_count: usize,
 }
 
 impl JsonCalls {
@@ -145,6 +152,9 @@ impl JsonCalls {
             began: false,
             truncated_from: None,
             closed: false,
+            settled: 0,
+            any_named: false,
+            ended_count: 0,
         }
     }
 
@@ -169,7 +179,10 @@ impl JsonCalls {
 
     /// True when some call has its name.
     pub(crate) fn named(&self) -> bool {
-        self.router.calls.iter().any(|c| c.name.is_some())
+        self.any_named
+            || self.router.calls[self.settled..]
+                .iter()
+                .any(|c| c.name.is_some())
     }
 
     /// True when some call has a name and arguments, or names a known tool.
@@ -217,7 +230,7 @@ impl JsonCalls {
         self.locals.resize(n, None);
         self.ended.resize(n, false);
         self.finalized.resize(n, false);
-        for k in 0..n {
+        for k in self.settled..n {
             if self.router.calls[k].closed && !self.finalized[k] {
                 self.finalized[k] = true;
                 let at = self.router.calls[k].end;
@@ -229,8 +242,9 @@ impl JsonCalls {
                 let Some(name) = self.router.calls[k].name.clone() else {
                     continue;
                 };
+                self.any_named = true;
                 // Every earlier started call is closed by now: end it.
-                for j in 0..k {
+                for j in self.settled..k {
                     if self.locals[j].is_some() && !self.ended[j] {
                         let end = self.router.calls[j].end;
                         self.end_one(j, cx, end, Vec::new());
@@ -246,12 +260,19 @@ impl JsonCalls {
                 cx.args(local, &d, span);
             }
         }
+        while self.settled < n
+            && self.router.calls[self.settled].closed
+            && self.finalized[self.settled]
+            && (self.ended[self.settled] || self.router.calls[self.settled].name.is_none())
+        {
+            self.settled += 1;
+        }
     }
 
     /// Ends every started call; the last one's span ends at `end`. `extra`
     /// repairs (block markup) go to the last call.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
-        let started: Vec<usize> = (0..self.locals.len())
+        let started: Vec<usize> = (self.settled..self.locals.len())
             .filter(|&k| self.locals[k].is_some() && !self.ended[k])
             .collect();
         let mut extra = Some(extra);
@@ -269,10 +290,13 @@ impl JsonCalls {
 
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
         let Some(local) = self.locals[k] else { return };
+        if !self.ended[k] {
+            self.ended_count += 1;
+        }
         self.ended[k] = true;
         let truncated_json = self.truncated_from.is_some_and(|t| k >= t);
         let ncalls = self.router.calls.len();
-        let all_ended = self.ended.iter().all(|e| *e);
+        let all_ended = self.ended_count == self.ended.len();
         let c = &mut self.router.calls[k];
         if !self.finalized[k] {
             self.finalized[k] = true;

@@ -953,9 +953,10 @@ impl PyCalls {
 
     /// Ends every call that is closed and not ended yet (before a new one starts).
     fn end_closed(&mut self, cx: &mut Cx<'_>) {
-        let n = self.calls.len();
-        for k in 0..n {
-            if self.calls[k].closed && !self.calls[k].ended {
+        // Only the last call can still be open: every earlier one was ended
+        // when the next one started.
+        if let Some(k) = self.calls.len().checked_sub(1) {
+            if !self.calls[k].ended {
                 let end = self.calls[k].end;
                 self.end_one(k, cx, end, Vec::new());
             }
@@ -967,6 +968,9 @@ impl PyCalls {
         c.ended = true;
         let truncated = c.truncated;
         c.w.end_call(cx, c.local, end, extra, truncated);
+        // Its arguments are out: free them.
+        c.w.out = Vec::new();
+        c.w.emitted = 0;
     }
 
     /// Closes what is open: markup ended the calls, or (`eof`) the input did.
@@ -1000,7 +1004,9 @@ impl PyCalls {
 
     /// Ends every started call; the last ends at `end` with `extra` repairs.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
-        let open: Vec<usize> = (0..self.calls.len())
+        // Only the last call can be open (see `end_closed`).
+        let from = self.calls.len().saturating_sub(1);
+        let open: Vec<usize> = (from..self.calls.len())
             .filter(|&k| !self.calls[k].ended)
             .collect();
         let mut extra = Some(extra);
