@@ -95,3 +95,4 @@ fn many_calls_are_linear() {
         )
     });
 }
+
