@@ -569,6 +569,22 @@ fn tgi_and_glm4() {
     assert_eq!(p.text, "I'll look.\n\n");
     let p = check_all(b"Example\n{\"a\": 1}", &only(Dialect::ChatGlm));
     assert!(p.calls.is_empty());
+    // The native token, and the form left when it was stripped.
+    let input = "I'll search.<|assistant|>search\n{\"q\": \"rust\"}<|observation|>";
+    let p = check_all(input.as_bytes(), &only(Dialect::ChatGlm));
+    assert_eq!(
+        (p.text.as_str(), p.calls[0].name.as_str()),
+        ("I'll search.", "search")
+    );
+    assert_eq!(markup(input, &p), vec!["<|observation|>"]);
+    let p = check_all(
+        b"Let's compute the mean.calculate_mean\n{\"numbers\": [1, 2]}",
+        &auto(),
+    );
+    assert_eq!(p.text, "Let's compute the mean.");
+    assert_eq!(args(&p.calls[0]), json!({"numbers": [1, 2]}));
+    let p = check_all(b"See config.json_schema\n{ not json }", &auto());
+    assert!(p.calls.is_empty());
 }
 
 // ---- Gemma ----------------------------------------------------------------------------

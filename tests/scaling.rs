@@ -95,4 +95,3 @@ fn many_calls_are_linear() {
         )
     });
 }
-

@@ -460,7 +460,9 @@ pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
     // come after every literal: the strongest evidence is tried first.
     out.sort_by_key(|t| match t.pattern {
         Pattern::Lit(l) => std::cmp::Reverse(l.len()),
-        Pattern::Custom { .. } | Pattern::Line { .. } => std::cmp::Reverse(0),
+        Pattern::Custom { .. } | Pattern::Line { .. } | Pattern::After { .. } => {
+            std::cmp::Reverse(0)
+        }
     });
     out
 }
