@@ -621,6 +621,15 @@ fn gemma4_values_and_repairs() {
     let p = check_all(input.as_bytes(), &auto());
     assert_eq!(p.text, "Done.");
     assert_eq!(markup(input, &p), vec!["<tool_call|>", "<end_of_turn>"]);
+    // Without its wrapper tokens (stripped by the server), at the start of a line.
+    let p = check_all(
+        br#"call:get_weather{location:<|"|>Paris<|"|>,n:1}"#,
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"location": "Paris", "n": 1}));
+    assert!(clean(&p.calls[0]));
+    let p = check_all(b"You can call:me{maybe} later.", &auto());
+    assert!(p.calls.is_empty());
 }
 
 #[test]
