@@ -285,6 +285,33 @@ fn pythonic_repairs() {
 }
 
 #[test]
+fn pythonic_in_prose_never_swallows_the_text_after_it() {
+    // A broken value or call in text ends with its line.
+    let p = check_all(
+        b"get_weather(city=foo bar\nThe next line is prose.",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"city": "foo bar"}));
+    assert_eq!(p.text, "The next line is prose.");
+    let p = check_all(b"[get(city='Par\nis the capital', n=1)]\nok", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"city": "Par"}));
+    assert!(p.text.ends_with("ok"));
+    let p = check_all(
+        b"[\n lookup(q='a'),\n find(id=x) for x in y\n]\n\nBut this is prose.\n",
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert!(p.text.contains("But this is prose."));
+    // Multi-line arguments are still fine.
+    let p = check_all(
+        b"get_weather(\n    city='Paris',\n    unit='c',\n)",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"city": "Paris", "unit": "c"}));
+    assert!(clean(&p.calls[0]));
+}
+
+#[test]
 fn pythonic_false_positives() {
     for input in [
         "A list [1, 2, 3] and [see(this)] in prose.",

@@ -477,7 +477,7 @@ impl Fence {
         if let Some(jc) = self.jc.as_mut() {
             jc.end_all(cx, end, extra);
         } else if let Some(py) = self.py.as_mut() {
-            py.close(cx, false);
+            py.close(cx, end, false);
             py.end_all(cx, end, extra);
         }
         Flow::Done(i)
@@ -656,8 +656,9 @@ impl Block for Fence {
                                 if let Some(jc) = self.jc.as_mut() {
                                     jc.end_all(cx, cx.abs(i), Vec::new());
                                 } else if let Some(py) = self.py.as_mut() {
-                                    py.close(cx, false);
-                                    py.end_all(cx, cx.abs(i), Vec::new());
+                                    let end = cx.abs(i);
+                                    py.close(cx, end, false);
+                                    py.end_all(cx, end, Vec::new());
                                 }
                                 return Flow::Done(i);
                             }
@@ -695,7 +696,8 @@ impl Block for Fence {
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         if let Some(py) = self.py.as_mut() {
-            py.close(cx, true);
+            let end = cx.base;
+            py.close(cx, end, true);
             if !cx.committed() && py.evidence() {
                 cx.commit();
             }

@@ -314,15 +314,17 @@ impl Block for PyBlock {
                         then: Resume::Text,
                     };
                 }
-                self.py.close(cx, false);
-                self.py.end_all(cx, cx.abs(p.consumed), Vec::new());
+                let end = cx.abs(p.consumed);
+                self.py.close(cx, end, false);
+                self.py.end_all(cx, end, Vec::new());
                 Flow::Done(p.consumed)
             }
         }
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
-        self.py.close(cx, true);
+        let end = cx.base;
+        self.py.close(cx, end, true);
         if !cx.committed() && self.py.evidence() {
             cx.commit();
         }
@@ -423,6 +425,9 @@ pub(crate) struct PyCalls {
     lexer: Option<ValueLexer>,
     evidence: bool,
     skip_stop: bool,
+    /// A line break since the last value or call (calls in prose end at
+    /// text that follows on a new line).
+    nl_seen: bool,
     limits: Limits,
     base: u64,
 }
@@ -441,6 +446,7 @@ impl PyCalls {
             lexer: None,
             evidence: false,
             skip_stop: false,
+            nl_seen: false,
             limits: cfg.limits.clone(),
             base: 0,
         }
@@ -531,6 +537,7 @@ impl PyCalls {
             }
             St::Item => {
                 if b.is_ascii_whitespace() || b == b',' {
+                    self.nl_seen |= b == b'\n';
                     return Ok(i + 1);
                 }
                 match b {
@@ -559,6 +566,7 @@ impl PyCalls {
             }
             St::ArgStart => {
                 if b.is_ascii_whitespace() {
+                    self.nl_seen |= b == b'\n';
                     return Ok(i + 1);
                 }
                 match b {
@@ -606,6 +614,7 @@ impl PyCalls {
                     VStep::More => Ok(input.len()),
                     VStep::Done(n) => {
                         let missing_comma = lx.missing_comma;
+                        self.nl_seen = lx.newline_after;
                         self.lexer = None;
                         if c.pair {
                             c.closed = true;
@@ -628,6 +637,7 @@ impl PyCalls {
             }
             St::AfterArg => {
                 if b.is_ascii_whitespace() {
+                    self.nl_seen |= b == b'\n';
                     return Ok(i + 1);
                 }
                 match b {
@@ -676,6 +686,7 @@ impl PyCalls {
                 }
                 if self.list_depth > 0 {
                     if b.is_ascii_whitespace() {
+                        self.nl_seen |= b == b'\n';
                         return Ok(i + 1);
                     }
                     return match b {
@@ -757,6 +768,15 @@ impl PyCalls {
                             self.st = St::AfterArg;
                             return Ok(k);
                         }
+                        b'\n' if depth == 0 && !self.opts.strong => {
+                            self.st = St::Skip {
+                                depth,
+                                quote,
+                                esc,
+                                list,
+                            };
+                            return Err((PyStatus::Done, k));
+                        }
                         b')' | b']' | b'}' if depth == 0 => {}
                         b')' | b']' | b'}' => depth -= 1,
                         _ if depth == 0 && self.opts.stops.contains(&c) => {
@@ -796,6 +816,11 @@ impl PyCalls {
     fn garbage(&mut self, i: usize, list: bool) -> StepResult {
         if !self.evidence {
             return Err((PyStatus::Reject, i));
+        }
+        if self.nl_seen && !self.opts.strong {
+            // Prose on a new line after broken calls: the calls end here
+            // (closing what is open), the prose stays text.
+            return Err((PyStatus::Done, i));
         }
         let at = self.abs(i);
         if let Some(c) = self.calls.last_mut() {
@@ -879,6 +904,7 @@ impl PyCalls {
 
     /// The arguments are one dict (its `{` is next).
     fn dict_args(&mut self, at: u64) {
+        self.nl_seen = false;
         let c = self.cur();
         c.dict_args = true;
         c.opened = true;
@@ -890,6 +916,7 @@ impl PyCalls {
     }
 
     fn begin_arg(&mut self, key: String, at: u64) {
+        self.nl_seen = false;
         let c = self.cur();
         let mut out = Vec::with_capacity(key.len() + 6);
         if !c.opened {
@@ -904,12 +931,10 @@ impl PyCalls {
         out.extend_from_slice(b": ");
         c.w.put(&out, at);
         c.used.push(key);
-        self.lexer = Some(ValueLexer::new(
-            Flavor::Python,
-            &self.limits,
-            self.opts.stops,
-            &[],
-        ));
+        self.lexer = Some(
+            ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
+                .line_bound(!self.opts.strong),
+        );
         self.st = St::Value;
     }
 
@@ -973,9 +998,9 @@ impl PyCalls {
         c.w.emitted = 0;
     }
 
-    /// Closes what is open: markup ended the calls, or (`eof`) the input did.
-    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
-        let at = cx.base;
+    /// Closes what is open at absolute offset `at`: markup ended the calls,
+    /// or (`eof`) the input did.
+    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, at: u64, eof: bool) {
         if let (Some(lx), Some(c)) = (self.lexer.as_mut(), self.calls.last_mut()) {
             if self.st == St::Value {
                 lx.finish(&mut c.w, at);

@@ -232,6 +232,11 @@ pub(crate) struct ValueLexer {
     pub missing_comma: bool,
     /// A top-level `{` is a dict (never a set): it is the call's arguments.
     dict_top: bool,
+    /// A line break ends a single-line string or an expression (calls found
+    /// in prose, where a broken value must not swallow the text after it).
+    line_bound: bool,
+    /// The last token was followed by a line break.
+    pub newline_after: bool,
     base: u64,
 }
 
@@ -539,6 +544,8 @@ impl ValueLexer {
             begun: false,
             missing_comma: false,
             dict_top: false,
+            line_bound: false,
+            newline_after: false,
             base: 0,
         }
     }
@@ -546,6 +553,12 @@ impl ValueLexer {
     /// A top-level `{` is read as a dict (the arguments object itself).
     pub(crate) fn dict_top(mut self) -> Self {
         self.dict_top = true;
+        self
+    }
+
+    /// A line break ends single-line strings and expressions.
+    pub(crate) fn line_bound(mut self, yes: bool) -> Self {
+        self.line_bound = yes;
         self
     }
 
@@ -597,8 +610,11 @@ impl ValueLexer {
             return;
         }
         let mut out = Vec::with_capacity(raw.len() + 8);
-        if self.esc.push(raw, &mut out) {
-            w.repair(RepairKind::InvalidUtf8, at);
+        for rel in self.esc.push(raw, &mut out) {
+            w.repair(
+                RepairKind::InvalidUtf8,
+                at.saturating_add_signed(rel as i64),
+            );
         }
         self.put(w, &out, at);
     }
@@ -1041,6 +1057,16 @@ impl ValueLexer {
             i += p;
             let b = input[i];
             if b == b'\n' {
+                if !s.triple && python && self.line_bound {
+                    // A single-line string left open: it ends with its line.
+                    flush!();
+                    let at = self.abs(i);
+                    w.repair(RepairKind::UnclosedString, at);
+                    self.end_content(w, at);
+                    self.leaf = Leaf::None;
+                    self.value_done();
+                    return Ok(i);
+                }
                 if !s.triple && python {
                     let at = self.abs(i);
                     w.repair(RepairKind::ControlCharacter, at);
@@ -1148,7 +1174,9 @@ impl ValueLexer {
             }
         }
         let in_container = !self.stack.is_empty();
-        let term = b == b','
+        self.newline_after = self.ws.contains(&b'\n');
+        let term = (self.line_bound && self.newline_after)
+            || b == b','
             || is_closer(b)
             || (b == b':' && (self.key || matches!(self.stack.last(), Some(Cont::Pending { .. }))))
             || (b == b'=' && self.key);
@@ -1266,6 +1294,10 @@ impl ValueLexer {
         let mut result = Ok(input.len());
         while i < input.len() {
             let b = input[i];
+            if b == b'\n' && self.line_bound && (e.depth == 0 || e.quote != 0) {
+                result = Ok(i);
+                break;
+            }
             if e.quote != 0 {
                 if e.esc {
                     e.esc = false;

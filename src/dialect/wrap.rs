@@ -103,7 +103,7 @@ impl Wrap {
                 j.end_all(cx, end, extra);
             }
             Body::Py(mut p) => {
-                p.close(cx, false);
+                p.close(cx, end, false);
                 p.end_all(cx, end, extra);
             }
             Body::Raw { mut args, local } => args.end(cx, local, end, extra),
@@ -372,7 +372,8 @@ impl Block for Wrap {
                 }
             }
             Body::Py(p) => {
-                p.close(cx, true);
+                let end = cx.base;
+                p.close(cx, end, true);
                 if p.evidence() && !cx.committed() {
                     cx.commit();
                 }
