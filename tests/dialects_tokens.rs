@@ -273,9 +273,10 @@ fn pythonic_repairs() {
     );
     assert_eq!(p.calls.len(), 2);
     assert_eq!(args(&p.calls[1]), json!({"values": [3]}));
-    // Missing comma, unclosed string and call at the end.
+    // Missing comma, unclosed string and call at the end (the last `)` may
+    // close the call: it is not kept in the string).
     let p = check_all(br#"[f(a=1 b='x)"#, &auto());
-    assert_eq!(args(&p.calls[0]), json!({"a": 1, "b": "x)"}));
+    assert_eq!(args(&p.calls[0]), json!({"a": 1, "b": "x"}));
     assert!(p.calls[0].truncated);
     let k = kinds(&p.calls[0]);
     assert!(
@@ -308,6 +309,20 @@ fn pythonic_in_prose_never_swallows_the_text_after_it() {
         &auto(),
     );
     assert_eq!(args(&p.calls[0]), json!({"city": "Paris", "unit": "c"}));
+    assert!(clean(&p.calls[0]));
+}
+
+#[test]
+fn pythonic_string_that_lost_its_closing_quote() {
+    let input = br#"[area(r=5, units="meters), area(r=10, units="meters"), area(r=15, units="m)]"#;
+    let p = check_all(input, &auto());
+    assert_eq!(p.calls.len(), 3);
+    assert_eq!(args(&p.calls[0]), json!({"r": 5, "units": "meters"}));
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::UnclosedString]);
+    assert_eq!(args(&p.calls[2]), json!({"r": 15, "units": "m"}));
+    // A well-formed string holding `), f(` is left alone.
+    let p = check_all(br#"[f(s="a), g(b=1)", t='x) ]')]"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "a), g(b=1)", "t": "x) ]"}));
     assert!(clean(&p.calls[0]));
 }
 

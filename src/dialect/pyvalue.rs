@@ -186,6 +186,8 @@ struct StrSt {
     json: bool,
     /// Closing quotes seen and not yet judged.
     pend: u8,
+    /// Unmatched `(` in the content so far.
+    parens: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -314,6 +316,61 @@ pub(crate) enum KwHead {
         len: usize,
         colon: bool,
     },
+}
+
+/// After a `)` inside a single-line string (`at` starts after it): did the
+/// string lose its closing quote, so that this `)` closes the call?
+///
+/// Yes when `, name(` or `]` follows the `)` *and* the string does not close
+/// properly later: the next unescaped `q` (within a bounded window) is
+/// followed by a name character (`units="m), f(units="m")` — that quote
+/// opens the next value), or the line ends first. `s="a), g(b=1)]", t=2`
+/// keeps its `)`: its next quote ends it.
+fn quote_lost_before(at: &[u8], q: u8) -> Match {
+    const WINDOW: usize = 256;
+    let mut i = 0;
+    while i < at.len() && at[i] == b' ' && i < 8 {
+        i += 1;
+    }
+    match at.get(i) {
+        None if i < 8 => return Match::Partial,
+        Some(b']') => {}
+        Some(b',') => {
+            i += 1;
+            while i < at.len() && at[i].is_ascii_whitespace() && i < 16 {
+                i += 1;
+            }
+            if i == at.len() {
+                return Match::Partial;
+            }
+            match super::pythonic::call_head(&at[i..], false) {
+                super::pythonic::Head::Full { .. } => {}
+                super::pythonic::Head::Partial => return Match::Partial,
+                _ => return Match::No,
+            }
+        }
+        _ => return Match::No,
+    }
+    let mut k = 0;
+    while k < at.len() && k < WINDOW {
+        match at[k] {
+            b'\\' => k += 2,
+            b'\n' => return Match::Full(0),
+            c if c == q => {
+                return match at.get(k + 1) {
+                    None => Match::Partial,
+                    Some(&n) if is_ident_byte(n) => Match::Full(0),
+                    Some(_) => Match::No,
+                };
+            }
+            _ => k += 1,
+        }
+    }
+    if k >= WINDOW {
+        Match::No
+    } else {
+        Match::Partial
+    }
 }
 
 /// Converts a Python number token to JSON number text, if it is one.
@@ -819,6 +876,7 @@ impl ValueLexer {
                 delim: true,
                 json: false,
                 pend: 0,
+                parens: 0,
             });
             return Ok(i + n);
         }
@@ -934,6 +992,7 @@ impl ValueLexer {
             delim: false,
             json,
             pend: 0,
+            parens: 0,
         });
         i + n
     }
@@ -1050,12 +1109,54 @@ impl ValueLexer {
                 i += 1;
                 continue;
             }
-            let Some(p) = memchr::memchr3(s.q, b'\\', b'\n', &input[i..]) else {
+            // A single-line string that is an argument's value also watches
+            // its parentheses: `units="m), next(…` lost its closing quote.
+            let watch = python && !s.triple && !s.json && self.stack.is_empty();
+            let found = if watch {
+                input[i..]
+                    .iter()
+                    .position(|&c| c == s.q || matches!(c, b'\\' | b'\n' | b'(' | b')'))
+            } else {
+                memchr::memchr3(s.q, b'\\', b'\n', &input[i..])
+            };
+            let Some(p) = found else {
                 i = input.len();
                 break;
             };
             i += p;
             let b = input[i];
+            if b == b'(' {
+                s.parens += 1;
+                i += 1;
+                continue;
+            }
+            if b == b')' {
+                if s.parens > 0 {
+                    s.parens -= 1;
+                    i += 1;
+                    continue;
+                }
+                match quote_lost_before(&input[i + 1..], s.q) {
+                    Match::Full(_) => {
+                        flush!();
+                        let at = self.abs(i);
+                        w.repair(RepairKind::UnclosedString, at);
+                        self.end_content(w, at);
+                        self.leaf = Leaf::None;
+                        self.value_done();
+                        return Ok(i);
+                    }
+                    Match::Partial => {
+                        flush!();
+                        self.leaf = Leaf::Str(s);
+                        return Err(VStep::Partial(i));
+                    }
+                    Match::No => {
+                        i += 1;
+                        continue;
+                    }
+                }
+            }
             if b == b'\n' {
                 if !s.triple && python && self.line_bound {
                     // A single-line string left open: it ends with its line.
