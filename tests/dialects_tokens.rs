@@ -597,6 +597,21 @@ fn functionary_forms() {
 }
 
 #[test]
+fn xlam_wrapper_object() {
+    let input = r#"{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]}"#;
+    let p = check_all(input.as_bytes(), &only(Dialect::Json));
+    assert_eq!(p.calls.len(), 2);
+    assert!(p.text.is_empty());
+    assert!(p.calls.iter().all(clean));
+    let p = check_all(b"```json\n{\"tool_calls\": [{\"name\": \"f\", \"arguments\": {\"x\": 1}}], \"thought\": \"ok\"}\n```", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"x": 1}));
+    let input = r#"Stats: {"calls": 5, "errors": 0}"#;
+    let p = check_all(input.as_bytes(), &auto());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text, input);
+}
+
+#[test]
 fn tgi_and_glm4() {
     let p = check_all(
         br#"{"function": {"_name": "no_tool", "content": "Hi"}}"#,

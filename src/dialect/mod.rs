@@ -45,7 +45,8 @@ pub(crate) mod wrap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
-    /// Generic JSON emulation: a bare object or array of calls, fenced
+    /// Generic JSON emulation (also xLAM's `{"tool_calls": […]}` and TGI's
+    /// `{"function": {"_name": …}}`): a bare object or array of calls, fenced
     /// (```` ```json ````, ```` ``` ````, ```` ```tool_call ````) or not, under any of the
     /// usual name and argument keys.
     Json,
@@ -70,7 +71,8 @@ pub enum Dialect {
     InternLm,
     /// NVIDIA Nemotron `<TOOLCALL>[…]</TOOLCALL>`.
     Nemotron,
-    /// Cohere Command R7B / A `<|START_ACTION|>[…]<|END_ACTION|>` and Command R `Action: ```json`.
+    /// Cohere Command R7B / A `<|START_ACTION|>[…]<|END_ACTION|>` and Command R's
+    /// `Action:` line before a JSON code fence.
     Cohere,
     /// Mistral `[TOOL_CALLS]` (JSON array, `NAME[ARGS]{…}`, `NAME{…}`).
     Mistral,
