@@ -100,7 +100,11 @@ fn corpus_public_rows() {
         let guess = row["dialect_guess"].as_str().unwrap_or_default();
         // Every other row is checked for the contracts too (auto mode has
         // all triggers active), and counted under "other".
-        let guess = if GUESSES.contains(&guess) { guess } else { "(other)" };
+        let guess = if GUESSES.contains(&guess) {
+            guess
+        } else {
+            "(other)"
+        };
         let id = row["id"].as_str().unwrap_or_default().to_owned();
         let raw = row["raw_output"].as_str().unwrap_or_default();
         let real = row["real"].as_bool().unwrap_or(false);

@@ -11,6 +11,18 @@
 //! that turns out not to be a call *rejects*, and its bytes become text. Every
 //! decision is made at a fixed byte of the input, so the outcome never depends
 //! on how the input was chunked.
+//!
+//! # Auto-detection
+//!
+//! With no dialect configured (the default, `--dialect auto`) the triggers
+//! of every dialect are active, and the model may switch dialects mid-stream.
+//! Where several triggers could start at the same byte, the strongest
+//! evidence wins: literal special tokens and tags first (longest first, so
+//! `<tool_calls>` beats `<tool_call`), then tag shapes read by matchers
+//! (Harmony headers, `<function=NAME>{`, `>>>NAME`), then JSON and pythonic
+//! shapes (`{`, `[{`, `[name(`, a line starting with `name(`), which commit
+//! only on further evidence. A trigger that could still match when a chunk
+//! ends holds those bytes back until it is decided.
 
 use crate::config::Config;
 use crate::error::UnknownDialect;
