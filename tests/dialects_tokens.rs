@@ -258,6 +258,17 @@ fn pythonic_repairs() {
     let p = check_all(br#"['calc(base=5, height=3)', "area(r=2)"]"#, &auto());
     assert_eq!(p.calls.len(), 2);
     assert_eq!(args(&p.calls[1]), json!({"r": 2}));
+    let p = check_all(
+        br#"['invoke.runIt'](args=['suspend', 'log'], out=debugLog)"#,
+        &auto(),
+    );
+    assert_eq!(
+        (p.calls[0].name.as_str(), args(&p.calls[0])),
+        (
+            "invoke.runIt",
+            json!({"args": ["suspend", "log"], "out": "debugLog"})
+        )
+    );
     let p = check_all(br#"[get\_movie\_director(movie\_name='Avatar')]"#, &auto());
     assert_eq!(
         (p.calls[0].name.as_str(), args(&p.calls[0])),

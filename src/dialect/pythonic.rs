@@ -226,8 +226,44 @@ pub(crate) fn item_head(at: &[u8]) -> Head {
     }
 }
 
+/// `['name'](`: a quoted name alone in a list, then the arguments.
+pub(crate) fn bracketed_name_head(at: &[u8]) -> Head {
+    let Some(&q) = at.get(1) else {
+        return Head::Partial;
+    };
+    if q != b'\'' && q != b'"' {
+        return Head::No;
+    }
+    let Ok(n) = name_len(&at[2..]) else {
+        return Head::Partial;
+    };
+    if n == 0 {
+        return Head::No;
+    }
+    let close = [q, b']', b'('];
+    for (k, want) in close.iter().enumerate() {
+        match at.get(2 + n + k) {
+            None => return Head::Partial,
+            Some(c) if c == want => {}
+            Some(_) => return Head::No,
+        }
+    }
+    Head::Full {
+        start: 2,
+        end: 2 + n,
+        len: 2 + n + 3,
+        quote: None,
+        quoted_name: true,
+    }
+}
+
 /// `[`, blanks, then a call item.
 fn bracket_call(at: &[u8]) -> Match {
+    match bracketed_name_head(at) {
+        Head::Full { .. } => return Match::Full(1),
+        Head::Partial => return Match::Partial,
+        _ => {}
+    }
     const MAX_BLANK: usize = 64;
     let mut i = 1;
     while i < at.len() && (at[i].is_ascii_whitespace() || (at[i] == b'[' && i < 4)) {
@@ -522,6 +558,12 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 if b == b'[' {
+                    // `['name'](…)`: a name in a list, then the arguments.
+                    match bracketed_name_head(&input[i..]) {
+                        h @ Head::Full { .. } => return self.start_call_with(h, input, i, cx),
+                        Head::Partial => return Err((PyStatus::Partial, i)),
+                        _ => {}
+                    }
                     self.list_depth = 1;
                     self.st = St::Item;
                     return Ok(i + 1);
@@ -836,7 +878,18 @@ impl PyCalls {
     }
 
     fn start_call(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> StepResult {
-        let (start, end, len, quote, quoted_name, pair) = match item_head(&input[i..]) {
+        let head = item_head(&input[i..]);
+        self.start_call_with(head, input, i, cx)
+    }
+
+    fn start_call_with(
+        &mut self,
+        head: Head,
+        input: &[u8],
+        i: usize,
+        cx: &mut Cx<'_>,
+    ) -> StepResult {
+        let (start, end, len, quote, quoted_name, pair) = match head {
             Head::Full {
                 start,
                 end,
@@ -1117,6 +1170,17 @@ mod tests {
         assert_eq!(bracket_call(b"[\n  f(x"), Match::Full(1));
         assert_eq!(bracket_call(b"[TOOL_CALLS]"), Match::No);
         assert_eq!(bracket_call(b"[f"), Match::Partial);
+        assert_eq!(bracket_call(b"['run'](x=1)"), Match::Full(1));
+        assert!(matches!(
+            bracketed_name_head(b"['run'](x"),
+            Head::Full {
+                start: 2,
+                end: 5,
+                len: 8,
+                ..
+            }
+        ));
+        assert_eq!(bracketed_name_head(b"['run', 2]"), Head::No);
         assert_eq!(line_call(b"  get_time()"), Match::Full(3));
         assert_eq!(line_call(b"The end"), Match::No);
         assert_eq!(
