@@ -135,6 +135,8 @@ class Partial:
                 return out
             out[k] = self.value()
             if self.truncated:
+                if k in ("name", "tool", "tool_name", "function") and isinstance(out[k], str):
+                    out["__name_cut__"] = True  # P4: a cut name is no name
                 return out
             self.ws()
             if not self.eof() and self.s[self.i] not in ",}":
@@ -160,7 +162,7 @@ class Partial:
 
 
 def call_from_obj(o, truncated):
-    if not isinstance(o, dict):
+    if not isinstance(o, dict) or o.get("__name_cut__"):
         return None
     name = o.get("name")
     if not isinstance(name, str):
@@ -182,7 +184,7 @@ def call_from_obj(o, truncated):
                     return None
             if not isinstance(a, dict):
                 return None
-            if "description" in o and ("properties" in a or a.get("type") == "object"):
+            if "description" in o and ("properties" in a or "type" in a):
                 return None  # schema echo
             return {"name": name, "arguments": a, "_truncated": truncated}
     return None

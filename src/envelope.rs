@@ -44,6 +44,10 @@ pub(crate) const ARGS_KEYS: &[&[u8]] = &[
     b"tool_input",
     b"argument",
 ];
+/// Keys of an object that wraps a list of calls (xLAM's
+/// `{"tool_calls": [{…}, …]}`), when they are its first key.
+pub(crate) const WRAPPER_KEYS: &[&[u8]] =
+    &[b"tool_calls", b"calls", b"function_calls", b"tool_uses"];
 /// Keys that carry a model-written call id.
 pub(crate) const ID_KEYS: &[&[u8]] = &[b"id", b"tool_call_id", b"call_id"];
 /// Other keys that belong to an envelope and are not arguments.
@@ -51,8 +55,7 @@ pub(crate) const META_KEYS: &[&[u8]] = &[b"type", b"index", b"description"];
 
 /// True when `key` (raw JSON string text, quotes included) is one of `set`.
 fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
-    let inner = unquote(key);
-    set.contains(&inner)
+    set.contains(&unquote(key))
 }
 
 fn unquote(key: &[u8]) -> &[u8] {
@@ -331,9 +334,64 @@ pub(crate) struct CallRouter {
     /// Bare-text mode: halt as soon as the value cannot be a call.
     strict: bool,
     limits: Limits,
+    /// Where a `{"tool_calls": [...]}` wrapper stands.
+    wrapper: Wrapper,
+}
+
+/// Progress through a `{"tool_calls": [...]}` wrapper object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wrapper {
+    /// Not a wrapper (or not yet known).
+    None,
+    /// After the wrapper key: its value comes.
+    Key,
+    /// Inside the list of calls.
+    List,
+    /// After the list: the rest of the object is ignored.
+    After,
 }
 
 impl CallRouter {
+    /// Follows a `{"tool_calls": [...]}` wrapper; true when the mark was
+    /// consumed here.
+    fn wrap(&mut self, mark: Mark<'_>, depth_before: usize, offset: u64) -> bool {
+        match (self.wrapper, mark) {
+            (Wrapper::None, Mark::Key(k))
+                if depth_before == 1
+                    && self.calls.len() == 1
+                    && self.calls[0].keys == 0
+                    && key_in(k, WRAPPER_KEYS) =>
+            {
+                self.calls.pop();
+                self.wrapper = Wrapper::Key;
+                true
+            }
+            (Wrapper::Key, Mark::Begin(kind)) if depth_before == 1 => {
+                self.wrapper = if kind == ValueKind::Array {
+                    Wrapper::List
+                } else {
+                    Wrapper::After
+                };
+                true
+            }
+            (Wrapper::List, Mark::Begin(ValueKind::Object)) if depth_before == 2 => {
+                self.calls.push(CallShape::new(2, offset, &self.limits));
+                true
+            }
+            (Wrapper::List, Mark::Begin(_)) if depth_before == 2 => {
+                self.foreign_element = true;
+                true
+            }
+            (Wrapper::List, Mark::End(ValueKind::Array)) if depth_before == 2 => {
+                self.wrapper = Wrapper::After;
+                true
+            }
+            // The rest of the wrapper object holds no call.
+            (Wrapper::Key | Wrapper::After, _) => self.current().is_none(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn new(limits: &Limits) -> Self {
         CallRouter {
             depth: 0,
@@ -342,6 +400,7 @@ impl CallRouter {
             foreign_element: false,
             strict: false,
             limits: limits.clone(),
+            wrapper: Wrapper::None,
         }
     }
 
@@ -403,6 +462,9 @@ impl Sink for CallRouter {
                 }
                 return;
             }
+        }
+        if self.top == Top::Object && self.wrap(mark, depth_before, offset) {
+            return;
         }
         if self.top == Top::Array && depth_before == 1 {
             match mark {

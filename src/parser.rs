@@ -313,7 +313,10 @@ impl Parser {
             }
             if let Some((t, n)) = full {
                 // A line trigger leaves its line break as text.
-                let skip = usize::from(matches!(self.triggers[t].pattern, Pattern::Line { .. }));
+                let skip = usize::from(matches!(
+                    self.triggers[t].pattern,
+                    Pattern::Line { .. } | Pattern::After { .. }
+                ));
                 self.push_text(data, i, p + skip, out);
                 return self.enter(t, data, p + skip, n - skip, out);
             }

@@ -38,6 +38,14 @@ pub(crate) enum Pattern {
         /// The matcher.
         matches: fn(&[u8]) -> Match,
     },
+    /// A matcher applied right after one of the `first` bytes, which stays
+    /// text (GLM-4's `sentence.NAME⏎{…}`, where the `.` ends the sentence).
+    After {
+        /// The bytes the trigger follows.
+        first: &'static [u8],
+        /// The matcher, given the bytes after that byte.
+        matches: fn(&[u8]) -> Match,
+    },
 }
 
 impl Pattern {
@@ -46,6 +54,7 @@ impl Pattern {
             Pattern::Lit(l) => &l[..1],
             Pattern::Custom { first, .. } => first,
             Pattern::Line { .. } => b"\n",
+            Pattern::After { first, .. } => first,
         }
     }
 
@@ -61,6 +70,13 @@ impl Pattern {
                     m => m,
                 },
                 _ => Match::No,
+            },
+            Pattern::After { matches, .. } => match at.split_first() {
+                Some((_, rest)) => match matches(rest) {
+                    Match::Full(n) => Match::Full(n + 1),
+                    m => m,
+                },
+                None => Match::Partial,
             },
         }
     }
@@ -144,7 +160,7 @@ impl Cursor<'_> {
         for (g, bytes) in groups.iter().enumerate() {
             let cached_ok = self.valid_from[g] != usize::MAX
                 && self.valid_from[g] <= from
-                && self.next[g].is_none_or(|p| p >= from);
+                && self.next[g].map_or(true, |p| p >= from);
             if !cached_ok {
                 let rest = &hay[from..];
                 let hit = match bytes.len() {

@@ -72,11 +72,7 @@ impl ArgsJson {
         if eof {
             self.truncated = true;
         }
-        if !self.began {
-            self.began = true;
-            self.start = cx.base;
-            self.rep.set_offset(cx.base);
-        }
+        // A value that never began writes nothing here; `end` supplies `{}`.
         self.rep.finish(&mut self.w);
         self.closed = true;
         let d = self.w.take_delta().to_vec();
@@ -171,12 +167,14 @@ impl RawArgs {
                 .map_or(bytes.len(), |p| i + p);
             self.started = true;
             let ws = std::mem::take(&mut self.ws);
-            self.put(&ws, at);
-            self.put(&bytes[i..run_end], at);
+            let ws_at = (at + i as u64).saturating_sub(ws.len() as u64);
+            self.put(&ws, ws_at);
+            self.put(&bytes[i..run_end], at + i as u64);
             i = run_end;
         }
     }
 
+    /// `at` is the absolute offset of `bytes[0]`.
     fn put(&mut self, bytes: &[u8], at: u64) {
         if self.limited || bytes.is_empty() {
             return;
@@ -189,10 +187,10 @@ impl RawArgs {
             });
             return;
         }
-        if self.esc.push(bytes, &mut self.out) {
+        for rel in self.esc.push(bytes, &mut self.out) {
             self.repairs.push(Repair {
                 kind: RepairKind::InvalidUtf8,
-                offset: at,
+                offset: at.saturating_add_signed(rel as i64),
             });
         }
     }
@@ -242,18 +240,21 @@ pub(crate) struct StrEscaper {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl StrEscaper {
-    /// Escapes `bytes` into `out`; returns true when invalid UTF-8 was replaced.
-    pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<u8>) -> bool {
+    /// Escapes `bytes` into `out`. Returns where invalid UTF-8 was replaced
+    /// with U+FFFD, relative to `bytes[0]` (negative: in bytes held from the
+    /// previous call).
+    pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<u8>) -> Vec<isize> {
         if self.carry.is_empty() {
-            return self.push_valid(bytes, out);
+            return self.push_valid(bytes, 0, out);
         }
         let mut buf = std::mem::take(&mut self.carry);
+        let held = buf.len() as isize;
         buf.extend_from_slice(bytes);
-        self.push_valid(&buf, out)
+        self.push_valid(&buf, -held, out)
     }
 
-    fn push_valid(&mut self, mut bytes: &[u8], out: &mut Vec<u8>) -> bool {
-        let mut bad = false;
+    fn push_valid(&mut self, mut bytes: &[u8], mut rel: isize, out: &mut Vec<u8>) -> Vec<isize> {
+        let mut bad = Vec::new();
         loop {
             match std::str::from_utf8(bytes) {
                 Ok(s) => {
@@ -271,8 +272,9 @@ impl StrEscaper {
                         }
                         Some(n) => {
                             out.extend_from_slice("\u{FFFD}".as_bytes());
-                            bad = true;
+                            bad.push(rel + good as isize);
                             bytes = &bytes[good + n..];
+                            rel += (good + n) as isize;
                         }
                     }
                 }
@@ -385,12 +387,12 @@ mod tests {
         let mut out = Vec::new();
         let s = "é\"\n✓".as_bytes();
         for b in s {
-            assert!(!e.push(&[*b], &mut out));
+            assert!(e.push(&[*b], &mut out).is_empty());
         }
         assert!(!e.finish(&mut out));
         assert_eq!(String::from_utf8(out).unwrap(), "é\\\"\\n✓");
         let mut out = Vec::new();
-        assert!(e.push(b"a\xffb", &mut out));
+        assert_eq!(e.push(b"a\xffb", &mut out), vec![1]);
         assert_eq!(String::from_utf8(out).unwrap(), "a\u{FFFD}b");
     }
 

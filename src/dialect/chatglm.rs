@@ -1,39 +1,92 @@
-//! ChatGLM / GLM-4 (9B chat): a line with the tool name, then the JSON
+//! ChatGLM / GLM-4 (9B chat): the tool name on its own line, then the JSON
 //! arguments on the next line.
 //!
 //! ```text
-//! get_weather
+//! <|assistant|>get_weather
 //! {"city": "Beijing"}
 //! ```
 //!
-//! In text the name must look like an identifier rather than a word —
-//! it contains `_` or is camelCase — and stand alone at the start of a line
-//! (the start of the output counts), directly followed by a line starting
-//! with `{`. (GLM-4.5 and later use XML arguments: another dialect.)
+//! GLM-4 starts a call as a new assistant message whose metadata is the
+//! tool name. Servers that strip special tokens leave `get_weather⏎{…}` at
+//! the start of a line, or glued to the end of the preceding sentence
+//! (`…I'll check.get_weather⏎{…}`); both are read too. Without the token the
+//! name must look like an identifier rather than a word (it contains `_` or
+//! is camelCase) and the JSON must start like an object (`{"` or `{}`).
+//! `<|observation|>` and `<|user|>` (the model handing over) are
+//! [markup](crate::Event::Markup). (GLM-4.5 and later use XML arguments:
+//! another dialect.)
 
 use super::args::ArgsJson;
 use super::{Action, Block, BlockArgs, Cx, Flow, Trigger};
 use crate::config::Config;
 use crate::event::Span;
 use crate::json::Status;
-use crate::scan::{Match, Pattern};
+use crate::scan::{match_lit, Match, Pattern};
 
-pub(crate) const TRIGGERS: &[Trigger] = &[Trigger {
-    pattern: Pattern::Line { matches: name_line },
-    action: Action::Block {
-        open,
-        consume: true,
+pub(crate) const TRIGGERS: &[Trigger] = &[
+    Trigger {
+        pattern: Pattern::Custom {
+            first: b"<",
+            matches: assistant_name,
+        },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
     },
-}];
+    Trigger {
+        pattern: Pattern::Line { matches: name_line },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
+    Trigger {
+        pattern: Pattern::After {
+            first: b".",
+            matches: name_line,
+        },
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<|observation|>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<|user|>"),
+        action: Action::Markup,
+    },
+];
 
 const MAX_NAME: usize = 128;
+const ASSISTANT: &[u8] = b"<|assistant|>";
 
-/// `name⏎{`: the match covers the name and its line break.
+/// `<|assistant|>NAME⏎{`: the match covers the token, the name and its line break.
+fn assistant_name(at: &[u8]) -> Match {
+    let n = match match_lit(ASSISTANT, at) {
+        Match::Full(n) => n,
+        m => return m,
+    };
+    match name_then_object(&at[n..], false) {
+        Match::Full(k) => Match::Full(n + k),
+        m => m,
+    }
+}
+
+/// `name⏎{"` where the name looks like code: the match covers the name and
+/// its line break.
 fn name_line(at: &[u8]) -> Match {
+    name_then_object(at, true)
+}
+
+fn name_then_object(at: &[u8], strict: bool) -> Match {
     let n = at
         .iter()
         .take(MAX_NAME + 1)
-        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'));
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'));
     let Some(n) = n else {
         return if at.len() > MAX_NAME {
             Match::No
@@ -46,7 +99,7 @@ fn name_line(at: &[u8]) -> Match {
     }
     let name = &at[..n];
     let camel = name[0].is_ascii_lowercase() && name.iter().any(u8::is_ascii_uppercase);
-    if !(name.contains(&b'_') || camel) {
+    if strict && !(name.contains(&b'_') || camel) {
         return Match::No;
     }
     let mut i = n;
@@ -58,15 +111,29 @@ fn name_line(at: &[u8]) -> Match {
         Some(b'\n') => i += 1,
         Some(_) => return Match::No,
     }
+    let name_end = i;
     match at.get(i) {
-        None => Match::Partial,
-        Some(b'{') => Match::Full(i),
-        Some(_) => Match::No,
+        None => return Match::Partial,
+        Some(b'{') => i += 1,
+        Some(_) => return Match::No,
+    }
+    if !strict {
+        return Match::Full(name_end);
+    }
+    // An object with a string key, or an empty one.
+    while i < at.len() && at[i].is_ascii_whitespace() && i < name_end + 16 {
+        i += 1;
+    }
+    match at.get(i) {
+        None if i < name_end + 16 => Match::Partial,
+        Some(b'"' | b'}') => Match::Full(name_end),
+        _ => Match::No,
     }
 }
 
 fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    let name = String::from_utf8_lossy(a.trigger.trim_ascii()).into_owned();
+    let t = a.trigger.strip_prefix(ASSISTANT).unwrap_or(a.trigger);
+    let name = String::from_utf8_lossy(t.trim_ascii()).into_owned();
     Box::new(GlmCall {
         name,
         local: None,
@@ -74,7 +141,6 @@ fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
         cfg: a.cfg.clone(),
     })
 }
-
 struct GlmCall {
     name: String,
     local: Option<usize>,
@@ -132,7 +198,9 @@ mod tests {
     #[test]
     fn names() {
         assert_eq!(name_line(b"get_weather\n{\"a\""), Match::Full(12));
-        assert_eq!(name_line(b"emailFormatValidator\n{"), Match::Full(21));
+        assert_eq!(name_line(b"emailFormatValidator\n{}"), Match::Full(21));
+        assert_eq!(name_line(b"get_weather\n{ x }"), Match::No);
+        assert_eq!(assistant_name(b"<|assistant|>search\n{ q"), Match::Full(20));
         assert_eq!(name_line(b"Example\n{"), Match::No);
         assert_eq!(name_line(b"get_weather is"), Match::No);
         assert_eq!(name_line(b"get_wea"), Match::Partial);

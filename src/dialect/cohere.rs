@@ -35,7 +35,7 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             matches: action_fence,
         },
         action: Action::Block {
-            open: super::json::open_fence,
+            open: super::json::open_json_fence,
             consume: true,
         },
     },

@@ -13,7 +13,9 @@
 //! inside an unclosed string, and closers at the end of such a string close
 //! the structure (`{command:<|"|>ls}<tool_call|>` → `{"command": "ls"}`).
 //! Stray `<tool_call|>`, `<|tool_response>` and `<end_of_turn>` are
-//! [markup](crate::Event::Markup). Reasoning is `<|channel>thought⏎…<channel|>`.
+//! [markup](crate::Event::Markup). A line starting with `call:NAME{` (the
+//! wrapper tokens stripped by the server) is read as a Gemma 4 call too.
+//! Reasoning is `<|channel>thought⏎…<channel|>`.
 
 use super::args::is_name_byte;
 use super::pyvalue::{Flavor, VStep, ValueLexer, Writer};
@@ -42,6 +44,13 @@ pub(crate) const GEMMA4_TRIGGERS: &[Trigger] = &[
         pattern: Pattern::Lit(b"<end_of_turn>"),
         action: Action::Markup,
     },
+    Trigger {
+        pattern: Pattern::Line { matches: bare_call },
+        action: Action::Block {
+            open: open_gemma4_bare,
+            consume: false,
+        },
+    },
 ];
 
 pub(crate) const FUNCTIONGEMMA_TRIGGERS: &[Trigger] = &[
@@ -69,6 +78,31 @@ fn open_gemma4(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(GemmaCall::new(GEMMA4_CLOSE, b"<|\"|>", &a.cfg.limits))
 }
 
+/// A line that starts with `call:NAME{` (the wrapper tokens were stripped).
+fn bare_call(at: &[u8]) -> Match {
+    let n = match match_lit(b"call:", at) {
+        Match::Full(n) => n,
+        m => return m,
+    };
+    let Some(k) = at[n..].iter().take(257).position(|&b| !is_name_byte(b)) else {
+        return if at.len() - n > 256 {
+            Match::No
+        } else {
+            Match::Partial
+        };
+    };
+    if k == 0 || k > 256 || at[n + k] != b'{' {
+        return Match::No;
+    }
+    Match::Full(n + k)
+}
+
+fn open_gemma4_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    let mut g = GemmaCall::new(GEMMA4_CLOSE, b"<|\"|>", &a.cfg.limits);
+    g.bare = true;
+    Box::new(g)
+}
+
 fn open_functiongemma(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(GemmaCall::new(FG_CLOSE, b"<escape>", &a.cfg.limits))
 }
@@ -93,6 +127,8 @@ struct GemmaCall {
     w: Writer,
     limits: Limits,
     fixes: Vec<Repair>,
+    /// A bare `call:NAME{…}` line: no wrapper tokens are expected.
+    bare: bool,
 }
 
 impl GemmaCall {
@@ -107,6 +143,7 @@ impl GemmaCall {
             w: Writer::new(limits),
             limits: limits.clone(),
             fixes: Vec::new(),
+            bare: false,
         }
     }
 
@@ -135,7 +172,7 @@ impl GemmaCall {
                 }
             }
         }
-        let extra = if missing {
+        let extra = if missing && !self.bare {
             vec![Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: at,

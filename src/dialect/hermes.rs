@@ -7,8 +7,11 @@
 //! </tool_call>
 //! ```
 //!
-//! The same reader serves the tag variants `<tool_use>`, `<function_call>`,
-//! `<function_calls>`, `<tools>` and `<tool_calls>`. Inside the tags: one
+//! The same reader serves the tag variants `<tool_use>`, `<function_call>`
+//! (granite-20b-functioncalling repeats it without closing tags, which is
+//! not a repair there), `<tools>` and `<tool_calls>` (Jamba, Hunyuan,
+//! MiniMax-M1). `<function_calls>` may hold JSON or Olmo 3's pythonic calls
+//! and is read by the Olmo 3 reader, which dispatches on the content. Inside the tags: one
 //! JSON object, an array of objects, or several objects one after another;
 //! any envelope shape ([`crate::envelope`]). A missing closing tag is
 //! repaired ([`RepairKind::MissingCloseTag`]); a closing tag that arrives

@@ -76,8 +76,25 @@ fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     })
 }
 
-/// Opens a code fence (its opening backticks consumed).
+/// Opens a code fence (its opening backticks consumed) for the JSON dialect:
+/// pythonic calls are read too when that dialect is active.
 pub(crate) fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    let py_ok = a.cfg.dialects.is_empty() || a.cfg.dialects.contains(&super::Dialect::Pythonic);
+    fence(a, true, py_ok)
+}
+
+/// Opens a code fence for the pythonic dialect (Gemma 3's ```` ```tool_code ````).
+pub(crate) fn open_python_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    let json_ok = a.cfg.dialects.is_empty() || a.cfg.dialects.contains(&super::Dialect::Json);
+    fence(a, json_ok, true)
+}
+
+/// Opens a code fence that holds JSON calls only (Command R's `Action:`).
+pub(crate) fn open_json_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    fence(a, true, false)
+}
+
+fn fence(a: &BlockArgs<'_>, json_ok: bool, py_ok: bool) -> Box<dyn Block> {
     Box::new(Fence {
         state: FenceState::Info,
         info: Vec::new(),
@@ -87,6 +104,8 @@ pub(crate) fn open_fence(a: &BlockArgs<'_>) -> Box<dyn Block> {
         limits: a.cfg.limits.clone(),
         cfg_strict: true,
         cfg: a.cfg.clone(),
+        json_ok,
+        py_ok,
     })
 }
 
@@ -111,6 +130,13 @@ pub(crate) struct JsonCalls {
     /// given) when this value starts a call, or with the block if it never
     /// does, so that a value holding no call stays inside a call's span.
     prev: Option<(Box<JsonCalls>, u64)>,
+    /// Router calls before this index are settled (ended, or closed without
+    /// a name): per-feed work does not look at them again.
+    settled: usize,
+    /// Some call has its name.
+    any_named: bool,
+    /// Number of `true`s in `ended`.
+    ended_count: usize,
 }
 
 impl JsonCalls {
@@ -132,6 +158,9 @@ impl JsonCalls {
             truncated_from: None,
             closed: false,
             prev: None,
+            settled: 0,
+            any_named: false,
+            ended_count: 0,
         }
     }
 
@@ -162,7 +191,10 @@ impl JsonCalls {
 
     /// True when some call (of this value or an earlier one) has its name.
     pub(crate) fn named(&self) -> bool {
-        self.router.calls.iter().any(|c| c.name.is_some())
+        self.any_named
+            || self.router.calls[self.settled..]
+                .iter()
+                .any(|c| c.name.is_some())
             || self.prev.as_ref().is_some_and(|p| p.0.named())
     }
 
@@ -253,7 +285,7 @@ impl JsonCalls {
         self.locals.resize(n, None);
         self.ended.resize(n, false);
         self.finalized.resize(n, false);
-        for k in 0..n {
+        for k in self.settled..n {
             if self.router.calls[k].closed && !self.finalized[k] {
                 self.finalized[k] = true;
                 let at = self.router.calls[k].end;
@@ -265,8 +297,9 @@ impl JsonCalls {
                 let Some(name) = self.router.calls[k].name.clone() else {
                     continue;
                 };
+                self.any_named = true;
                 // Every earlier started call is closed by now: end it.
-                for j in 0..k {
+                for j in self.settled..k {
                     if self.locals[j].is_some() && !self.ended[j] {
                         let end = self.router.calls[j].end;
                         self.end_one(j, cx, end, Vec::new());
@@ -285,6 +318,13 @@ impl JsonCalls {
                 cx.args(local, &d, span);
             }
         }
+        while self.settled < n
+            && self.router.calls[self.settled].closed
+            && self.finalized[self.settled]
+            && (self.ended[self.settled] || self.router.calls[self.settled].name.is_none())
+        {
+            self.settled += 1;
+        }
     }
 
     /// Ends every started call; the last one's span ends at `end`. `extra`
@@ -295,7 +335,7 @@ impl JsonCalls {
             prev.end_all(cx, end, extra);
             return;
         }
-        let started: Vec<usize> = (0..self.locals.len())
+        let started: Vec<usize> = (self.settled..self.locals.len())
             .filter(|&k| self.locals[k].is_some() && !self.ended[k])
             .collect();
         let mut extra = Some(extra);
@@ -313,10 +353,13 @@ impl JsonCalls {
 
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
         let Some(local) = self.locals[k] else { return };
+        if !self.ended[k] {
+            self.ended_count += 1;
+        }
         self.ended[k] = true;
         let truncated_json = self.truncated_from.is_some_and(|t| k >= t);
         let ncalls = self.router.calls.len();
-        let all_ended = self.ended.iter().all(|e| *e);
+        let all_ended = self.ended_count == self.ended.len();
         let c = &mut self.router.calls[k];
         if !self.finalized[k] {
             self.finalized[k] = true;
@@ -441,6 +484,10 @@ struct Fence {
     limits: Limits,
     cfg_strict: bool,
     cfg: Config,
+    /// JSON calls may form the body.
+    json_ok: bool,
+    /// Pythonic calls may form the body.
+    py_ok: bool,
 }
 
 const JSON_FENCES: &[&[u8]] = &[
@@ -505,7 +552,7 @@ impl Fence {
         if let Some(jc) = self.jc.as_mut() {
             jc.end_all(cx, end, extra);
         } else if let Some(py) = self.py.as_mut() {
-            py.close(cx, false);
+            py.close(cx, end, false);
             py.end_all(cx, end, extra);
         }
         Flow::Done(i)
@@ -577,14 +624,14 @@ impl Block for Fence {
                             None => return Flow::Partial(i),
                             Some(b'{' | b']') => false,
                             Some(_) => match item_head(&input[k..]) {
-                                Head::Full { .. } => true,
+                                Head::Full { .. } | Head::Pair { .. } => true,
                                 Head::Partial => return Flow::Partial(i),
                                 Head::No => false,
                             },
                         }
                     } else {
                         match item_head(&input[i..]) {
-                            Head::Full { .. } => true,
+                            Head::Full { .. } | Head::Pair { .. } => true,
                             Head::Partial => return Flow::Partial(i),
                             Head::No => {
                                 return Flow::Reject {
@@ -595,7 +642,7 @@ impl Block for Fence {
                         }
                     };
                     let lang = self.lang();
-                    if py {
+                    if py && self.py_ok {
                         self.py = Some(PyCalls::new(
                             &self.cfg,
                             PyOpts {
@@ -606,7 +653,7 @@ impl Block for Fence {
                             },
                         ));
                         self.state = FenceState::Py;
-                    } else if JSON_BODY.contains(&&lang[..]) {
+                    } else if !py && self.json_ok && JSON_BODY.contains(&&lang[..]) {
                         self.jc =
                             Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
                         self.state = FenceState::Json;
@@ -701,8 +748,9 @@ impl Block for Fence {
                                 if let Some(jc) = self.jc.as_mut() {
                                     jc.end_all(cx, cx.abs(i), Vec::new());
                                 } else if let Some(py) = self.py.as_mut() {
-                                    py.close(cx, false);
-                                    py.end_all(cx, cx.abs(i), Vec::new());
+                                    let end = cx.abs(i);
+                                    py.close(cx, end, false);
+                                    py.end_all(cx, end, Vec::new());
                                 }
                                 return Flow::Done(i);
                             }
@@ -741,7 +789,8 @@ impl Block for Fence {
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         if let Some(py) = self.py.as_mut() {
-            py.close(cx, true);
+            let end = cx.base;
+            py.close(cx, end, true);
             if !cx.committed() && py.evidence() {
                 cx.commit();
             }

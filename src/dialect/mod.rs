@@ -1,13 +1,13 @@
 //! Dialects: the in-band syntaxes models use to write tool calls.
 //!
-//! Each dialect contributes [`Trigger`]s — byte patterns in text where a call
-//! (or a reasoning block) may begin — and the [`Block`] parser that takes over
+//! Each dialect contributes `Trigger`s — byte patterns in text where a call
+//! (or a reasoning block) may begin — and the `Block` parser that takes over
 //! from there. The [`crate::Parser`] scans text for the triggers of all active
 //! dialects at once, so with auto-detection (the default) a model may switch
 //! dialects mid-stream.
 //!
 //! A block starts out *speculative*: its events and raw bytes are held until
-//! it [commits](Cx::commit) (it has seen enough to know it is a call). A block
+//! it commits (it has seen enough to know it is a call). A block
 //! that turns out not to be a call *rejects*, and its bytes become text. Every
 //! decision is made at a fixed byte of the input, so the outcome never depends
 //! on how the input was chunked.
@@ -64,6 +64,17 @@
 //! was the dialect's own, and parsing resumes after it. A call cut off by the
 //! end of the input ends with `truncated: true`; one cut by
 //! [`crate::Limits::max_args_bytes`] at that exact input byte.
+//! # Auto-detection
+//!
+//! With no dialect configured (the default, `--dialect auto`) the triggers
+//! of every dialect are active, and the model may switch dialects mid-stream.
+//! Where several triggers could start at the same byte, the strongest
+//! evidence wins: literal special tokens and tags first (longest first, so
+//! `<tool_calls>` beats `<tool_call`), then tag shapes read by matchers
+//! (Harmony headers, `<function=NAME>{`, `>>>NAME`), then JSON and pythonic
+//! shapes (`{`, `[{`, `[name(`, a line starting with `name(`), which commit
+//! only on further evidence. A trigger that could still match when a chunk
+//! ends holds those bytes back until it is decided.
 
 use crate::config::Config;
 use crate::error::UnknownDialect;
@@ -108,7 +119,8 @@ pub(crate) mod xmlcalls;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
-    /// Generic JSON emulation: a bare object or array of calls, fenced
+    /// Generic JSON emulation (also xLAM's `{"tool_calls": […]}` and TGI's
+    /// `{"function": {"_name": …}}`): a bare object or array of calls, fenced
     /// (```` ```json ````, ```` ``` ````, ```` ```tool_call ````) or not, under any of the
     /// usual name and argument keys.
     Json,
@@ -151,7 +163,8 @@ pub enum Dialect {
     InternLm,
     /// NVIDIA Nemotron `<TOOLCALL>[…]</TOOLCALL>`.
     Nemotron,
-    /// Cohere Command R7B / A `<|START_ACTION|>[…]<|END_ACTION|>` and Command R `Action: ```json`.
+    /// Cohere Command R7B / A `<|START_ACTION|>[…]<|END_ACTION|>` and Command R's
+    /// `Action:` line before a JSON code fence.
     Cohere,
     /// Mistral `[TOOL_CALLS]` (JSON array, `NAME[ARGS]{…}`, `NAME{…}`).
     Mistral,
@@ -267,6 +280,35 @@ impl Dialect {
                 | "deepseekv4" => Some(Dialect::DeepSeekDsml),
                 "steptml" | "step_3" => Some(Dialect::Step3),
                 "morphxml" | "morph" => Some(Dialect::MorphXml),
+                // ---- tokens ----
+                "xlam" | "tgi" => Some(Dialect::Json),
+                "granite_20b_fc" | "granite4" | "jamba" | "hunyuan" | "hunyuan_a13b"
+                | "minimax_m1" => Some(Dialect::Hermes),
+                "llama4_pythonic" | "bfcl" | "toolace" | "gemma3" | "tool_code" => {
+                    Some(Dialect::Pythonic)
+                }
+                "llama3" | "llama" | "llama4_json" | "llama3_1" | "llama3_2" | "llama3_3" => {
+                    Some(Dialect::Llama3Json)
+                }
+                "ministral" | "magistral" | "devstral" | "mistral_v11" => Some(Dialect::Mistral),
+                "deepseek_v3" | "deepseekv3" | "deepseek_v31" | "deepseekv31" | "deepseek_r1" => {
+                    Some(Dialect::DeepSeek)
+                }
+                "kimi" | "kimi_k2_5" | "kimik2" => Some(Dialect::KimiK2),
+                "openai" | "gpt_oss" | "gptoss" | "openai_gptoss" => Some(Dialect::Harmony),
+                "granite3" | "granite_3" => Some(Dialect::Granite),
+                "phi4_mini_json" | "phi4" | "phi_4_mini" => Some(Dialect::Phi4Mini),
+                "gemma" | "gemma_4" => Some(Dialect::Gemma4),
+                "function_gemma" => Some(Dialect::FunctionGemma),
+                "cohere_command3" | "cohere_command4" | "command_r" | "command_a"
+                | "command_r7b" => Some(Dialect::Cohere),
+                "functionary_v3_1" | "functionary_v3_2" | "meetkai" => Some(Dialect::Functionary),
+                "internlm2" | "interns1" | "intern_s1" => Some(Dialect::InternLm),
+                "nemotron_deci" | "toolcall" => Some(Dialect::Nemotron),
+                "liquid" | "lfm" => Some(Dialect::Lfm2),
+                "olmo" | "olmo_3" => Some(Dialect::Olmo3),
+                "glm4" | "glm4_9b" => Some(Dialect::ChatGlm),
+                // ---- end tokens ----
                 _ => None,
             })
             .ok_or_else(|| UnknownDialect(name.to_owned()))
@@ -556,7 +598,9 @@ pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
     // come after every literal: the strongest evidence is tried first.
     out.sort_by_key(|t| match t.pattern {
         Pattern::Lit(l) => std::cmp::Reverse(l.len()),
-        Pattern::Custom { .. } | Pattern::Line { .. } => std::cmp::Reverse(0),
+        Pattern::Custom { .. } | Pattern::Line { .. } | Pattern::After { .. } => {
+            std::cmp::Reverse(0)
+        }
     });
     out
 }

@@ -63,6 +63,13 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             consume: false,
         },
     },
+    Trigger {
+        pattern: Pattern::Lit(b"```"),
+        action: Action::Block {
+            open: super::json::open_python_fence,
+            consume: true,
+        },
+    },
 ];
 
 const MAX_NAME: usize = 256;
@@ -82,6 +89,13 @@ fn is_ident_start(b: u8) -> bool {
 pub(crate) enum Head {
     No,
     Partial,
+    /// `'name', {`: a call written as a name string and an arguments dict;
+    /// the name is `at[start..end]`, the dict starts at `len`.
+    Pair {
+        start: usize,
+        end: usize,
+        len: usize,
+    },
     /// The name is `at[start..end]`; the head is `len` bytes through `(`.
     Full {
         start: usize,
@@ -189,17 +203,70 @@ pub(crate) fn item_head(at: &[u8]) -> Head {
                     quote: None,
                     quoted_name: true,
                 },
+                Some(b',') => {
+                    // `'name', {…}`
+                    i += 1;
+                    let lim = i + 16;
+                    while i < at.len() && at[i].is_ascii_whitespace() && i < lim {
+                        i += 1;
+                    }
+                    match at.get(i) {
+                        None if i < lim => Head::Partial,
+                        Some(b'{') => Head::Pair {
+                            start: 1,
+                            end: 1 + n,
+                            len: i,
+                        },
+                        _ => Head::No,
+                    }
+                }
                 Some(_) => Head::No,
             }
         }
     }
 }
 
+/// `['name'](`: a quoted name alone in a list, then the arguments.
+pub(crate) fn bracketed_name_head(at: &[u8]) -> Head {
+    let Some(&q) = at.get(1) else {
+        return Head::Partial;
+    };
+    if q != b'\'' && q != b'"' {
+        return Head::No;
+    }
+    let Ok(n) = name_len(&at[2..]) else {
+        return Head::Partial;
+    };
+    if n == 0 {
+        return Head::No;
+    }
+    let close = [q, b']', b'('];
+    for (k, want) in close.iter().enumerate() {
+        match at.get(2 + n + k) {
+            None => return Head::Partial,
+            Some(c) if c == want => {}
+            Some(_) => return Head::No,
+        }
+    }
+    Head::Full {
+        start: 2,
+        end: 2 + n,
+        len: 2 + n + 3,
+        quote: None,
+        quoted_name: true,
+    }
+}
+
 /// `[`, blanks, then a call item.
 fn bracket_call(at: &[u8]) -> Match {
+    match bracketed_name_head(at) {
+        Head::Full { .. } => return Match::Full(1),
+        Head::Partial => return Match::Partial,
+        _ => {}
+    }
     const MAX_BLANK: usize = 64;
     let mut i = 1;
-    while i < at.len() && at[i].is_ascii_whitespace() {
+    while i < at.len() && (at[i].is_ascii_whitespace() || (at[i] == b'[' && i < 4)) {
         i += 1;
         if i > MAX_BLANK {
             return Match::No;
@@ -209,16 +276,26 @@ fn bracket_call(at: &[u8]) -> Match {
         return Match::Partial;
     }
     match item_head(&at[i..]) {
-        Head::Full { .. } => Match::Full(1),
+        Head::Full { .. } | Head::Pair { .. } => Match::Full(1),
         Head::Partial => Match::Partial,
         Head::No => Match::No,
     }
 }
 
-/// A line that starts with `name(` (after spaces or tabs).
+/// Markdown that may start a line before a bare call: `**`, `* `, `- `,
+/// `> `, `## `, `1. ` (and blanks).
+fn is_line_prefix(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'*' | b'#' | b'>' | b'-' | b'0'..=b'9' | b'.'
+    )
+}
+
+/// A line that starts with `name(` (after blanks and markdown list,
+/// heading, quote or emphasis marks).
 fn line_call(at: &[u8]) -> Match {
     let mut i = 0;
-    while i < at.len() && (at[i] == b' ' || at[i] == b'\t') {
+    while i < at.len() && is_line_prefix(at[i]) {
         i += 1;
         if i > 16 {
             return Match::No;
@@ -230,7 +307,7 @@ fn line_call(at: &[u8]) -> Match {
     match call_head(&at[i..], false) {
         Head::Full { .. } => Match::Full(i + 1),
         Head::Partial => Match::Partial,
-        Head::No => Match::No,
+        Head::No | Head::Pair { .. } => Match::No,
     }
 }
 
@@ -273,15 +350,17 @@ impl Block for PyBlock {
                         then: Resume::Text,
                     };
                 }
-                self.py.close(cx, false);
-                self.py.end_all(cx, cx.abs(p.consumed), Vec::new());
+                let end = cx.abs(p.consumed);
+                self.py.close(cx, end, false);
+                self.py.end_all(cx, end, Vec::new());
                 Flow::Done(p.consumed)
             }
         }
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
-        self.py.close(cx, true);
+        let end = cx.base;
+        self.py.close(cx, end, true);
         if !cx.committed() && self.py.evidence() {
             cx.commit();
         }
@@ -341,6 +420,16 @@ struct Call {
     n_args: usize,
     used: Vec<String>,
     params: Vec<String>,
+    /// The call's `{` has been written.
+    opened: bool,
+    /// The arguments are a dict written as the only positional argument
+    /// (`f({'a': 1})`) or after the name string (`['f', {'a': 1}]`).
+    dict_args: bool,
+    /// Written as `'name', {…}`: the call ends with its dict.
+    pair: bool,
+    /// A dict as the arguments counts as evidence: the tool is known or
+    /// its name looks like code (`get_weather`, not `print`).
+    dict_ok: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,6 +461,9 @@ pub(crate) struct PyCalls {
     lexer: Option<ValueLexer>,
     evidence: bool,
     skip_stop: bool,
+    /// A line break since the last value or call (calls in prose end at
+    /// text that follows on a new line).
+    nl_seen: bool,
     limits: Limits,
     base: u64,
 }
@@ -390,6 +482,7 @@ impl PyCalls {
             lexer: None,
             evidence: false,
             skip_stop: false,
+            nl_seen: false,
             limits: cfg.limits.clone(),
             base: 0,
         }
@@ -461,10 +554,16 @@ impl PyCalls {
         match self.st {
             St::Done => Err((PyStatus::Done, i)),
             St::Lead => {
-                if b.is_ascii_whitespace() {
+                if b.is_ascii_whitespace() || (!self.opts.strong && is_line_prefix(b)) {
                     return Ok(i + 1);
                 }
                 if b == b'[' {
+                    // `['name'](…)`: a name in a list, then the arguments.
+                    match bracketed_name_head(&input[i..]) {
+                        h @ Head::Full { .. } => return self.start_call_with(h, input, i, cx),
+                        Head::Partial => return Err((PyStatus::Partial, i)),
+                        _ => {}
+                    }
                     self.list_depth = 1;
                     self.st = St::Item;
                     return Ok(i + 1);
@@ -473,13 +572,14 @@ impl PyCalls {
                     return Err((PyStatus::Stop, i));
                 }
                 match item_head(&input[i..]) {
-                    Head::Full { .. } => self.start_call(input, i, cx),
+                    Head::Full { .. } | Head::Pair { .. } => self.start_call(input, i, cx),
                     Head::Partial => Err((PyStatus::Partial, i)),
                     Head::No => Err((PyStatus::Reject, i)),
                 }
             }
             St::Item => {
                 if b.is_ascii_whitespace() || b == b',' {
+                    self.nl_seen |= b == b'\n';
                     return Ok(i + 1);
                 }
                 match b {
@@ -500,7 +600,7 @@ impl PyCalls {
                     }
                     _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
                     _ => match item_head(&input[i..]) {
-                        Head::Full { .. } => self.start_call(input, i, cx),
+                        Head::Full { .. } | Head::Pair { .. } => self.start_call(input, i, cx),
                         Head::Partial => Err((PyStatus::Partial, i)),
                         Head::No => self.garbage(i, true),
                     },
@@ -508,10 +608,17 @@ impl PyCalls {
             }
             St::ArgStart => {
                 if b.is_ascii_whitespace() {
+                    self.nl_seen |= b == b'\n';
                     return Ok(i + 1);
                 }
                 match b {
                     b')' => self.close_call(i),
+                    b'{' if self.cur().n_args == 0 => {
+                        // `f({'a': 1})`: the dict is the arguments.
+                        let at = self.abs(i);
+                        self.dict_args(at);
+                        Ok(i)
+                    }
                     b',' => {
                         let at = self.abs(i);
                         self.cur().w.repair(RepairKind::ExtraComma, at);
@@ -548,13 +655,22 @@ impl PyCalls {
                 match lx.feed(&input[i..], base, &mut c.w) {
                     VStep::More => Ok(input.len()),
                     VStep::Done(n) => {
-                        if lx.missing_comma {
+                        let missing_comma = lx.missing_comma;
+                        self.nl_seen = lx.newline_after;
+                        self.lexer = None;
+                        if c.pair {
+                            c.closed = true;
+                            c.end = base + n as u64;
+                            if !self.evidence {
+                                return Err((PyStatus::Reject, i + n));
+                            }
+                            self.st = St::AfterCall;
+                        } else if missing_comma {
                             c.w.repair(RepairKind::MissingComma, base + n as u64);
                             self.st = St::ArgStart;
                         } else {
                             self.st = St::AfterArg;
                         }
-                        self.lexer = None;
                         Ok(i + n)
                     }
                     VStep::Partial(n) => Err((PyStatus::Partial, i + n)),
@@ -563,9 +679,22 @@ impl PyCalls {
             }
             St::AfterArg => {
                 if b.is_ascii_whitespace() {
+                    self.nl_seen |= b == b'\n';
                     return Ok(i + 1);
                 }
                 match b {
+                    b',' if self.cur().dict_args => {
+                        // More arguments after a dict that already is the object.
+                        let at = self.abs(i);
+                        self.cur().w.repair(RepairKind::TrailingGarbage, at);
+                        self.st = St::Skip {
+                            depth: 0,
+                            quote: 0,
+                            esc: false,
+                            list: false,
+                        };
+                        Ok(i + 1)
+                    }
                     b',' => {
                         self.st = St::ArgStart;
                         Ok(i + 1)
@@ -599,6 +728,7 @@ impl PyCalls {
                 }
                 if self.list_depth > 0 {
                     if b.is_ascii_whitespace() {
+                        self.nl_seen |= b == b'\n';
                         return Ok(i + 1);
                     }
                     return match b {
@@ -632,7 +762,7 @@ impl PyCalls {
                         || (self.opts.strong && (b == b'\'' || b == b'"')) =>
                     {
                         match item_head(&input[i..]) {
-                            Head::Full { .. } => {
+                            Head::Full { .. } | Head::Pair { .. } => {
                                 self.sep_seen = false;
                                 self.start_call(input, i, cx)
                             }
@@ -680,6 +810,15 @@ impl PyCalls {
                             self.st = St::AfterArg;
                             return Ok(k);
                         }
+                        b'\n' if depth == 0 && !self.opts.strong => {
+                            self.st = St::Skip {
+                                depth,
+                                quote,
+                                esc,
+                                list,
+                            };
+                            return Err((PyStatus::Done, k));
+                        }
                         b')' | b']' | b'}' if depth == 0 => {}
                         b')' | b']' | b'}' => depth -= 1,
                         _ if depth == 0 && self.opts.stops.contains(&c) => {
@@ -720,6 +859,11 @@ impl PyCalls {
         if !self.evidence {
             return Err((PyStatus::Reject, i));
         }
+        if self.nl_seen && !self.opts.strong {
+            // Prose on a new line after broken calls: the calls end here
+            // (closing what is open), the prose stays text.
+            return Err((PyStatus::Done, i));
+        }
         let at = self.abs(i);
         if let Some(c) = self.calls.last_mut() {
             c.w.repair(RepairKind::TrailingGarbage, at);
@@ -734,21 +878,41 @@ impl PyCalls {
     }
 
     fn start_call(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> StepResult {
-        let Head::Full {
-            start,
-            end,
-            len,
-            quote,
-            quoted_name,
-        } = item_head(&input[i..])
-        else {
-            return Err((PyStatus::Reject, i));
+        let head = item_head(&input[i..]);
+        self.start_call_with(head, input, i, cx)
+    }
+
+    fn start_call_with(
+        &mut self,
+        head: Head,
+        input: &[u8],
+        i: usize,
+        cx: &mut Cx<'_>,
+    ) -> StepResult {
+        let (start, end, len, quote, quoted_name, pair) = match head {
+            Head::Full {
+                start,
+                end,
+                len,
+                quote,
+                quoted_name,
+            } => (start, end, len, quote, quoted_name, false),
+            Head::Pair { start, end, len } => (start, end, len, None, true, true),
+            _ => return Err((PyStatus::Reject, i)),
         };
         let raw = &input[i + start..i + end];
         let mut name = normalize_name(raw);
         let mut fixes = Vec::new();
         let at = self.abs(i);
-        if name.len() != raw.len() || quote.is_some() || quoted_name {
+        if let Some(rest) = name.strip_prefix("functions.").filter(|r| !r.is_empty()) {
+            // An OpenAI-style namespace.
+            name = rest.to_owned();
+            fixes.push(Repair {
+                kind: RepairKind::SyntaxFix,
+                offset: at,
+            });
+        }
+        if name.len() != raw.len() && fixes.is_empty() || quote.is_some() || quoted_name {
             fixes.push(Repair {
                 kind: RepairKind::SyntaxFix,
                 offset: at,
@@ -757,7 +921,9 @@ impl PyCalls {
         if self.opts.strip_call && name.len() > 5 && name.ends_with(".call") {
             name.truncate(name.len() - 5);
         }
-        if self.opts.strong || cx.known_tool(&name) {
+        let known = cx.known_tool(&name);
+        let dict_ok = known || name.contains('_');
+        if self.opts.strong || (pair && dict_ok) || known {
             self.evidence = true;
         }
         self.end_closed(cx);
@@ -765,7 +931,6 @@ impl PyCalls {
         let local = cx.start(name, None, Span::new(at, self.abs(i + len)));
         let mut w = Writer::new(&self.limits);
         w.repairs = fixes;
-        w.put(b"{", at);
         self.calls.push(Call {
             local,
             w,
@@ -776,15 +941,41 @@ impl PyCalls {
             n_args: 0,
             used: Vec::new(),
             params,
+            opened: false,
+            dict_args: false,
+            pair,
+            dict_ok,
         });
         self.wrap_quote = quote;
-        self.st = St::ArgStart;
+        if pair {
+            self.dict_args(self.abs(i + len));
+        } else {
+            self.st = St::ArgStart;
+        }
         Ok(i + len)
     }
 
+    /// The arguments are one dict (its `{` is next).
+    fn dict_args(&mut self, at: u64) {
+        self.nl_seen = false;
+        let c = self.cur();
+        c.dict_args = true;
+        c.opened = true;
+        c.n_args += 1;
+        c.w.repair(RepairKind::SyntaxFix, at);
+        self.lexer =
+            Some(ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[]).dict_top());
+        self.st = St::Value;
+    }
+
     fn begin_arg(&mut self, key: String, at: u64) {
+        self.nl_seen = false;
         let c = self.cur();
         let mut out = Vec::with_capacity(key.len() + 6);
+        if !c.opened {
+            c.opened = true;
+            out.push(b'{');
+        }
         if c.n_args > 0 {
             out.extend_from_slice(b", ");
         }
@@ -793,17 +984,15 @@ impl PyCalls {
         out.extend_from_slice(b": ");
         c.w.put(&out, at);
         c.used.push(key);
-        self.lexer = Some(ValueLexer::new(
-            Flavor::Python,
-            &self.limits,
-            self.opts.stops,
-            &[],
-        ));
+        self.lexer = Some(
+            ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
+                .line_bound(!self.opts.strong),
+        );
         self.st = St::Value;
     }
 
     fn positional(&mut self, i: usize) -> StepResult {
-        if self.calls.last().is_none() {
+        if self.calls.is_empty() {
             return Err((PyStatus::Reject, i));
         }
         let at = self.abs(i);
@@ -822,10 +1011,15 @@ impl PyCalls {
     fn close_call(&mut self, i: usize) -> StepResult {
         let at = self.abs(i);
         let c = self.cur();
-        c.w.put(b"}", at);
+        if !c.opened {
+            c.opened = true;
+            c.w.put(b"{}", at);
+        } else if !c.dict_args {
+            c.w.put(b"}", at);
+        }
         c.closed = true;
         c.end = at + 1;
-        if c.n_args == 0 {
+        if c.n_args == 0 || (c.dict_args && c.dict_ok) {
             self.evidence = true;
         }
         if !self.evidence {
@@ -837,9 +1031,10 @@ impl PyCalls {
 
     /// Ends every call that is closed and not ended yet (before a new one starts).
     fn end_closed(&mut self, cx: &mut Cx<'_>) {
-        let n = self.calls.len();
-        for k in 0..n {
-            if self.calls[k].closed && !self.calls[k].ended {
+        // Only the last call can still be open: every earlier one was ended
+        // when the next one started.
+        if let Some(k) = self.calls.len().checked_sub(1) {
+            if !self.calls[k].ended {
                 let end = self.calls[k].end;
                 self.end_one(k, cx, end, Vec::new());
             }
@@ -851,11 +1046,14 @@ impl PyCalls {
         c.ended = true;
         let truncated = c.truncated;
         c.w.end_call(cx, c.local, end, extra, truncated);
+        // Its arguments are out: free them.
+        c.w.out = Vec::new();
+        c.w.emitted = 0;
     }
 
-    /// Closes what is open: markup ended the calls, or (`eof`) the input did.
-    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
-        let at = cx.base;
+    /// Closes what is open at absolute offset `at`: markup ended the calls,
+    /// or (`eof`) the input did.
+    pub(crate) fn close(&mut self, cx: &mut Cx<'_>, at: u64, eof: bool) {
         if let (Some(lx), Some(c)) = (self.lexer.as_mut(), self.calls.last_mut()) {
             if self.st == St::Value {
                 lx.finish(&mut c.w, at);
@@ -866,7 +1064,11 @@ impl PyCalls {
         if let Some(c) = self.calls.last_mut() {
             if !c.closed && !c.ended {
                 c.w.repair(RepairKind::MissingCloser, at);
-                c.w.put(b"}", at);
+                if !c.opened {
+                    c.w.put(b"{}", at);
+                } else if !c.dict_args {
+                    c.w.put(b"}", at);
+                }
                 c.closed = true;
                 c.truncated = eof;
             } else if list_open && !c.ended {
@@ -880,7 +1082,9 @@ impl PyCalls {
 
     /// Ends every started call; the last ends at `end` with `extra` repairs.
     pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
-        let open: Vec<usize> = (0..self.calls.len())
+        // Only the last call can be open (see `end_closed`).
+        let from = self.calls.len().saturating_sub(1);
+        let open: Vec<usize> = (from..self.calls.len())
             .filter(|&k| !self.calls[k].ended)
             .collect();
         let mut extra = Some(extra);
@@ -966,6 +1170,17 @@ mod tests {
         assert_eq!(bracket_call(b"[\n  f(x"), Match::Full(1));
         assert_eq!(bracket_call(b"[TOOL_CALLS]"), Match::No);
         assert_eq!(bracket_call(b"[f"), Match::Partial);
+        assert_eq!(bracket_call(b"['run'](x=1)"), Match::Full(1));
+        assert!(matches!(
+            bracketed_name_head(b"['run'](x"),
+            Head::Full {
+                start: 2,
+                end: 5,
+                len: 8,
+                ..
+            }
+        ));
+        assert_eq!(bracketed_name_head(b"['run', 2]"), Head::No);
         assert_eq!(line_call(b"  get_time()"), Match::Full(3));
         assert_eq!(line_call(b"The end"), Match::No);
         assert_eq!(

@@ -186,6 +186,8 @@ struct StrSt {
     json: bool,
     /// Closing quotes seen and not yet judged.
     pend: u8,
+    /// Unmatched `(` in the content so far.
+    parens: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -230,6 +232,13 @@ pub(crate) struct ValueLexer {
     begun: bool,
     /// The top-level value ended because `name=` followed it without a comma.
     pub missing_comma: bool,
+    /// A top-level `{` is a dict (never a set): it is the call's arguments.
+    dict_top: bool,
+    /// A line break ends a single-line string or an expression (calls found
+    /// in prose, where a broken value must not swallow the text after it).
+    line_bound: bool,
+    /// The last token was followed by a line break.
+    pub newline_after: bool,
     base: u64,
 }
 
@@ -307,6 +316,61 @@ pub(crate) enum KwHead {
         len: usize,
         colon: bool,
     },
+}
+
+/// After a `)` inside a single-line string (`at` starts after it): did the
+/// string lose its closing quote, so that this `)` closes the call?
+///
+/// Yes when `, name(` or `]` follows the `)` *and* the string does not close
+/// properly later: the next unescaped `q` (within a bounded window) is
+/// followed by a name character (`units="m), f(units="m")` — that quote
+/// opens the next value), or the line ends first. `s="a), g(b=1)]", t=2`
+/// keeps its `)`: its next quote ends it.
+fn quote_lost_before(at: &[u8], q: u8) -> Match {
+    const WINDOW: usize = 256;
+    let mut i = 0;
+    while i < at.len() && at[i] == b' ' && i < 8 {
+        i += 1;
+    }
+    match at.get(i) {
+        None if i < 8 => return Match::Partial,
+        Some(b']') => {}
+        Some(b',') => {
+            i += 1;
+            while i < at.len() && at[i].is_ascii_whitespace() && i < 16 {
+                i += 1;
+            }
+            if i == at.len() {
+                return Match::Partial;
+            }
+            match super::pythonic::call_head(&at[i..], false) {
+                super::pythonic::Head::Full { .. } => {}
+                super::pythonic::Head::Partial => return Match::Partial,
+                _ => return Match::No,
+            }
+        }
+        _ => return Match::No,
+    }
+    let mut k = 0;
+    while k < at.len() && k < WINDOW {
+        match at[k] {
+            b'\\' => k += 2,
+            b'\n' => return Match::Full(0),
+            c if c == q => {
+                return match at.get(k + 1) {
+                    None => Match::Partial,
+                    Some(&n) if is_ident_byte(n) => Match::Full(0),
+                    Some(_) => Match::No,
+                };
+            }
+            _ => k += 1,
+        }
+    }
+    if k >= WINDOW {
+        Match::No
+    } else {
+        Match::Partial
+    }
 }
 
 /// Converts a Python number token to JSON number text, if it is one.
@@ -497,6 +561,9 @@ fn decode_escape(at: &[u8], python: bool) -> Option<(Vec<u8>, usize, bool)> {
                 Some(_) => Some((b"\\N".to_vec(), 2, true)),
             }
         }
+        // A markdown-escaped underscore (`SUSPEND\_ALL`): Python would keep the
+        // backslash, but models that escape names this way mean `_`.
+        b'_' => Some((vec![b'_'], 2, true)),
         _ if c >= 0x80 => Some((b"\\".to_vec(), 1, !python)),
         // Python keeps the backslash of an unknown escape (`\d`); JSON-style
         // strings record it as a repair.
@@ -533,8 +600,23 @@ impl ValueLexer {
             done: false,
             begun: false,
             missing_comma: false,
+            dict_top: false,
+            line_bound: false,
+            newline_after: false,
             base: 0,
         }
+    }
+
+    /// A top-level `{` is read as a dict (the arguments object itself).
+    pub(crate) fn dict_top(mut self) -> Self {
+        self.dict_top = true;
+        self
+    }
+
+    /// A line break ends single-line strings and expressions.
+    pub(crate) fn line_bound(mut self, yes: bool) -> Self {
+        self.line_bound = yes;
+        self
     }
 
     /// True once the value is complete.
@@ -585,8 +667,11 @@ impl ValueLexer {
             return;
         }
         let mut out = Vec::with_capacity(raw.len() + 8);
-        if self.esc.push(raw, &mut out) {
-            w.repair(RepairKind::InvalidUtf8, at);
+        for rel in self.esc.push(raw, &mut out) {
+            w.repair(
+                RepairKind::InvalidUtf8,
+                at.saturating_add_signed(rel as i64),
+            );
         }
         self.put(w, &out, at);
     }
@@ -791,6 +876,7 @@ impl ValueLexer {
                 delim: true,
                 json: false,
                 pend: 0,
+                parens: 0,
             });
             return Ok(i + n);
         }
@@ -823,7 +909,9 @@ impl ValueLexer {
                 Ok(i + 1)
             }
             b'{' => {
-                if matches!(self.flavor, Flavor::Gemma { .. }) {
+                if matches!(self.flavor, Flavor::Gemma { .. })
+                    || (self.dict_top && self.stack.is_empty())
+                {
                     self.put(w, b"{", at);
                     self.stack.push(Cont::Dict { n: 0 });
                     self.expect = Expect::Key;
@@ -904,6 +992,7 @@ impl ValueLexer {
             delim: false,
             json,
             pend: 0,
+            parens: 0,
         });
         i + n
     }
@@ -1020,13 +1109,65 @@ impl ValueLexer {
                 i += 1;
                 continue;
             }
-            let Some(p) = memchr::memchr3(s.q, b'\\', b'\n', &input[i..]) else {
+            // A single-line string that is an argument's value also watches
+            // its parentheses: `units="m), next(…` lost its closing quote.
+            let watch = python && !s.triple && !s.json && self.stack.is_empty();
+            let found = if watch {
+                input[i..]
+                    .iter()
+                    .position(|&c| c == s.q || matches!(c, b'\\' | b'\n' | b'(' | b')'))
+            } else {
+                memchr::memchr3(s.q, b'\\', b'\n', &input[i..])
+            };
+            let Some(p) = found else {
                 i = input.len();
                 break;
             };
             i += p;
             let b = input[i];
+            if b == b'(' {
+                s.parens += 1;
+                i += 1;
+                continue;
+            }
+            if b == b')' {
+                if s.parens > 0 {
+                    s.parens -= 1;
+                    i += 1;
+                    continue;
+                }
+                match quote_lost_before(&input[i + 1..], s.q) {
+                    Match::Full(_) => {
+                        flush!();
+                        let at = self.abs(i);
+                        w.repair(RepairKind::UnclosedString, at);
+                        self.end_content(w, at);
+                        self.leaf = Leaf::None;
+                        self.value_done();
+                        return Ok(i);
+                    }
+                    Match::Partial => {
+                        flush!();
+                        self.leaf = Leaf::Str(s);
+                        return Err(VStep::Partial(i));
+                    }
+                    Match::No => {
+                        i += 1;
+                        continue;
+                    }
+                }
+            }
             if b == b'\n' {
+                if !s.triple && python && self.line_bound {
+                    // A single-line string left open: it ends with its line.
+                    flush!();
+                    let at = self.abs(i);
+                    w.repair(RepairKind::UnclosedString, at);
+                    self.end_content(w, at);
+                    self.leaf = Leaf::None;
+                    self.value_done();
+                    return Ok(i);
+                }
                 if !s.triple && python {
                     let at = self.abs(i);
                     w.repair(RepairKind::ControlCharacter, at);
@@ -1134,7 +1275,9 @@ impl ValueLexer {
             }
         }
         let in_container = !self.stack.is_empty();
-        let term = b == b','
+        self.newline_after = self.ws.contains(&b'\n');
+        let term = (self.line_bound && self.newline_after)
+            || b == b','
             || is_closer(b)
             || (b == b':' && (self.key || matches!(self.stack.last(), Some(Cont::Pending { .. }))))
             || (b == b'=' && self.key);
@@ -1252,6 +1395,10 @@ impl ValueLexer {
         let mut result = Ok(input.len());
         while i < input.len() {
             let b = input[i];
+            if b == b'\n' && self.line_bound && (e.depth == 0 || e.quote != 0) {
+                result = Ok(i);
+                break;
+            }
             if e.quote != 0 {
                 if e.esc {
                     e.esc = false;

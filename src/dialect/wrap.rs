@@ -109,7 +109,7 @@ impl Wrap {
                 j.end_all(cx, end, extra);
             }
             Body::Py(mut p) => {
-                p.close(cx, false);
+                p.close(cx, end, false);
                 p.end_all(cx, end, extra);
             }
             Body::Raw { mut args, local } => args.end(cx, local, end, extra),
@@ -161,7 +161,7 @@ impl Wrap {
                     None => return Err(Flow::Partial(i)),
                     Some(b'{' | b']') if json => Kind::Json,
                     Some(_) if python => match item_head(&input[k..]) {
-                        Head::Full { .. } => Kind::Py,
+                        Head::Full { .. } | Head::Pair { .. } => Kind::Py,
                         Head::Partial => return Err(Flow::Partial(i)),
                         Head::No if json => Kind::Json,
                         Head::No => Kind::Other,
@@ -178,6 +178,7 @@ impl Wrap {
                     || b >= 0x80) =>
             {
                 match item_head(&input[i..]) {
+                    Head::Pair { .. } => Kind::Py,
                     Head::Full { start, end, .. } => {
                         if self.spec.python_dot_call
                             && !input[i + start..i + end].ends_with(b".call")
@@ -404,7 +405,8 @@ impl Block for Wrap {
                 }
             }
             Body::Py(p) => {
-                p.close(cx, true);
+                let end = cx.base;
+                p.close(cx, end, true);
                 if p.evidence() && !cx.committed() {
                     cx.commit();
                 }

@@ -255,7 +255,7 @@ fn is_exotic_ws(c: &[u8]) -> bool {
     )
 }
 
-/// The incremental repairing JSON transcoder. See the [module docs](self).
+/// The incremental repairing JSON transcoder. See the [module docs](crate::json).
 ///
 /// ```
 /// use toolstream::json::{Repairer, Status};

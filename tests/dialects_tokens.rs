@@ -1,0 +1,819 @@
+//! Scenario tests of the special-token and pythonic dialects, each run whole
+//! and at 1/2/3/7/64-byte chunkings (so multi-byte special tokens such as
+//! `<｜tool▁sep｜>` are split everywhere) against every contract.
+
+mod catalogue;
+mod common;
+
+use catalogue::{Example, EXAMPLES};
+use common::check_all;
+use serde_json::{json, Value};
+use toolstream::{Config, Dialect, Event, Parsed, RepairKind, ToolCall, Tools};
+
+fn auto() -> Config {
+    Config::default()
+}
+
+fn only(d: Dialect) -> Config {
+    Config::default().with_dialects(vec![d])
+}
+
+fn args(c: &ToolCall) -> Value {
+    serde_json::from_str(&c.arguments).expect("arguments are JSON")
+}
+
+fn kinds(c: &ToolCall) -> Vec<RepairKind> {
+    c.repairs.iter().map(|r| r.kind).collect()
+}
+
+fn clean(c: &ToolCall) -> bool {
+    !c.truncated && c.repairs.is_empty()
+}
+
+fn markup(input: &str, p: &Parsed) -> Vec<String> {
+    p.events
+        .iter()
+        .filter(|e| matches!(e, Event::Markup { .. }))
+        .map(|e| input[e.span().start as usize..e.span().end as usize].to_owned())
+        .collect()
+}
+
+fn expect_example(ex: &Example, cfg: &Config) {
+    let p = check_all(ex.input.as_bytes(), cfg);
+    assert_eq!(p.text, ex.text, "{}: text", ex.label);
+    assert_eq!(p.thinking, ex.thinking, "{}: thinking", ex.label);
+    assert_eq!(
+        p.calls.len(),
+        ex.calls.len(),
+        "{}: calls {:?}",
+        ex.label,
+        p.calls
+    );
+    for (c, (name, a, id)) in p.calls.iter().zip(ex.calls) {
+        assert_eq!(c.name, *name, "{}", ex.label);
+        assert_eq!(
+            args(c),
+            serde_json::from_str::<Value>(a).unwrap(),
+            "{}",
+            ex.label
+        );
+        if let Some(id) = id {
+            assert_eq!(c.id, *id, "{}", ex.label);
+        }
+        assert!(!c.truncated, "{}: truncated", ex.label);
+    }
+}
+
+#[test]
+fn catalogue_examples_auto() {
+    for ex in EXAMPLES {
+        expect_example(ex, &auto());
+    }
+}
+
+#[test]
+fn catalogue_examples_with_their_dialect_only() {
+    for ex in EXAMPLES {
+        expect_example(ex, &only(ex.dialect));
+    }
+}
+
+/// Every prefix of every example keeps the contracts, and a call cut short
+/// never looks clean unless it is exactly the complete call.
+#[test]
+fn catalogue_examples_truncated_everywhere() {
+    for ex in EXAMPLES {
+        let input = ex.input.as_bytes();
+        for cut in 0..input.len() {
+            let p = check_all(&input[..cut], &auto());
+            for (k, c) in p.calls.iter().enumerate() {
+                if clean(c) {
+                    let (name, a, _) = ex
+                        .calls
+                        .get(k)
+                        .unwrap_or_else(|| panic!("{}: extra clean call at {cut}", ex.label));
+                    assert_eq!(
+                        (c.name.as_str(), args(c)),
+                        (*name, serde_json::from_str::<Value>(a).unwrap()),
+                        "{}: a prefix of {cut} bytes gives a clean call that differs from the complete one",
+                        ex.label
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Well-formed examples need no repair (Granite 3.1's missing closing tag
+/// and Granite 4's stringified arguments are recorded by design).
+#[test]
+fn catalogue_examples_are_clean() {
+    for ex in EXAMPLES
+        .iter()
+        .filter(|e| !e.label.starts_with("8b") && !e.label.starts_with("8c"))
+    {
+        let p = check_all(ex.input.as_bytes(), &auto());
+        for c in &p.calls {
+            assert!(c.repairs.is_empty(), "{}: repairs {:?}", ex.label, kinds(c));
+        }
+    }
+}
+
+// ---- Llama 3.x -------------------------------------------------------------
+
+#[test]
+fn llama3_parallel_and_end_tokens() {
+    let input = r#"<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}; {"name": "get_time", "parameters": {"tz": "CET"}}<|eom_id|>"#;
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.calls[1].name, "get_time");
+    assert_eq!(args(&p.calls[1]), json!({"tz": "CET"}));
+    assert!(p.text.is_empty());
+    assert!(p.calls.iter().all(clean));
+    // A separator inside a value is content.
+    let input =
+        r#"<|python_tag|>{"name": "sh", "parameters": {"cmd": "a; {\"name\": \"x\"}"}}<|eot_id|>"#;
+    let p = check_all(input.as_bytes(), &only(Dialect::Llama3Json));
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(args(&p.calls[0]), json!({"cmd": "a; {\"name\": \"x\"}"}));
+    // Stray end tokens are markup, not text.
+    let input = "Hello.<|eot_id|>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.text, "Hello.");
+    assert_eq!(markup(input, &p), vec!["<|eot_id|>"]);
+}
+
+#[test]
+fn llama3_builtin_tools_and_code() {
+    let p = check_all(
+        br#"<|python_tag|>brave_search.call(query="rust streams")<|eom_id|>"#,
+        &auto(),
+    );
+    assert_eq!(p.calls[0].name, "brave_search");
+    assert_eq!(args(&p.calls[0]), json!({"query": "rust streams"}));
+    let p = check_all(
+        b"<|python_tag|>import math\nprint(math.sqrt(2))<|eom_id|>",
+        &auto(),
+    );
+    assert_eq!(p.calls[0].name, "code_interpreter");
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"code": "import math\nprint(math.sqrt(2))"})
+    );
+    let p = check_all(
+        br#"<|python_tag|>{"name": "f", "parameters": {"a": "hel"#,
+        &auto(),
+    );
+    assert!(p.calls[0].truncated);
+    assert_eq!(args(&p.calls[0]), json!({"a": "hel"}));
+}
+
+// ---- Pythonic ------------------------------------------------------------------
+
+#[test]
+fn pythonic_values() {
+    let input = r#"[f(s='it''s', t="""a "b" c""", r=r'\d+', n=-1_000, x=0x1F, h=.5, b=True, z=None, l=[1, (2, 3)], d={'k': {'j': False}}, e={1, 2})]"#;
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"s": "its", "t": "a \"b\" c", "r": "\\d+", "n": -1000, "x": 31, "h": 0.5, "b": true, "z": null,
+               "l": [1, [2, 3]], "d": {"k": {"j": false}}, "e": [1, 2]})
+    );
+    assert!(clean(&p.calls[0]), "{:?}", kinds(&p.calls[0]));
+}
+
+#[test]
+fn pythonic_nested_calls_and_names_are_source_strings() {
+    let p = check_all(
+        br#"[book(when=date(2024, 5, 1), who=current_user, where=cfg['city'])]"#,
+        &auto(),
+    );
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"when": "date(2024, 5, 1)", "who": "current_user", "where": "cfg['city']"})
+    );
+    assert!(kinds(&p.calls[0])
+        .iter()
+        .all(|k| *k == RepairKind::UnquotedString));
+}
+
+#[test]
+fn pythonic_parallel_and_shapes() {
+    let p = check_all(
+        b"Sure!\n[get_weather(city=\"Paris\"), get_time(), math.factorial(n=5)] Done.",
+        &auto(),
+    );
+    assert_eq!(
+        p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["get_weather", "get_time", "math.factorial"]
+    );
+    assert_eq!(p.text, "Sure!\n Done.");
+    // Bare calls on their own lines, `;`-terminated.
+    let p = check_all(
+        b"get_weather(city='Paris');\nget_time(tz='CET')\nThat's all.",
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.text, "\n\nThat's all.");
+    // Markdown around a bare call.
+    let p = check_all(b"**calc(a=1, b=2)**", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"a": 1, "b": 2}));
+    // Llama 4 / BFCL in a fence.
+    let p = check_all(b"```python\n[get_weather(city='Paris')]\n```", &auto());
+    assert_eq!(p.calls.len(), 1);
+    assert!(p.text.is_empty());
+}
+
+#[test]
+fn pythonic_delimiters_in_values() {
+    let p = check_all(
+        br#"[f(s="a), g(b=1)]", t='x] [y(z=2)]', u="<|python_end|>")]"#,
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"s": "a), g(b=1)]", "t": "x] [y(z=2)]", "u": "<|python_end|>"})
+    );
+    let p = check_all(
+        b"<|tool_call_start|>[f(s=\"<|tool_call_end|>\")]<|tool_call_end|>",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"s": "<|tool_call_end|>"}));
+}
+
+#[test]
+fn pythonic_repairs() {
+    let tools = Tools::from_json(
+        r#"[{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    // Positional arguments take the schema's names, else arg0, arg1, …
+    let p = check_all(br#"[get_weather("Paris", "c")]"#, &auto().with_tools(tools));
+    assert_eq!(args(&p.calls[0]), json!({"city": "Paris", "unit": "c"}));
+    assert!(kinds(&p.calls[0]).contains(&RepairKind::SyntaxFix));
+    let p = check_all(br#"<|python_start|>lookup("x", 2)<|python_end|>"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"arg0": "x", "arg1": 2}));
+    // Calls written as strings, escaped names, colons, a dict as arguments.
+    let p = check_all(br#"['calc(base=5, height=3)', "area(r=2)"]"#, &auto());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p.calls[1]), json!({"r": 2}));
+    let p = check_all(
+        br#"['invoke.runIt'](args=['suspend', 'log'], out=debugLog)"#,
+        &auto(),
+    );
+    assert_eq!(
+        (p.calls[0].name.as_str(), args(&p.calls[0])),
+        (
+            "invoke.runIt",
+            json!({"args": ["suspend", "log"], "out": "debugLog"})
+        )
+    );
+    let p = check_all(br#"[get\_movie\_director(movie\_name='Avatar')]"#, &auto());
+    assert_eq!(
+        (p.calls[0].name.as_str(), args(&p.calls[0])),
+        ("get_movie_director", json!({"movie_name": "Avatar"}))
+    );
+    let p = check_all(b"getDir(dir: '/projects', deep: true);", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"dir": "/projects", "deep": true}));
+    let p = check_all(br#"[geometry_area({'radius': 15, 'unit': 'cm'})]"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"radius": 15, "unit": "cm"}));
+    let p = check_all(
+        br#"[["stats.mean_value", {"values": [1, 2]}], ["stats.max_value", {"values": [3]}]]"#,
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p.calls[1]), json!({"values": [3]}));
+    // Missing comma, unclosed string and call at the end (the last `)` may
+    // close the call: it is not kept in the string).
+    let p = check_all(br#"[f(a=1 b='x)"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"a": 1, "b": "x"}));
+    assert!(p.calls[0].truncated);
+    let k = kinds(&p.calls[0]);
+    assert!(
+        k.contains(&RepairKind::MissingComma) && k.contains(&RepairKind::UnclosedString),
+        "{k:?}"
+    );
+}
+
+#[test]
+fn pythonic_in_prose_never_swallows_the_text_after_it() {
+    // A broken value or call in text ends with its line.
+    let p = check_all(
+        b"get_weather(city=foo bar\nThe next line is prose.",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"city": "foo bar"}));
+    assert_eq!(p.text, "The next line is prose.");
+    let p = check_all(b"[get(city='Par\nis the capital', n=1)]\nok", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"city": "Par"}));
+    assert!(p.text.ends_with("ok"));
+    let p = check_all(
+        b"[\n lookup(q='a'),\n find(id=x) for x in y\n]\n\nBut this is prose.\n",
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert!(p.text.contains("But this is prose."));
+    // Multi-line arguments are still fine.
+    let p = check_all(
+        b"get_weather(\n    city='Paris',\n    unit='c',\n)",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"city": "Paris", "unit": "c"}));
+    assert!(clean(&p.calls[0]));
+}
+
+#[test]
+fn pythonic_string_that_lost_its_closing_quote() {
+    let input = br#"[area(r=5, units="meters), area(r=10, units="meters"), area(r=15, units="m)]"#;
+    let p = check_all(input, &auto());
+    assert_eq!(p.calls.len(), 3);
+    assert_eq!(args(&p.calls[0]), json!({"r": 5, "units": "meters"}));
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::UnclosedString]);
+    assert_eq!(args(&p.calls[2]), json!({"r": 15, "units": "m"}));
+    // A well-formed string holding `), f(` is left alone.
+    let p = check_all(br#"[f(s="a), g(b=1)", t='x) ]')]"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "a), g(b=1)", "t": "x) ]"}));
+    assert!(clean(&p.calls[0]));
+}
+
+#[test]
+fn pythonic_false_positives() {
+    for input in [
+        "A list [1, 2, 3] and [see(this)] in prose.",
+        "Note(1): the value\nfoo(bar) is a function.",
+        "```python\nprint('hello')\n```",
+        "```python\nimport os\nos.listdir()\n```",
+        "[click here](https://example.com) and [x] marks.",
+        "```python\nprint({\"a\": 1})\n```",
+        "Use print(end='') inline, or len(x).",
+        ">>> print(1)",
+    ] {
+        let p = check_all(input.as_bytes(), &auto());
+        assert!(
+            p.calls.is_empty(),
+            "false positive in {input:?}: {:?}",
+            p.calls
+        );
+        assert_eq!(p.text, input);
+    }
+}
+
+#[test]
+fn pythonic_known_tools_commit_without_keywords() {
+    let tools = Tools::from_json(r#"[{"name": "see", "parameters": {"type": "object", "properties": {"what": {"type": "string"}}}}]"#).unwrap();
+    let p = check_all(b"[see('this')]", &auto().with_tools(tools));
+    assert_eq!(args(&p.calls[0]), json!({"what": "this"}));
+}
+
+// ---- Mistral ---------------------------------------------------------------------
+
+#[test]
+fn mistral_forms() {
+    let input = r#"[TOOL_CALLS]get_weather[ARGS]{"location": "NYC"}[TOOL_CALLS]get_time[ARGS]{"timezone": "EST"}</s>"#;
+    let p = check_all(input.as_bytes(), &only(Dialect::Mistral));
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p.calls[1]), json!({"timezone": "EST"}));
+    assert_eq!(markup(input, &p), vec!["</s>"]);
+    let p = check_all(
+        br#"[TOOL_CALLS]get_weather{"location": "SF"} and more"#,
+        &auto(),
+    );
+    assert_eq!((p.calls.len(), p.text.as_str()), (1, " and more"));
+    let p = check_all(
+        br#"[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"location": "Paris"}"#,
+        &auto(),
+    );
+    assert_eq!(p.calls[0].id, "a1b2c3d4e");
+    let p = check_all(br#"[TOOL_CALLS] [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": "[TOOL_CALLS]"}}][/TOOL_CALLS]"#, &auto());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p.calls[1]), json!({"x": "[TOOL_CALLS]"}));
+    assert!(p.text.is_empty());
+    // Prose after the token is text.
+    let p = check_all(b"[TOOL_CALLS]Sure, I can help.", &auto());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text, "[TOOL_CALLS]Sure, I can help.");
+    // Truncated.
+    let p = check_all(br#"[TOOL_CALLS]test[ARGS]{"a": "b"#, &auto());
+    assert!(p.calls[0].truncated);
+    let p = check_all(b"[TOOL_CALLS]create_entities[ARGS]", &auto());
+    assert!(p.calls[0].truncated);
+    assert_eq!(p.calls[0].arguments, "{}");
+}
+
+#[test]
+fn mistral_think() {
+    let c = auto().with_prefill(
+        "[SYSTEM_PROMPT]You think in [THINK]…[/THINK].[/SYSTEM_PROMPT][INST]Hi[/INST][THINK]",
+    );
+    let p = check_all(b"let me think[/THINK][TOOL_CALLS]test[ARGS]{}", &c);
+    assert_eq!(p.thinking, "let me think");
+    assert_eq!(p.calls.len(), 1);
+    // A prompt that only describes the tags leaves nothing open.
+    let c =
+        auto().with_prefill("[SYSTEM_PROMPT]Write [THINK] first.[/SYSTEM_PROMPT][INST]Hi[/INST]");
+    let p = check_all(b"Hello", &c);
+    assert_eq!(p.text, "Hello");
+}
+
+// ---- DeepSeek ------------------------------------------------------------------------
+
+#[test]
+fn deepseek_parallel_ascii_bars_and_values() {
+    let input = "Getting both.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"location\":\"Paris\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"location\":\"London\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>完成 ✅";
+    let p = check_all(input.as_bytes(), &only(Dialect::DeepSeek));
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p.calls[1]), json!({"location": "London"}));
+    assert_eq!(p.text, "Getting both.完成 ✅");
+    let input = "<think>Wait</think><|tool▁calls▁begin|><|tool▁call▁begin|>function<|tool▁sep|>get_temperature\n```json\n{\"city\": \"Tokyo\"}\n```<|tool▁call▁end|><|tool▁calls▁end|><|end▁of▁sentence|>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        (p.thinking.as_str(), p.calls[0].name.as_str()),
+        ("Wait", "get_temperature")
+    );
+    assert_eq!(markup(input, &p), vec!["<|end▁of▁sentence|>"]);
+    // The closing token inside a value is content.
+    let input = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>echo<｜tool▁sep｜>{\"s\":\"<｜tool▁call▁end｜>\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "<｜tool▁call▁end｜>"}));
+    // Missing separator; truncated mid-arguments.
+    let p = check_all("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>bad_tool{\"arg\":\"value\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>".as_bytes(), &auto());
+    assert_eq!(args(&p.calls[0]), json!({"arg": "value"}));
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::SyntaxFix]);
+    let p = check_all(
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>calc<｜tool▁sep｜>{\"x\":".as_bytes(),
+        &auto(),
+    );
+    assert!(p.calls[0].truncated);
+    assert_eq!(args(&p.calls[0]), json!({"x": null}));
+}
+
+// ---- Kimi K2 ---------------------------------------------------------------------------
+
+#[test]
+fn kimi_ids_parallel_and_singular_section() {
+    let input = "<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"<|tool_call_end|>\"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_section_end|>";
+    let p = check_all(input.as_bytes(), &only(Dialect::KimiK2));
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(
+        (p.calls[0].id.as_str(), p.calls[1].id.as_str()),
+        ("functions.get_weather:0", "functions.get_time:1")
+    );
+    assert_eq!(args(&p.calls[0]), json!({"city": "<|tool_call_end|>"}));
+    assert!(p.text.is_empty());
+}
+
+// ---- Harmony ---------------------------------------------------------------------------
+
+#[test]
+fn harmony_recipient_positions_and_markup_spans() {
+    let input = "<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"location\":\"Paris\"}<|call|>";
+    let p = check_all(input.as_bytes(), &only(Dialect::Harmony));
+    assert_eq!(p.calls[0].name, "get_weather");
+    // The whole message, header and `<|call|>` included, is the call's span.
+    let end = p
+        .events
+        .iter()
+        .find(|e| matches!(e, Event::ToolEnd { .. }))
+        .unwrap()
+        .span();
+    assert_eq!((end.start, end.end), (0, input.len() as u64));
+    let input = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Answer.<|return|>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        (p.thinking.as_str(), p.text.as_str()),
+        ("Think.", "Answer.")
+    );
+    assert_eq!(
+        markup(input, &p),
+        vec![
+            "<|start|>assistant<|channel|>final<|message|>",
+            "<|return|>"
+        ]
+    );
+    // The analysis span holds its header and `<|end|>`.
+    let th = p
+        .events
+        .iter()
+        .find(|e| matches!(e, Event::Thinking { .. }))
+        .unwrap()
+        .span();
+    assert_eq!(
+        (th.start, th.end),
+        (
+            0,
+            "<|channel|>analysis<|message|>Think.<|end|>".len() as u64
+        )
+    );
+}
+
+#[test]
+fn harmony_non_json_truncated_and_values() {
+    let p = check_all(
+        b"<|start|>assistant<|channel|>commentary to=functions.shell<|message|>ls -R<|call|>",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"value": "ls -R"}));
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::NonObjectArguments]);
+    let p = check_all(
+        b"<|start|>assistant<|channel|>commentary to=python<|message|>print(1)<|call|>",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"code": "print(1)"}));
+    let p = check_all(b"<|start|>assistant<|channel|>commentary to=functions.calc<|message|>{\"x\": \"<|call|>\"}<|call|>", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"x": "<|call|>"}));
+    let p = check_all(
+        b"<|start|>assistant<|channel|>commentary to=functions.calc<|message|>{\"x\": 1",
+        &auto(),
+    );
+    assert!(p.calls[0].truncated);
+    // Prefilled analysis channel.
+    let c = auto().with_prefill("<|start|>assistant<|channel|>analysis<|message|>");
+    let p = check_all(
+        b"Hmm.<|end|><|start|>assistant<|channel|>final<|message|>Ok.",
+        &c,
+    );
+    assert_eq!((p.thinking.as_str(), p.text.as_str()), ("Hmm.", "Ok."));
+}
+
+// ---- Granite, Phi-4, InternLM, Nemotron, Cohere, Functionary, TGI, GLM-4 ------------------
+
+#[test]
+fn granite_20b_repeated_calls_without_closing_tags() {
+    let input = "<function_call> {\"name\": \"a\", \"arguments\": {\"x\": 1}}\n<function_call> {\"name\": \"b\", \"arguments\": {}}";
+    let p = check_all(input.as_bytes(), &only(Dialect::Hermes));
+    assert_eq!(p.calls.len(), 2);
+    assert!(p.calls.iter().all(clean));
+}
+
+#[test]
+fn phi4_internlm_nemotron_parallel() {
+    let p = check_all(
+        br#"functools[{"name": "a", "arguments": {"s": "]"}}, {"name": "b", "arguments": {}}]"#,
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p.calls[0]), json!({"s": "]"}));
+    let p = check_all(
+        b"<|action_start|><|plugin|>\n{\"name\": \"a\", \"parameters\": {\"s\": \"<|action_end|>\"}}<|action_end|>",
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"s": "<|action_end|>"}));
+    let p = check_all(
+        b"<|action_start|><|interpreter|>print(2)<|action_end|>",
+        &auto(),
+    );
+    assert_eq!(
+        (p.calls[0].name.as_str(), args(&p.calls[0])),
+        ("interpreter", json!({"code": "print(2)"}))
+    );
+    let p = check_all(br#"<TOOLCALL>[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"v": "</TOOLCALL>"}}]</TOOLCALL>ok"#, &auto());
+    assert_eq!((p.calls.len(), p.text.as_str()), (2, "ok"));
+}
+
+#[test]
+fn cohere_ids_text_and_truncation() {
+    let input = "<|START_THINKING|>Two searches.<|END_THINKING|><|START_ACTION|>[\n {\"tool_call_id\": \"0\", \"tool_name\": \"search\", \"parameters\": {\"query\": \"a\"}},\n {\"tool_call_id\": \"1\", \"tool_name\": \"search\", \"parameters\": {\"query\": \"<|END_ACTION|>\"}}\n]<|END_ACTION|>";
+    let p = check_all(input.as_bytes(), &only(Dialect::Cohere));
+    assert_eq!(p.thinking, "Two searches.");
+    assert_eq!(
+        p.calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["0", "1"]
+    );
+    assert_eq!(args(&p.calls[1]), json!({"query": "<|END_ACTION|>"}));
+    let p = check_all(
+        b"<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"q\": 1",
+        &auto(),
+    );
+    assert!(p.calls[0].truncated);
+}
+
+#[test]
+fn functionary_forms() {
+    let input = ">>>get_weather\n{\"location\": \"Paris\"}>>>get_time\n{}>>>all\nHere you go.";
+    let p = check_all(input.as_bytes(), &only(Dialect::Functionary));
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.text, "Here you go.");
+    assert_eq!(markup(input, &p), vec![">>>all\n"]);
+    let p = check_all(
+        br#"<function=write>{"body": "</function> inside"}</function> then"#,
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"body": "</function> inside"}));
+    assert_eq!(p.text, " then");
+    // `<function=NAME>` followed by XML parameters is not Functionary.
+    let input = "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>";
+    let p = check_all(input.as_bytes(), &only(Dialect::Functionary));
+    assert!(p.calls.is_empty());
+}
+
+#[test]
+fn xlam_wrapper_object() {
+    let input = r#"{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]}"#;
+    let p = check_all(input.as_bytes(), &only(Dialect::Json));
+    assert_eq!(p.calls.len(), 2);
+    assert!(p.text.is_empty());
+    assert!(p.calls.iter().all(clean));
+    let p = check_all(b"```json\n{\"tool_calls\": [{\"name\": \"f\", \"arguments\": {\"x\": 1}}], \"thought\": \"ok\"}\n```", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"x": 1}));
+    let input = r#"Stats: {"calls": 5, "errors": 0}"#;
+    let p = check_all(input.as_bytes(), &auto());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text, input);
+}
+
+#[test]
+fn tgi_and_glm4() {
+    let p = check_all(
+        br#"{"function": {"_name": "no_tool", "content": "Hi"}}"#,
+        &auto(),
+    );
+    assert!(p.calls.is_empty());
+    let p = check_all(
+        b"I'll look.\nget_weather\n{\"city\": \"Beijing\"}\nsearch_web\n{\"q\": \"x\"}",
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.text, "I'll look.\n\n");
+    let p = check_all(b"Example\n{\"a\": 1}", &only(Dialect::ChatGlm));
+    assert!(p.calls.is_empty());
+    // The native token, and the form left when it was stripped.
+    let input = "I'll search.<|assistant|>search\n{\"q\": \"rust\"}<|observation|>";
+    let p = check_all(input.as_bytes(), &only(Dialect::ChatGlm));
+    assert_eq!(
+        (p.text.as_str(), p.calls[0].name.as_str()),
+        ("I'll search.", "search")
+    );
+    assert_eq!(markup(input, &p), vec!["<|observation|>"]);
+    let p = check_all(
+        b"Let's compute the mean.calculate_mean\n{\"numbers\": [1, 2]}",
+        &auto(),
+    );
+    assert_eq!(p.text, "Let's compute the mean.");
+    assert_eq!(args(&p.calls[0]), json!({"numbers": [1, 2]}));
+    let p = check_all(b"See config.json_schema\n{ not json }", &auto());
+    assert!(p.calls.is_empty());
+}
+
+// ---- Gemma ----------------------------------------------------------------------------
+
+#[test]
+fn gemma4_values_and_repairs() {
+    let input = r#"<|tool_call>call:plan{steps:[{title:<|"|>step "one"<|"|>,done:false},{title:<|"|>a,b:{c}[d]<|"|>,n:-2.5e3}],meta:null}<tool_call|><|tool_call>call:ping{}<tool_call|>"#;
+    let p = check_all(input.as_bytes(), &only(Dialect::Gemma4));
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"steps": [{"title": "step \"one\"", "done": false}, {"title": "a,b:{c}[d]", "n": -2.5e3}], "meta": null})
+    );
+    assert!(p.calls.iter().all(clean));
+    // The closing token ends an unclosed string; closers before it close the structure.
+    let p = check_all(
+        br#"<|tool_call>call:bash{command:<|"|>ls}<tool_call|>"#,
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"command": "ls"}));
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::UnclosedString]);
+    let p = check_all(
+        br#"<|tool_call>call:search{query:<|"|>say "hi"<|"|>}"#,
+        &auto(),
+    );
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::MissingCloseTag]);
+    let p = check_all(
+        br#"<|tool_call>call:get_weather{location:<|"|>Par"#,
+        &auto(),
+    );
+    assert!(p.calls[0].truncated);
+    // Stray closing tokens and turn ends are markup.
+    let input = r#"<|tool_call>call:f{}<tool_call|><tool_call|>Done.<end_of_turn>"#;
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.text, "Done.");
+    assert_eq!(markup(input, &p), vec!["<tool_call|>", "<end_of_turn>"]);
+    // Without its wrapper tokens (stripped by the server), at the start of a line.
+    let p = check_all(
+        br#"call:get_weather{location:<|"|>Paris<|"|>,n:1}"#,
+        &auto(),
+    );
+    assert_eq!(args(&p.calls[0]), json!({"location": "Paris", "n": 1}));
+    assert!(clean(&p.calls[0]));
+    let p = check_all(b"You can call:me{maybe} later.", &auto());
+    assert!(p.calls.is_empty());
+}
+
+#[test]
+fn functiongemma_values() {
+    let p = check_all(b"<start_function_call>call:set{a:<escape>x, \"y\"<escape>,b:[1,2],c:true}<end_function_call>", &auto());
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"a": "x, \"y\"", "b": [1, 2], "c": true})
+    );
+}
+
+// ---- Auto-detection --------------------------------------------------------------------------
+
+#[test]
+fn auto_detects_and_switches_mid_stream() {
+    let input = concat!(
+        "<think>plan</think>First.",
+        "[TOOL_CALLS]a[ARGS]{\"x\": 1}",
+        "\nThen <tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>",
+        "\n[c(y=2)]",
+        "<|tool_call>call:d{z:<|\"|>w<|\"|>}<tool_call|>",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>e<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        "\n{\"name\": \"f\", \"arguments\": {\"k\": [1]}} end"
+    );
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["a", "b", "c", "d", "e", "f"]
+    );
+    assert_eq!(
+        p.calls.iter().map(|c| c.index).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4, 5]
+    );
+    assert_eq!(p.thinking, "plan");
+    assert_eq!(p.text, "First.\nThen \n\n end");
+}
+
+#[test]
+fn restricted_dialects_ignore_the_others() {
+    let input = "[TOOL_CALLS]a[ARGS]{}\n[b(x=1)]";
+    let p = check_all(input.as_bytes(), &only(Dialect::Pythonic));
+    assert_eq!(
+        p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["b"]
+    );
+    let p = check_all(input.as_bytes(), &only(Dialect::Mistral));
+    assert_eq!(
+        p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["a"]
+    );
+}
+
+#[test]
+fn reasoning_conventions_never_yield_calls() {
+    for (input, thinking) in [
+        (
+            "[THINK][get_weather(city='x')][/THINK]",
+            "[get_weather(city='x')]",
+        ),
+        (
+            "<|START_THINKING|><|START_ACTION|>[]<|END_ACTION|><|END_THINKING|>",
+            "<|START_ACTION|>[]<|END_ACTION|>",
+        ),
+        (
+            "<|channel>thought\n<|tool_call>call:f{}<tool_call|><channel|>",
+            "<|tool_call>call:f{}<tool_call|>",
+        ),
+        (
+            "◁think▷[TOOL_CALLS]a[ARGS]{}◁/think▷",
+            "[TOOL_CALLS]a[ARGS]{}",
+        ),
+    ] {
+        let p = check_all(input.as_bytes(), &auto());
+        assert!(p.calls.is_empty(), "{input}");
+        assert_eq!(p.thinking, thinking);
+    }
+}
+
+#[test]
+fn model_routing_configures_the_parser() {
+    let c = Config::for_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506");
+    let p = check_all(
+        br#"[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"} [f(a=1)]"#,
+        &c,
+    );
+    assert_eq!(p.calls.len(), 1, "only Mistral is recognised");
+    let c = Config::for_model("openai/gpt-oss-20b");
+    assert_eq!(c.dialects, vec![Dialect::Harmony]);
+    let c = Config::for_model("my-org/my-finetune");
+    assert!(c.dialects.is_empty());
+}
+
+#[test]
+fn dialect_names_round_trip() {
+    for d in Dialect::ALL {
+        assert_eq!(Dialect::from_name(d.name()), Ok(*d));
+    }
+    for (alias, d) in [
+        ("llama4_json", Dialect::Llama3Json),
+        ("llama4_pythonic", Dialect::Pythonic),
+        ("openai", Dialect::Harmony),
+        ("gpt-oss", Dialect::Harmony),
+        ("deepseek_v31", Dialect::DeepSeek),
+        ("deepseek-v3", Dialect::DeepSeek),
+        ("kimi", Dialect::KimiK2),
+        ("phi4_mini_json", Dialect::Phi4Mini),
+        ("cohere_command4", Dialect::Cohere),
+        ("granite-20b-fc", Dialect::Hermes),
+        ("jamba", Dialect::Hermes),
+        ("hunyuan_a13b", Dialect::Hermes),
+        ("xlam", Dialect::Json),
+        ("tgi", Dialect::Json),
+        ("interns1", Dialect::InternLm),
+        ("nemotron_deci", Dialect::Nemotron),
+        ("gemma", Dialect::Gemma4),
+    ] {
+        assert_eq!(Dialect::from_name(alias), Ok(d), "{alias}");
+    }
+}
