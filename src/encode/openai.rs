@@ -102,7 +102,7 @@ impl OpenAiEncoder {
                 let mut d = Map::new();
                 d.insert(
                     "tool_calls".into(),
-                    json!([{"index": i, "extra_content": {"google": {"thought_signature": data}}}]),
+                    json!([{"index": i, "function": {"arguments": ""}, "extra_content": {"google": {"thought_signature": data}}}]),
                 );
                 self.delta(d, out);
             }
