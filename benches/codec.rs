@@ -48,7 +48,10 @@ fn decode(input: &Bytes, chunk: usize) -> (usize, usize) {
         d.feed_bytes(input.slice(i..end), &mut events);
         i = end;
         n += events.len();
-        calls += events.iter().filter(|e| matches!(e, Event::ToolEnd { .. })).count();
+        calls += events
+            .iter()
+            .filter(|e| matches!(e, Event::ToolEnd { .. }))
+            .count();
         events.clear();
     }
     d.finish(&mut events);
@@ -59,13 +62,20 @@ fn decode(input: &Bytes, chunk: usize) -> (usize, usize) {
 fn bench_decode(c: &mut Criterion) {
     let mut g = c.benchmark_group("decode");
     g.sample_size(20);
-    for (name, one, calls_per) in [("openai_chat_x1000", OPENAI, 2), ("anthropic_x1000", ANTHROPIC, 1)] {
+    for (name, one, calls_per) in [
+        ("openai_chat_x1000", OPENAI, 2),
+        ("anthropic_x1000", ANTHROPIC, 1),
+    ] {
         let input = replay(one);
         let (events, calls) = decode(&input, input.len());
         assert_eq!(calls, calls_per * REPLAYS);
         g.throughput(Throughput::Bytes(input.len() as u64));
         for chunk in [64usize, 4096, usize::MAX] {
-            let label = if chunk == usize::MAX { "whole".to_string() } else { chunk.to_string() };
+            let label = if chunk == usize::MAX {
+                "whole".to_string()
+            } else {
+                chunk.to_string()
+            };
             g.bench_with_input(BenchmarkId::new(name, label), &chunk, |b, &chunk| {
                 b.iter(|| {
                     let got = decode(black_box(&input), chunk);
@@ -139,15 +149,26 @@ fn bench_payload_parse(c: &mut Criterion) {
                 scratch.clear();
                 scratch.extend_from_slice(p);
                 scratch.resize(p.len() + simd_json::INPUT_PADDING, b' ');
-                let mut tape = std::mem::replace(&mut store, simd_json::tape::Tape(Vec::new())).reset();
-                simd_json::fill_tape_padded(&mut scratch, p.len(), &mut buffers, &mut tape).unwrap();
+                let mut tape =
+                    std::mem::replace(&mut store, simd_json::tape::Tape(Vec::new())).reset();
+                simd_json::fill_tape_padded(&mut scratch, p.len(), &mut buffers, &mut tape)
+                    .unwrap();
                 let v = tape.as_value();
                 if let Some(ch) = v.get("choices").and_then(|c| c.get_idx(0)) {
                     let d = ch.get("delta");
-                    n += d.and_then(|d| d.get("content")).and_then(|c| c.into_string()).map_or(0, str::len);
-                    if let Some(tc) = d.and_then(|d| d.get("tool_calls")).and_then(|t| t.get_idx(0)) {
+                    n += d
+                        .and_then(|d| d.get("content"))
+                        .and_then(|c| c.into_string())
+                        .map_or(0, str::len);
+                    if let Some(tc) = d
+                        .and_then(|d| d.get("tool_calls"))
+                        .and_then(|t| t.get_idx(0))
+                    {
                         let f = tc.get("function");
-                        n += f.and_then(|f| f.get("arguments")).and_then(|a| a.into_string()).map_or(0, str::len);
+                        n += f
+                            .and_then(|f| f.get("arguments"))
+                            .and_then(|a| a.into_string())
+                            .map_or(0, str::len);
                         n += tc.get("index").and_then(|i| i.as_u64()).unwrap_or(0) as usize;
                     }
                 }
@@ -163,7 +184,9 @@ fn bench_payload_parse(c: &mut Criterion) {
                 let v: serde_json::Value = serde_json::from_slice(p).unwrap();
                 let d = &v["choices"][0]["delta"];
                 n += d["content"].as_str().map_or(0, str::len);
-                n += d["tool_calls"][0]["function"]["arguments"].as_str().map_or(0, str::len);
+                n += d["tool_calls"][0]["function"]["arguments"]
+                    .as_str()
+                    .map_or(0, str::len);
                 n += d["tool_calls"][0]["index"].as_u64().unwrap_or(0) as usize;
             }
             black_box(n)
@@ -179,7 +202,11 @@ fn bench_payload_parse(c: &mut Criterion) {
                     if let Some(d) = &ch.delta {
                         n += d.content.as_deref().map_or(0, str::len);
                         for t in d.tool_calls.iter().flatten() {
-                            n += t.function.as_ref().and_then(|f| f.arguments.as_deref()).map_or(0, str::len);
+                            n += t
+                                .function
+                                .as_ref()
+                                .and_then(|f| f.arguments.as_deref())
+                                .map_or(0, str::len);
                             n += t.index.unwrap_or(0) as usize;
                         }
                     }

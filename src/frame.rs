@@ -74,10 +74,18 @@ impl fmt::Display for FrameError {
                 self.span
             ),
             FrameErrorKind::Unterminated => {
-                write!(f, "stream ended inside an event at {}; event discarded", self.span)
+                write!(
+                    f,
+                    "stream ended inside an event at {}; event discarded",
+                    self.span
+                )
             }
             FrameErrorKind::Corrupt => {
-                write!(f, "corrupt eventstream message at {}; the rest of the stream is skipped", self.span)
+                write!(
+                    f,
+                    "corrupt eventstream message at {}; the rest of the stream is skipped",
+                    self.span
+                )
             }
         }
     }

@@ -245,7 +245,10 @@ mod tests {
         let whole = run(input, input.len(), FrameLimits::default());
         assert_eq!(whole.len(), 3);
         let spans: Vec<Span> = whole.iter().map(|l| l.as_ref().unwrap().span).collect();
-        assert_eq!(spans, vec![Span::new(0, 8), Span::new(13, 24), Span::new(24, 31)]);
+        assert_eq!(
+            spans,
+            vec![Span::new(0, 8), Span::new(13, 24), Span::new(24, 31)]
+        );
         assert_eq!(&whole[1].as_ref().unwrap().data[..], b"{\"b\":\"x\"}");
         for n in 1..input.len() {
             assert_eq!(run(input, n, FrameLimits::default()), whole, "chunk {n}");
@@ -256,8 +259,23 @@ mod tests {
     fn oversized_line_skipped() {
         let input = format!("{}\n{{\"ok\":1}}\n", "x".repeat(50));
         for n in [1, 7, 100] {
-            let out = run(input.as_bytes(), n, FrameLimits { max_frame_bytes: 20 });
-            assert!(matches!(out[0], Err(FrameError { kind: FrameErrorKind::TooLarge { limit: 20 }, .. })), "{n}");
+            let out = run(
+                input.as_bytes(),
+                n,
+                FrameLimits {
+                    max_frame_bytes: 20,
+                },
+            );
+            assert!(
+                matches!(
+                    out[0],
+                    Err(FrameError {
+                        kind: FrameErrorKind::TooLarge { limit: 20 },
+                        ..
+                    })
+                ),
+                "{n}"
+            );
             assert_eq!(&out[1].as_ref().unwrap().data[..], b"{\"ok\":1}", "{n}");
             assert_eq!(out.len(), 2);
         }

@@ -188,7 +188,13 @@ impl SseDecoder {
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     fn pop(&mut self) -> Option<Result<SseEvent, FrameError>> {
         let item = self.queue.get_mut(self.queue_pos)?;
-        let item = std::mem::replace(item, Err(FrameError { kind: FrameErrorKind::Unterminated, span: Span::default() }));
+        let item = std::mem::replace(
+            item,
+            Err(FrameError {
+                kind: FrameErrorKind::Unterminated,
+                span: Span::default(),
+            }),
+        );
         self.queue_pos += 1;
         Some(item)
     }
@@ -308,7 +314,13 @@ impl SseDecoder {
     }
 
     /// Bytes `data[from..]` start a line that continues in the next read.
-    fn partial(&mut self, data: &Bytes, from: usize, base: u64, out: &mut Vec<Result<SseEvent, FrameError>>) {
+    fn partial(
+        &mut self,
+        data: &Bytes,
+        from: usize,
+        base: u64,
+        out: &mut Vec<Result<SseEvent, FrameError>>,
+    ) {
         let n = data.len() - from;
         if self.discarding {
             self.discard_line_nonempty |= n > 0;
@@ -401,7 +413,11 @@ impl SseDecoder {
         }
         let (name, value) = match memchr::memchr(b':', &line) {
             Some(c) => {
-                let v = if line.get(c + 1) == Some(&b' ') { c + 2 } else { c + 1 };
+                let v = if line.get(c + 1) == Some(&b' ') {
+                    c + 2
+                } else {
+                    c + 1
+                };
                 (line.slice(..c), line.slice(v..))
             }
             None => (line.clone(), Bytes::new()),
@@ -477,7 +493,9 @@ impl SseDecoder {
             }
         }
         if !self.discarding {
-            let pending = !self.carry.is_empty() || !matches!(self.data, Data::None) || self.frame_start.is_some();
+            let pending = !self.carry.is_empty()
+                || !matches!(self.data, Data::None)
+                || self.frame_start.is_some();
             if pending {
                 if self.eof_dispatch {
                     if !self.carry.is_empty() {
@@ -574,7 +592,8 @@ mod tests {
                 (
                     e.event_type().to_string(),
                     e.data_str().to_string(),
-                    e.id.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()),
+                    e.id.as_ref()
+                        .map(|b| String::from_utf8_lossy(b).into_owned()),
                 )
             })
             .collect()
@@ -590,7 +609,13 @@ mod tests {
         ];
         let whole = run(&[SPEC], false);
         assert_eq!(simple(&whole), want);
-        assert!(matches!(whole.last(), Some(Err(FrameError { kind: FrameErrorKind::Unterminated, .. }))));
+        assert!(matches!(
+            whole.last(),
+            Some(Err(FrameError {
+                kind: FrameErrorKind::Unterminated,
+                ..
+            }))
+        ));
         for a in 0..=SPEC.len() {
             for b in a..=SPEC.len() {
                 let got = run(&[&SPEC[..a], &SPEC[a..b], &SPEC[b..]], false);
@@ -616,10 +641,19 @@ mod tests {
     #[test]
     fn line_ends_are_equivalent() {
         let lf = b"event: e\ndata: a\ndata: b\n\ndata: c\n\n".to_vec();
-        let cr: Vec<u8> = lf.iter().map(|&c| if c == b'\n' { b'\r' } else { c }).collect();
+        let cr: Vec<u8> = lf
+            .iter()
+            .map(|&c| if c == b'\n' { b'\r' } else { c })
+            .collect();
         let crlf: Vec<u8> = lf
             .iter()
-            .flat_map(|&c| if c == b'\n' { vec![b'\r', b'\n'] } else { vec![c] })
+            .flat_map(|&c| {
+                if c == b'\n' {
+                    vec![b'\r', b'\n']
+                } else {
+                    vec![c]
+                }
+            })
             .collect();
         let want = simple(&run(&[&lf], false));
         assert_eq!(want.len(), 2);
@@ -644,7 +678,10 @@ mod tests {
 
     #[test]
     fn field_parsing() {
-        let out = run(&[b"data:x\n\ndata:  y\n\ndata\n\nevent\ndata: z\n\nfoo: bar\n\n"], false);
+        let out = run(
+            &[b"data:x\n\ndata:  y\n\ndata\n\nevent\ndata: z\n\nfoo: bar\n\n"],
+            false,
+        );
         let s = simple(&out);
         assert_eq!(s[0].1, "x");
         assert_eq!(s[1].1, " y");
@@ -656,7 +693,10 @@ mod tests {
 
     #[test]
     fn no_data_no_dispatch_and_id_rules() {
-        let out = run(&[b"event: ping\n\nid: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\nid: x\0y\ndata: d\n\n"], false);
+        let out = run(
+            &[b"event: ping\n\nid: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\nid: x\0y\ndata: d\n\n"],
+            false,
+        );
         let s = simple(&out);
         assert_eq!(s.len(), 4);
         assert_eq!(s[0], ("message".into(), "a".into(), Some("1".into())));
@@ -695,7 +735,9 @@ mod tests {
     fn eof_rules() {
         let out = run(&[b"data: a\n\ndata: b\n"], false);
         assert_eq!(simple(&out).len(), 1);
-        assert!(matches!(out[1], Err(FrameError { kind: FrameErrorKind::Unterminated, span }) if span == Span::new(9, 17)));
+        assert!(
+            matches!(out[1], Err(FrameError { kind: FrameErrorKind::Unterminated, span }) if span == Span::new(9, 17))
+        );
         let out = run(&[b"data: a\n\ndata: b"], true);
         assert_eq!(simple(&out).len(), 2);
         assert_eq!(out[1].as_ref().unwrap().span, Span::new(9, 16));
@@ -705,7 +747,9 @@ mod tests {
 
     #[test]
     fn oversized_event_is_discarded_and_decoding_resumes() {
-        let limits = FrameLimits { max_frame_bytes: 32 };
+        let limits = FrameLimits {
+            max_frame_bytes: 32,
+        };
         let big = format!("data: {}\n\ndata: ok\n\n", "x".repeat(100));
         for n in [1, 5, 1000] {
             let mut d = SseDecoder::with_limits(limits.clone());
@@ -714,8 +758,21 @@ mod tests {
                 d.feed(c, &mut out);
             }
             d.finish(&mut out);
-            assert!(matches!(out[0], Err(FrameError { kind: FrameErrorKind::TooLarge { limit: 32 }, .. })), "{n}");
-            assert_eq!(simple(&out), vec![("message".into(), "ok".into(), None)], "{n}");
+            assert!(
+                matches!(
+                    out[0],
+                    Err(FrameError {
+                        kind: FrameErrorKind::TooLarge { limit: 32 },
+                        ..
+                    })
+                ),
+                "{n}"
+            );
+            assert_eq!(
+                simple(&out),
+                vec![("message".into(), "ok".into(), None)],
+                "{n}"
+            );
             assert_eq!(out.len(), 2);
         }
         // Many small lines add up too.
@@ -725,7 +782,13 @@ mod tests {
         let mut d = SseDecoder::with_limits(limits);
         let mut out = Vec::new();
         d.feed(many.as_bytes(), &mut out);
-        assert!(matches!(out[0], Err(FrameError { kind: FrameErrorKind::TooLarge { .. }, .. })));
+        assert!(matches!(
+            out[0],
+            Err(FrameError {
+                kind: FrameErrorKind::TooLarge { .. },
+                ..
+            })
+        ));
         assert_eq!(simple(&out), vec![("message".into(), "ok".into(), None)]);
     }
 

@@ -14,7 +14,8 @@ use toolstream::provider::{DecodeOptions, StreamDecoder};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-const OPENAI: &[u8] = include_bytes!("../benches/data/openai_chat_gpt4o_parallel_tools.openai-python.sse");
+const OPENAI: &[u8] =
+    include_bytes!("../benches/data/openai_chat_gpt4o_parallel_tools.openai-python.sse");
 const ANTHROPIC: &[u8] = include_bytes!("../benches/data/anthropic_thinking_text_tool.rig.sse");
 
 fn replay(one: &[u8], n: usize) -> Bytes {
@@ -63,13 +64,19 @@ fn allocations_per_event() {
     // argument delta, the rest per call: id and name strings, the
     // repairer's buffers); Anthropic 1.6 per event, 3.6 with 64-byte reads
     // (a line split across reads is copied into its own buffer).
-    for (name, one, ceilings) in [("openai_chat", OPENAI, [3.0, 3.0, 3.0]), ("anthropic", ANTHROPIC, [4.5, 2.5, 2.5])] {
+    for (name, one, ceilings) in [
+        ("openai_chat", OPENAI, [3.0, 3.0, 3.0]),
+        ("anthropic", ANTHROPIC, [4.5, 2.5, 2.5]),
+    ] {
         let input = replay(one, 1000);
         for (chunk, ceiling) in [64, 4096, input.len()].into_iter().zip(ceilings) {
             let (events, allocs) = measure(&input, chunk);
             let per = allocs as f64 / events as f64;
             report.push(format!("{name:12} reads of {chunk:>8} B: {events} events, {allocs} allocations, {per:.2} per event"));
-            assert!(per < ceiling, "{name}, {chunk}-byte reads: {per:.2} allocations per event");
+            assert!(
+                per < ceiling,
+                "{name}, {chunk}-byte reads: {per:.2} allocations per event"
+            );
         }
     }
     println!("{}", report.join("\n"));

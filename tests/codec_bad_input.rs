@@ -40,10 +40,27 @@ fn unknown_event_types_are_diagnostics() {
     let input = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\nevent: brand_new\ndata: {\"type\":\"brand_new\",\"x\":1}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"hologram\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"hologram_delta\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
     let events = decode(input, &DecodeOptions::default());
     check_contracts(&events);
-    let diags = events.iter().filter(|e| matches!(e, Event::Diagnostic { kind: DiagnosticKind::UnknownEvent, .. })).count();
+    let diags = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Diagnostic {
+                    kind: DiagnosticKind::UnknownEvent,
+                    ..
+                }
+            )
+        })
+        .count();
     assert_eq!(diags, 3);
     assert!(errors(&events).is_empty());
-    assert!(matches!(events.last(), Some(Event::Finish { reason: FinishReason::Stop, .. })));
+    assert!(matches!(
+        events.last(),
+        Some(Event::Finish {
+            reason: FinishReason::Stop,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -60,14 +77,27 @@ fn provider_errors_fail_the_response() {
         let errs = errors(&events);
         assert_eq!(errs.len(), 1, "{p}: {errs:?}");
         assert_eq!(errs[0].0, ErrorKind::Provider, "{p}");
-        assert!(matches!(events.last(), Some(Event::Finish { reason: FinishReason::Error, .. })), "{p}");
+        assert!(
+            matches!(
+                events.last(),
+                Some(Event::Finish {
+                    reason: FinishReason::Error,
+                    ..
+                })
+            ),
+            "{p}"
+        );
         for e in &events {
             if let Event::ToolEnd { call, .. } = e {
                 assert!(call.truncated, "{p}: a call cut by an error is truncated");
             }
         }
         // Given explicitly, the provider decodes the same.
-        assert_eq!(decode(input, &DecodeOptions::default().with_provider(p)), events, "{p}");
+        assert_eq!(
+            decode(input, &DecodeOptions::default().with_provider(p)),
+            events,
+            "{p}"
+        );
     }
 }
 
@@ -75,21 +105,40 @@ fn provider_errors_fail_the_response() {
 fn truncated_captures_close_and_flag_open_calls() {
     let opts = DecodeOptions::default();
     for (file, bytes, prov) in captures() {
-        let openai_like = prov["api"].as_str().unwrap_or_default().contains("chat.completions");
+        let openai_like = prov["api"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("chat.completions");
         let step = (bytes.len() / 40).max(1);
         let mut cuts: Vec<usize> = (1..bytes.len()).step_by(step).collect();
         // Right after each SSE event / NDJSON line too.
-        cuts.extend(bytes.windows(2).enumerate().filter(|(_, w)| w == b"\n\n" || w == b"}\n").map(|(i, _)| i + 2).take(60));
+        cuts.extend(
+            bytes
+                .windows(2)
+                .enumerate()
+                .filter(|(_, w)| w == b"\n\n" || w == b"}\n")
+                .map(|(i, _)| i + 2)
+                .take(60),
+        );
         for cut in cuts {
             let part = &bytes[..cut.min(bytes.len())];
             let events = decode_chunks(part.chunks(97), &opts);
             check_contracts(&events);
-            let truncated_error = errors(&events).iter().any(|(k, _)| *k == ErrorKind::Truncated);
+            let truncated_error = errors(&events)
+                .iter()
+                .any(|(k, _)| *k == ErrorKind::Truncated);
             for e in &events {
                 if let Event::ToolEnd { call, span } = e {
                     if span.start == part.len() as u64 && !openai_like {
-                        assert!(call.truncated, "{file} cut at {cut}: call {} closed at EOF must be truncated", call.index);
-                        assert!(truncated_error, "{file} cut at {cut}: EOF closed a call without a Truncated error");
+                        assert!(
+                            call.truncated,
+                            "{file} cut at {cut}: call {} closed at EOF must be truncated",
+                            call.index
+                        );
+                        assert!(
+                            truncated_error,
+                            "{file} cut at {cut}: EOF closed a call without a Truncated error"
+                        );
                     }
                 }
             }
@@ -104,7 +153,9 @@ fn oversized_frames_are_limit_errors() {
         "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{big}\"}}}}]}}\n\ndata: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"ok\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
     );
     let opts = DecodeOptions {
-        frame_limits: FrameLimits { max_frame_bytes: 1024 },
+        frame_limits: FrameLimits {
+            max_frame_bytes: 1024,
+        },
         ..DecodeOptions::default()
     };
     for n in [1, 100, 100_000] {
@@ -127,20 +178,48 @@ fn argument_limits_cut_the_call() {
     cfg.limits.max_args_bytes = 64;
     let long = "y".repeat(500);
     let input = format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{\\\"a\\\": \\\"{long}\\\"}}\"}}}}]}},\"finish_reason\":\"tool_calls\"}}]}}\n\ndata: [DONE]\n\n");
-    let events = decode(input.as_bytes(), &DecodeOptions { config: cfg, ..DecodeOptions::default() });
+    let events = decode(
+        input.as_bytes(),
+        &DecodeOptions {
+            config: cfg,
+            ..DecodeOptions::default()
+        },
+    );
     check_contracts(&events);
     let s = summarize(&events);
     assert!(s.calls[0].truncated);
     assert!(s.calls[0].arguments.len() < 100);
-    assert!(s.calls[0].repairs.iter().any(|r| r.kind == toolstream::RepairKind::LimitExceeded));
+    assert!(s.calls[0]
+        .repairs
+        .iter()
+        .any(|r| r.kind == toolstream::RepairKind::LimitExceeded));
 }
 
 #[test]
 fn empty_and_garbage_streams() {
     let events = decode(b"", &DecodeOptions::default());
-    assert_eq!(errors(&events), vec![(ErrorKind::Truncated, "stream ended before any event".to_string())]);
-    assert!(matches!(events.last(), Some(Event::Finish { reason: FinishReason::Error, .. })));
-    for input in [&b"\x00\x01\x02\x03garbage"[..], b"\xff\xfe\xfd", b"hello world\n\n", b"{{{{{{", b"[1,2,3]\n", b"data: [DONE]"] {
+    assert_eq!(
+        errors(&events),
+        vec![(
+            ErrorKind::Truncated,
+            "stream ended before any event".to_string()
+        )]
+    );
+    assert!(matches!(
+        events.last(),
+        Some(Event::Finish {
+            reason: FinishReason::Error,
+            ..
+        })
+    ));
+    for input in [
+        &b"\x00\x01\x02\x03garbage"[..],
+        b"\xff\xfe\xfd",
+        b"hello world\n\n",
+        b"{{{{{{",
+        b"[1,2,3]\n",
+        b"data: [DONE]",
+    ] {
         let events = decode(input, &DecodeOptions::default());
         check_contracts(&events);
         for p in Provider::ALL {
@@ -158,5 +237,7 @@ fn a_stream_cut_inside_an_event_is_truncated() {
     let s = summarize(&events);
     assert_eq!(s.calls[0].arguments, r#"{"a": [1, 2]}"#);
     assert!(s.calls[0].truncated);
-    assert!(errors(&events).iter().any(|(k, _)| *k == ErrorKind::Truncated));
+    assert!(errors(&events)
+        .iter()
+        .any(|(k, _)| *k == ErrorKind::Truncated));
 }

@@ -14,7 +14,10 @@ use toolstream::provider::{DecodeOptions, StreamDecoder};
 use toolstream::Event;
 
 fn overrides() -> Value {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures_expected.json");
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/captures_expected.json"
+    );
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
@@ -47,7 +50,11 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
     // Calls.
     let want_calls = pick("tool_calls").as_array().unwrap();
     if want_calls.len() != got.calls.len() {
-        errs.push(format!("{} calls, want {}", got.calls.len(), want_calls.len()));
+        errs.push(format!(
+            "{} calls, want {}",
+            got.calls.len(),
+            want_calls.len()
+        ));
     }
     for (i, (w, g)) in want_calls.iter().zip(&got.calls).enumerate() {
         if let Some(id) = w["id"].as_str() {
@@ -55,7 +62,10 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
                 errs.push(format!("call {i}: id {:?}, want {id:?}", g.id));
             }
         } else {
-            errs.push(format!("call {i}: expected id is null but toolstream always has one ({:?})", g.id));
+            errs.push(format!(
+                "call {i}: expected id is null but toolstream always has one ({:?})",
+                g.id
+            ));
         }
         if g.name != w["name"].as_str().unwrap() {
             errs.push(format!("call {i}: name {:?}, want {}", g.name, w["name"]));
@@ -67,20 +77,31 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
             }
         } else {
             let text = w["args"].as_str().unwrap();
-            let valid = w.get("args_valid_json").and_then(Value::as_bool).unwrap_or(true);
+            let valid = w
+                .get("args_valid_json")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
             if !valid {
-                errs.push(format!("call {i}: expected args are invalid JSON; needs a corrected expectation"));
+                errs.push(format!(
+                    "call {i}: expected args are invalid JSON; needs a corrected expectation"
+                ));
             }
             let wv: Value = serde_json::from_str(text).unwrap_or(Value::Null);
             if gv != wv {
                 errs.push(format!("call {i}: args {}, want {text}", g.arguments));
             } else if (text_args(api) || over.is_some()) && g.arguments != text {
-                errs.push(format!("call {i}: args text {:?} differs from the wire text {text:?}", g.arguments));
+                errs.push(format!(
+                    "call {i}: args text {:?} differs from the wire text {text:?}",
+                    g.arguments
+                ));
             }
         }
         let want_trunc = w.get("truncated").and_then(Value::as_bool).unwrap_or(false);
         if g.truncated != want_trunc {
-            errs.push(format!("call {i}: truncated {}, want {want_trunc}", g.truncated));
+            errs.push(format!(
+                "call {i}: truncated {}, want {want_trunc}",
+                g.truncated
+            ));
         }
         let reps: Vec<&str> = g.repairs.iter().map(|r| r.kind.as_str()).collect();
         let want_reps: Vec<&str> = w
@@ -96,20 +117,35 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
     // Text and thinking.
     let text_chars = pick("text_chars").as_u64().unwrap() as usize;
     if got.text.chars().count() != text_chars {
-        errs.push(format!("text {} chars, want {text_chars}: {:?}", got.text.chars().count(), got.text));
+        errs.push(format!(
+            "text {} chars, want {text_chars}: {:?}",
+            got.text.chars().count(),
+            got.text
+        ));
     }
     let head = pick("text_head").as_str().unwrap();
     if !got.text.starts_with(head) {
-        errs.push(format!("text starts {:?}, want {head:?}", got.text.chars().take(60).collect::<String>()));
+        errs.push(format!(
+            "text starts {:?}, want {head:?}",
+            got.text.chars().take(60).collect::<String>()
+        ));
     }
     let thinking_chars = pick("thinking_chars").as_u64().unwrap() as usize;
     if got.thinking.chars().count() != thinking_chars {
-        errs.push(format!("thinking {} chars, want {thinking_chars}", got.thinking.chars().count()));
+        errs.push(format!(
+            "thinking {} chars, want {thinking_chars}",
+            got.thinking.chars().count()
+        ));
     }
 
     // Finish reasons.
     let want_finish: Vec<String> = match over.and_then(|o| o.get("finish")) {
-        Some(f) => f.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect(),
+        Some(f) => f
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect(),
         None => {
             let mut v: Vec<String> = Vec::new();
             for raw in exp["finish"].as_array().unwrap() {
@@ -136,7 +172,13 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
         .and_then(Value::as_array)
         .map(|a| a.iter().map(|s| s.as_str().unwrap()).collect())
         .unwrap_or_default();
-    if got.errors.len() != want_errors.len() || got.errors.iter().zip(&want_errors).any(|(g, w)| !g.contains(w)) {
+    if got.errors.len() != want_errors.len()
+        || got
+            .errors
+            .iter()
+            .zip(&want_errors)
+            .any(|(g, w)| !g.contains(w))
+    {
         errs.push(format!("errors {:?}, want {want_errors:?}", got.errors));
     }
     if errs.is_empty() {
@@ -150,7 +192,11 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
 fn every_capture_decodes_to_its_expected_summary() {
     let over = overrides();
     let caps = captures();
-    assert!(caps.len() >= 70, "expected the 73 captures (minus the decoded Bedrock copy), found {}", caps.len());
+    assert!(
+        caps.len() >= 70,
+        "expected the 73 captures (minus the decoded Bedrock copy), found {}",
+        caps.len()
+    );
     let mut failures = Vec::new();
     for (file, bytes, prov) in &caps {
         if let Err(e) = check_one(file, bytes, prov, over.get(file.as_str())) {
@@ -159,11 +205,23 @@ fn every_capture_decodes_to_its_expected_summary() {
     }
     for k in over.as_object().unwrap().keys() {
         if k != "_about" {
-            assert!(caps.iter().any(|(f, _, _)| f == k), "override for an unknown capture {k}");
-            assert!(over[k]["reason"].as_str().is_some_and(|r| !r.is_empty()), "override {k} has no reason");
+            assert!(
+                caps.iter().any(|(f, _, _)| f == k),
+                "override for an unknown capture {k}"
+            );
+            assert!(
+                over[k]["reason"].as_str().is_some_and(|r| !r.is_empty()),
+                "override {k} has no reason"
+            );
         }
     }
-    assert!(failures.is_empty(), "{} of {} captures differ:\n{}", failures.len(), caps.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} captures differ:\n{}",
+        failures.len(),
+        caps.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -205,9 +263,18 @@ fn captures_are_chunk_invariant() {
             assert_eq!(got, whole, "{file}: {n}-byte reads differ");
         }
         // Split between every CR and LF.
-        let cr_splits: Vec<usize> = bytes.windows(2).enumerate().filter(|(_, w)| w == b"\r\n").map(|(i, _)| i + 1).collect();
+        let cr_splits: Vec<usize> = bytes
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w == b"\r\n")
+            .map(|(i, _)| i + 1)
+            .collect();
         if !cr_splits.is_empty() {
-            assert_eq!(decode_split(&bytes, &cr_splits, &opts), whole, "{file}: CR|LF splits differ");
+            assert_eq!(
+                decode_split(&bytes, &cr_splits, &opts),
+                whole,
+                "{file}: CR|LF splits differ"
+            );
         }
     }
 }
@@ -216,15 +283,27 @@ fn captures_are_chunk_invariant() {
 fn captures_decode_the_same_with_any_line_ending() {
     let opts = DecodeOptions::default();
     for (file, bytes, _) in captures() {
-        if !matches!(bytes.iter().find(|b| !b.is_ascii_whitespace()), Some(b'd' | b'e' | b':')) {
+        if !matches!(
+            bytes.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'd' | b'e' | b':')
+        ) {
             continue; // not SSE
         }
-        let lf: Vec<u8> = String::from_utf8(bytes.clone()).unwrap().replace("\r\n", "\n").into_bytes();
+        let lf: Vec<u8> = String::from_utf8(bytes.clone())
+            .unwrap()
+            .replace("\r\n", "\n")
+            .into_bytes();
         // Repair offsets are byte offsets: they move with the line ends.
         let norm = strip_offsets;
         let want = norm(summarize(&decode_chunked(&lf, 4096, &opts)));
-        let crlf = String::from_utf8(lf.clone()).unwrap().replace('\n', "\r\n").into_bytes();
-        let cr = String::from_utf8(lf.clone()).unwrap().replace('\n', "\r").into_bytes();
+        let crlf = String::from_utf8(lf.clone())
+            .unwrap()
+            .replace('\n', "\r\n")
+            .into_bytes();
+        let cr = String::from_utf8(lf.clone())
+            .unwrap()
+            .replace('\n', "\r")
+            .into_bytes();
         for (name, input) in [("CRLF", crlf), ("CR", cr)] {
             for n in [1, 5, 4096] {
                 let got = norm(summarize(&decode_chunked(&input, n, &opts)));
@@ -242,14 +321,20 @@ fn reconstructed_sse_matches_the_payload_lines() {
     for e in std::fs::read_dir(dir.join("reframed")).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_string();
-        let Some(stem) = name.strip_suffix(".RECONSTRUCTED.sse") else { continue };
+        let Some(stem) = name.strip_suffix(".RECONSTRUCTED.sse") else {
+            continue;
+        };
         let jsonl = std::fs::read(dir.join(format!("{stem}.jsonl"))).unwrap();
         let sse = std::fs::read(&p).unwrap();
         let a = decode_chunked(&jsonl, 4096, &opts);
         let b = decode_chunked(&sse, 4096, &opts);
         check_contracts(&b);
         let (sa, sb) = (strip_offsets(summarize(&a)), strip_offsets(summarize(&b)));
-        assert_eq!((&sa.calls, &sa.text, &sa.thinking, &sa.finish), (&sb.calls, &sb.text, &sb.thinking, &sb.finish), "{name}");
+        assert_eq!(
+            (&sa.calls, &sa.text, &sa.thinking, &sa.finish),
+            (&sb.calls, &sb.text, &sb.thinking, &sb.finish),
+            "{name}"
+        );
         n += 1;
     }
     assert!(n >= 20, "found {n} reconstructed streams");
@@ -269,9 +354,24 @@ fn opaque_state_is_kept() {
             .collect()
     };
     use toolstream::OpaqueKind::*;
-    assert_eq!(opaque("gemini3_tool_thought_signature.vercel.jsonl"), vec![(ThoughtSignature, Some(0))]);
-    assert_eq!(opaque("gemini_tool_stream_crlf.rust-genai.sse"), vec![(ThoughtSignature, Some(0))]);
-    assert_eq!(opaque("anthropic_thinking_signature.vercel.jsonl"), vec![(ThinkingSignature, None)]);
-    assert_eq!(opaque("anthropic_redacted_thinking.rig.sse")[0], (RedactedThinking, None));
-    assert!(opaque("openai_responses_reasoning_summary_multi_turn_tools.vercel.jsonl").contains(&(EncryptedReasoning, None)));
+    assert_eq!(
+        opaque("gemini3_tool_thought_signature.vercel.jsonl"),
+        vec![(ThoughtSignature, Some(0))]
+    );
+    assert_eq!(
+        opaque("gemini_tool_stream_crlf.rust-genai.sse"),
+        vec![(ThoughtSignature, Some(0))]
+    );
+    assert_eq!(
+        opaque("anthropic_thinking_signature.vercel.jsonl"),
+        vec![(ThinkingSignature, None)]
+    );
+    assert_eq!(
+        opaque("anthropic_redacted_thinking.rig.sse")[0],
+        (RedactedThinking, None)
+    );
+    assert!(
+        opaque("openai_responses_reasoning_summary_multi_turn_tools.vercel.jsonl")
+            .contains(&(EncryptedReasoning, None))
+    );
 }

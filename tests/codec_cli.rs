@@ -17,7 +17,11 @@ fn bin() -> Command {
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, Vec<u8>, String) {
     let mut cmd = bin();
-    cmd.arg("decode").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::piped());
+    cmd.arg("decode")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let mut input = child.stdin.take().unwrap();
     if let Some(data) = stdin {
@@ -25,7 +29,11 @@ fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, Vec<u8>, String) {
     }
     drop(input);
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn capture(name: &str) -> (std::path::PathBuf, Vec<u8>) {
@@ -53,7 +61,9 @@ fn events_output_matches_the_library() {
     for (g, e) in got.iter().zip(&events) {
         let span = e.span();
         match e {
-            Event::ToolStart { index, id, name, .. } => {
+            Event::ToolStart {
+                index, id, name, ..
+            } => {
                 assert_eq!(g["type"], "tool_start");
                 assert_eq!(g["index"], *index);
                 assert_eq!(g["id"], id.as_str());
@@ -65,7 +75,10 @@ fn events_output_matches_the_library() {
             }
             Event::ToolEnd { call, .. } => {
                 assert_eq!(g["type"], "tool_end");
-                assert_eq!(g["arguments"], serde_json::from_str::<Value>(&call.arguments).unwrap());
+                assert_eq!(
+                    g["arguments"],
+                    serde_json::from_str::<Value>(&call.arguments).unwrap()
+                );
                 assert_eq!(g["truncated"], false);
                 assert_eq!(g["repairs"], Value::Array(vec![]));
             }
@@ -104,13 +117,19 @@ fn calls_output() {
     let (code, out, err) = run(&["--output", "calls", path.to_str().unwrap()], None);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(v["text"], "Sure! Let me check the current weather in Tokyo right away!");
+    assert_eq!(
+        v["text"],
+        "Sure! Let me check the current weather in Tokyo right away!"
+    );
     assert_eq!(v["thinking"].as_str().unwrap().chars().count(), 116);
     assert_eq!(v["calls"].as_array().unwrap().len(), 1);
     assert_eq!(v["calls"][0]["name"], "get_weather");
     assert_eq!(v["calls"][0]["id"], "toolu_REDACTED_1");
     assert_eq!(v["calls"][0]["index"], 0);
-    assert_eq!(v["calls"][0]["arguments"], serde_json::json!({"city": "Tokyo, Japan"}));
+    assert_eq!(
+        v["calls"][0]["arguments"],
+        serde_json::json!({"city": "Tokyo, Japan"})
+    );
     assert_eq!(v["calls"][0]["truncated"], false);
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["text", "thinking", "calls"]);
@@ -121,12 +140,19 @@ fn re_encoding_outputs_decode_back_to_the_same_calls() {
     let (path, bytes) = capture("openai_responses_reasoning_summary_multi_turn_tools.vercel.jsonl");
     let want = summarize(&decode(&bytes, &DecodeOptions::default()));
     for target in ["openai", "anthropic", "responses"] {
-        let (code, out, err) = run(&["--output", target, "--model", "m-1", path.to_str().unwrap()], None);
+        let (code, out, err) = run(
+            &["--output", target, "--model", "m-1", path.to_str().unwrap()],
+            None,
+        );
         assert_eq!(code, 0, "{err}");
         let text = String::from_utf8(out.clone()).unwrap();
         assert!(text.contains("\"m-1\""), "{target}: model not written");
         let got = summarize(&decode(&out, &DecodeOptions::default()));
-        assert_eq!(strip_offsets(got.clone()).calls, strip_offsets(want.clone()).calls, "{target}");
+        assert_eq!(
+            strip_offsets(got.clone()).calls,
+            strip_offsets(want.clone()).calls,
+            "{target}"
+        );
         assert_eq!(got.text, want.text, "{target}");
         assert_eq!(got.thinking, want.thinking, "{target}");
     }
@@ -139,21 +165,39 @@ fn from_is_honoured_and_reparse_content_finds_in_band_calls() {
         r#"{"choices":[{"index":0,"delta":{"content":"call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>"}}]}"#,
         r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
     ];
-    let sse: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect::<String>() + "data: [DONE]\n\n";
-    let (code, out, _) = run(&["--from", "openai", "--output", "calls"], Some(sse.as_bytes()));
+    let sse: String = chunks
+        .iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .collect::<String>()
+        + "data: [DONE]\n\n";
+    let (code, out, _) = run(
+        &["--from", "openai", "--output", "calls"],
+        Some(sse.as_bytes()),
+    );
     assert_eq!(code, 0);
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert!(v["calls"].as_array().unwrap().is_empty());
     assert!(v["text"].as_str().unwrap().contains("<tool_call>"));
     let (code, out, _) = run(
-        &["--from", "openai", "--reparse-content", "--model", "Qwen/Qwen3-8B", "--output", "calls"],
+        &[
+            "--from",
+            "openai",
+            "--reparse-content",
+            "--model",
+            "Qwen/Qwen3-8B",
+            "--output",
+            "calls",
+        ],
         Some(sse.as_bytes()),
     );
     assert_eq!(code, 0);
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["text"], "Sure.\n");
     assert_eq!(v["calls"][0]["name"], "get_weather");
-    assert_eq!(v["calls"][0]["arguments"], serde_json::json!({"city": "Oslo"}));
+    assert_eq!(
+        v["calls"][0]["arguments"],
+        serde_json::json!({"city": "Oslo"})
+    );
     // The finish event says what happened: a call was made.
     let (_, out, _) = run(&["--reparse-content"], Some(sse.as_bytes()));
     let evs = lines(&out);
@@ -185,6 +229,10 @@ fn errors_and_truncation_are_printed() {
     assert_eq!(end["arguments"], serde_json::json!({"a": 1}));
     let err = evs.iter().find(|e| e["type"] == "error").unwrap();
     assert_eq!(err["kind"], "truncated");
-    assert_eq!(err.as_object().unwrap().len(), 3, "error objects are {{type, kind, message}}");
+    assert_eq!(
+        err.as_object().unwrap().len(),
+        3,
+        "error objects are {{type, kind, message}}"
+    );
     assert_eq!(evs.last().unwrap()["reason"], "error");
 }

@@ -213,7 +213,8 @@ fn reference_sse(input: &[u8]) -> Vec<(String, String, Option<String>)> {
         }
     }
     let mut out = Vec::new();
-    let (mut data, mut event, mut last_id): (String, String, Option<String>) = (String::new(), String::new(), None);
+    let (mut data, mut event, mut last_id): (String, String, Option<String>) =
+        (String::new(), String::new(), None);
     for line in lines {
         if line.is_empty() {
             if data.is_empty() {
@@ -223,7 +224,11 @@ fn reference_sse(input: &[u8]) -> Vec<(String, String, Option<String>)> {
             if data.ends_with('\n') {
                 data.pop();
             }
-            let ty = if event.is_empty() { "message".to_string() } else { std::mem::take(&mut event) };
+            let ty = if event.is_empty() {
+                "message".to_string()
+            } else {
+                std::mem::take(&mut event)
+            };
             out.push((ty, std::mem::take(&mut data), last_id.clone()));
             event.clear();
             continue;
@@ -244,7 +249,13 @@ fn reference_sse(input: &[u8]) -> Vec<(String, String, Option<String>)> {
                 data.push_str(value);
                 data.push('\n');
             }
-            "id" if !value.contains('\0') => last_id = if value.is_empty() { None } else { Some(value.to_string()) },
+            "id" if !value.contains('\0') => {
+                last_id = if value.is_empty() {
+                    None
+                } else {
+                    Some(value.to_string())
+                }
+            }
             _ => {}
         }
     }

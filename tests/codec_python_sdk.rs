@@ -56,12 +56,23 @@ fn python() -> Option<PathBuf> {
         return Some(py);
     }
     let base = std::env::var("TOOLSTREAM_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&base).args(["-m", "venv", venv.to_str().unwrap()]).status().map(|s| s.success());
+    let ok = Command::new(&base)
+        .args(["-m", "venv", venv.to_str().unwrap()])
+        .status()
+        .map(|s| s.success());
     if ok.ok() != Some(true) {
         return skip_or_fail(&format!("could not create a venv with `{base} -m venv`"));
     }
     let ok = Command::new(&py)
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "openai>=1.50", "anthropic>=0.40"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "openai>=1.50",
+            "anthropic>=0.40",
+        ])
         .status()
         .map(|s| s.success());
     if ok.ok() != Some(true) {
@@ -97,8 +108,16 @@ fn official_clients_accept_our_streams() {
     let manifest_path = work.join("manifest.json");
     std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/sdk_check.py");
-    let out = Command::new(&py).arg(&script).arg(&manifest_path).output().unwrap();
-    assert!(out.status.success(), "sdk_check.py failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(&py)
+        .arg(&script)
+        .arg(&manifest_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sdk_check.py failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let results: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(results.len(), expected.len());
 
@@ -106,7 +125,15 @@ fn official_clients_accept_our_streams() {
     for (r, (name, t, events)) in results.iter().zip(&expected) {
         let want = summarize(events);
         let mut errs = Vec::new();
-        let failed = events.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::Provider | ErrorKind::Truncated, .. }));
+        let failed = events.iter().any(|e| {
+            matches!(
+                e,
+                Event::Error {
+                    kind: ErrorKind::Provider | ErrorKind::Truncated,
+                    ..
+                }
+            )
+        });
         if failed {
             let msg = events
                 .iter()
@@ -117,7 +144,9 @@ fn official_clients_accept_our_streams() {
                 .unwrap();
             match r.get("error").and_then(Value::as_str) {
                 Some(e) if e.contains(&msg) => {}
-                other => errs.push(format!("the client should raise the provider error {msg:?}, got {other:?}")),
+                other => errs.push(format!(
+                    "the client should raise the provider error {msg:?}, got {other:?}"
+                )),
             }
         } else {
             if let Some(e) = r.get("error") {
@@ -128,7 +157,10 @@ fn official_clients_accept_our_streams() {
                 errs.push(format!("text {:?}, want {:?}", r["text"], want.text));
             }
             if r["thinking"] != want.thinking.as_str() {
-                errs.push(format!("thinking {:?}, want {:?}", r["thinking"], want.thinking));
+                errs.push(format!(
+                    "thinking {:?}, want {:?}",
+                    r["thinking"], want.thinking
+                ));
             }
             let calls: Vec<Value> = want
                 .calls
@@ -136,7 +168,11 @@ fn official_clients_accept_our_streams() {
                 .map(|c| json!({"id": c.id, "name": c.name, "arguments": serde_json::from_str::<Value>(&c.arguments).unwrap()}))
                 .collect();
             if r["tool_calls"] != Value::Array(calls.clone()) {
-                errs.push(format!("tool calls {}, want {}", r["tool_calls"], Value::Array(calls)));
+                errs.push(format!(
+                    "tool calls {}, want {}",
+                    r["tool_calls"],
+                    Value::Array(calls)
+                ));
             }
             let (reason, usage) = events
                 .iter()
@@ -162,7 +198,9 @@ fn official_clients_accept_our_streams() {
                 errs.push(format!("finish {}, want {finish}", r["finish"]));
             }
             if let Some(u) = usage {
-                if r["usage"]["input"] != json!(u.input_tokens.unwrap_or(0)) || r["usage"]["output"] != json!(u.output_tokens.unwrap_or(0)) {
+                if r["usage"]["input"] != json!(u.input_tokens.unwrap_or(0))
+                    || r["usage"]["output"] != json!(u.output_tokens.unwrap_or(0))
+                {
                     errs.push(format!("usage {}, want {u:?}", r["usage"]));
                 }
             }
@@ -170,7 +208,11 @@ fn official_clients_accept_our_streams() {
                 let sigs: Vec<String> = events
                     .iter()
                     .filter_map(|e| match e {
-                        Event::Opaque { kind: toolstream::OpaqueKind::ThinkingSignature, data, .. } => Some(data.clone()),
+                        Event::Opaque {
+                            kind: toolstream::OpaqueKind::ThinkingSignature,
+                            data,
+                            ..
+                        } => Some(data.clone()),
                         _ => None,
                     })
                     .collect();
@@ -183,5 +225,11 @@ fn official_clients_accept_our_streams() {
             failures.push(format!("{name} via {t}:\n    {}", errs.join("\n    ")));
         }
     }
-    assert!(failures.is_empty(), "{} of {} client checks failed:\n{}", failures.len(), results.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} client checks failed:\n{}",
+        failures.len(),
+        results.len(),
+        failures.join("\n")
+    );
 }

@@ -18,7 +18,10 @@ fn openai(deltas: &[(&str, Option<&str>)], finish: &str) -> Vec<u8> {
         if let Some(t) = tools {
             delta["tool_calls"] = serde_json::from_str(t).unwrap();
         }
-        s.push_str(&format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": delta}]})));
+        s.push_str(&format!(
+            "data: {}\n\n",
+            serde_json::json!({"choices": [{"index": 0, "delta": delta}]})
+        ));
     }
     s.push_str(&format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"{finish}\"}}]}}\n\ndata: [DONE]\n\n"));
     s.into_bytes()
@@ -53,8 +56,18 @@ fn calls_in_content_become_calls() {
     let (s, _) = run(&input, &opts());
     assert_eq!(s.text, "Let me look.\n\n");
     assert_eq!(s.calls.len(), 2);
-    assert_eq!((s.calls[0].index, s.calls[0].name.as_str(), s.calls[0].arguments.as_str()), (0, "get_weather", r#"{"city": "Paris"}"#));
-    assert_eq!((s.calls[1].index, s.calls[1].name.as_str()), (1, "get_time"));
+    assert_eq!(
+        (
+            s.calls[0].index,
+            s.calls[0].name.as_str(),
+            s.calls[0].arguments.as_str()
+        ),
+        (0, "get_weather", r#"{"city": "Paris"}"#)
+    );
+    assert_eq!(
+        (s.calls[1].index, s.calls[1].name.as_str()),
+        (1, "get_time")
+    );
     assert_ne!(s.calls[0].id, s.calls[1].id);
     assert_eq!(s.finish, vec!["tool_calls"]);
     // Without re-parsing, it is all text.
@@ -77,7 +90,13 @@ fn a_call_reported_natively_and_in_content_is_kept_once() {
         let (s, events) = run(&openai(&deltas, "tool_calls"), &opts());
         assert_eq!(s.calls.len(), 1, "order {order}: {:?}", s.calls);
         assert_eq!(s.calls[0].index, 0);
-        assert!(events.iter().any(|e| matches!(e, Event::Diagnostic { kind: DiagnosticKind::SkippedContent, .. })));
+        assert!(events.iter().any(|e| matches!(
+            e,
+            Event::Diagnostic {
+                kind: DiagnosticKind::SkippedContent,
+                ..
+            }
+        )));
         if order == 1 {
             // The native call streamed first and is the one kept.
             assert_eq!(s.calls[0].id, "call_n");
@@ -101,7 +120,19 @@ fn different_native_and_content_calls_are_both_kept() {
 fn generated_ids_do_not_collide() {
     // A native call without an id gets call_0; so would the content call.
     let native = r#"[{"index":0,"type":"function","function":{"name":"a","arguments":"{}"}}]"#;
-    let (s, _) = run(&openai(&[("", Some(native)), ("<tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>", None)], "tool_calls"), &opts());
+    let (s, _) = run(
+        &openai(
+            &[
+                ("", Some(native)),
+                (
+                    "<tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>",
+                    None,
+                ),
+            ],
+            "tool_calls",
+        ),
+        &opts(),
+    );
     assert_eq!(s.calls.len(), 2);
     assert_ne!(s.calls[0].id, s.calls[1].id);
 }
@@ -109,17 +140,23 @@ fn generated_ids_do_not_collide() {
 #[test]
 fn ollama_think_leak_with_a_prefill() {
     let dir = captures_dir().expect("captures");
-    let bytes = std::fs::read(dir.join("ollama_native_parallel_tools_think_leak.rig.ndjson")).unwrap();
+    let bytes =
+        std::fs::read(dir.join("ollama_native_parallel_tools_think_leak.rig.ndjson")).unwrap();
     let opts = DecodeOptions::default().with_reparse(Config::default().with_prefill("<think>\n"));
     let (s, _) = run(&bytes, &opts);
     // qwen3 without `think` streams its reasoning as content up to a literal `</think>`.
-    assert!(s.thinking.starts_with("Okay, the user wants me to call both"));
+    assert!(s
+        .thinking
+        .starts_with("Okay, the user wants me to call both"));
     assert!(!s.thinking.contains("</think>"));
     assert!(!s.text.contains("</think>"));
     assert_eq!(s.calls.len(), 2);
     assert_eq!(s.calls[0].id, "call_REDACTED_1");
     let plain = summarize(&decode(&bytes, &DecodeOptions::default()));
-    assert_eq!(s.thinking.len() + s.text.len() + "</think>".len(), plain.text.len());
+    assert_eq!(
+        s.thinking.len() + s.text.len() + "</think>".len(),
+        plain.text.len()
+    );
 }
 
 #[test]

@@ -29,7 +29,14 @@ fn round_trip(events: &[Event], t: Target) -> Vec<Event> {
     // The encoder's own output is clean: no diagnostics or malformed frames.
     for e in &given {
         assert!(
-            !matches!(e, Event::Diagnostic { .. } | Event::Error { kind: toolstream::ErrorKind::Malformed, .. }),
+            !matches!(
+                e,
+                Event::Diagnostic { .. }
+                    | Event::Error {
+                        kind: toolstream::ErrorKind::Malformed,
+                        ..
+                    }
+            ),
             "{t}: {e:?}\n{}",
             String::from_utf8_lossy(&wire)
         );
@@ -52,7 +59,12 @@ fn every_capture_round_trips_through_every_target() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} round trips differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} round trips differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -62,9 +74,21 @@ fn re_encoding_is_a_fixed_point() {
         let events = decode(&bytes, &DecodeOptions::default());
         for t in TARGETS {
             let wire = encode(&events, t, &EncodeOptions::default());
-            let again = encode(&decode(&wire, &DecodeOptions::default()), t, &EncodeOptions::default());
-            let wire2 = encode(&decode(&again, &DecodeOptions::default()), t, &EncodeOptions::default());
-            assert_eq!(String::from_utf8_lossy(&again), String::from_utf8_lossy(&wire2), "{file} via {t}");
+            let again = encode(
+                &decode(&wire, &DecodeOptions::default()),
+                t,
+                &EncodeOptions::default(),
+            );
+            let wire2 = encode(
+                &decode(&again, &DecodeOptions::default()),
+                t,
+                &EncodeOptions::default(),
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&again),
+                String::from_utf8_lossy(&wire2),
+                "{file} via {t}"
+            );
         }
     }
 }

@@ -24,8 +24,14 @@ struct Trickle {
 }
 
 impl AsyncRead for Trickle {
-    fn poll_read(mut self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        let end = (self.pos + self.n).min(self.data.len()).min(self.pos + buf.remaining());
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let end = (self.pos + self.n)
+            .min(self.data.len())
+            .min(self.pos + buf.remaining());
         let pos = self.pos;
         buf.put_slice(&self.data[pos..end]);
         self.pos = end;
@@ -48,7 +54,11 @@ async fn stream_decoder_behind_framed_read() {
         let data = capture(name);
         let want = decode(&data, &DecodeOptions::default());
         for n in [1, 7, 4096] {
-            let reader = Trickle { data: data.clone(), pos: 0, n };
+            let reader = Trickle {
+                data: data.clone(),
+                pos: 0,
+                n,
+            };
             let got: Vec<_> = FramedRead::new(reader, StreamDecoder::new(DecodeOptions::default()))
                 .map(|r| r.unwrap())
                 .collect()
@@ -65,10 +75,17 @@ async fn frame_decoders_behind_framed_read() {
     let mut want = Vec::new();
     push.feed(&data, &mut want);
     push.finish(&mut want);
-    let got: Vec<_> = FramedRead::new(Trickle { data: data.clone(), pos: 0, n: 5 }, SseDecoder::new())
-        .map(|r| r.unwrap())
-        .collect()
-        .await;
+    let got: Vec<_> = FramedRead::new(
+        Trickle {
+            data: data.clone(),
+            pos: 0,
+            n: 5,
+        },
+        SseDecoder::new(),
+    )
+    .map(|r| r.unwrap())
+    .collect()
+    .await;
     assert_eq!(got, want);
     assert!(got.len() > 5);
 

@@ -54,8 +54,16 @@ impl AnthropicEncoder {
             return;
         }
         self.started = true;
-        let base = self.opts.id.clone().unwrap_or_else(|| "msg_toolstream".into());
-        let id = if self.responses == 0 { base } else { format!("{base}_{}", self.responses) };
+        let base = self
+            .opts
+            .id
+            .clone()
+            .unwrap_or_else(|| "msg_toolstream".into());
+        let id = if self.responses == 0 {
+            base
+        } else {
+            format!("{base}_{}", self.responses)
+        };
         sse(
             out,
             Some("message_start"),
@@ -73,7 +81,11 @@ impl AnthropicEncoder {
     fn stop_block(&mut self, out: &mut Vec<u8>) {
         if self.block != Block::None {
             let index = self.next_block - 1;
-            sse(out, Some("content_block_stop"), &json!({"type": "content_block_stop", "index": index}));
+            sse(
+                out,
+                Some("content_block_stop"),
+                &json!({"type": "content_block_stop", "index": index}),
+            );
         }
         self.block = Block::None;
     }
@@ -133,14 +145,24 @@ impl AnthropicEncoder {
                 if self.block != Block::Text {
                     self.open(Block::Text, json!({"type": "text", "text": ""}), out);
                 }
-                self.delta(json!({"type": "text_delta", "text": String::from_utf8_lossy(text)}), out);
+                self.delta(
+                    json!({"type": "text_delta", "text": String::from_utf8_lossy(text)}),
+                    out,
+                );
             }
             Event::Thinking { text, .. } => {
                 self.start(out);
                 if self.block != Block::Thinking {
-                    self.open(Block::Thinking, json!({"type": "thinking", "thinking": "", "signature": ""}), out);
+                    self.open(
+                        Block::Thinking,
+                        json!({"type": "thinking", "thinking": "", "signature": ""}),
+                        out,
+                    );
                 }
-                self.delta(json!({"type": "thinking_delta", "thinking": String::from_utf8_lossy(text)}), out);
+                self.delta(
+                    json!({"type": "thinking_delta", "thinking": String::from_utf8_lossy(text)}),
+                    out,
+                );
             }
             Event::Opaque {
                 kind: OpaqueKind::ThinkingSignature,
@@ -149,7 +171,11 @@ impl AnthropicEncoder {
             } => {
                 self.start(out);
                 if self.block != Block::Thinking {
-                    self.open(Block::Thinking, json!({"type": "thinking", "thinking": "", "signature": ""}), out);
+                    self.open(
+                        Block::Thinking,
+                        json!({"type": "thinking", "thinking": "", "signature": ""}),
+                        out,
+                    );
                 }
                 self.delta(json!({"type": "signature_delta", "signature": data}), out);
             }
@@ -159,12 +185,22 @@ impl AnthropicEncoder {
                 ..
             } => {
                 self.start(out);
-                self.open(Block::None, json!({"type": "redacted_thinking", "data": data}), out);
+                self.open(
+                    Block::None,
+                    json!({"type": "redacted_thinking", "data": data}),
+                    out,
+                );
                 // `open` left `block` as None: close it now.
                 let index = self.next_block - 1;
-                sse(out, Some("content_block_stop"), &json!({"type": "content_block_stop", "index": index}));
+                sse(
+                    out,
+                    Some("content_block_stop"),
+                    &json!({"type": "content_block_stop", "index": index}),
+                );
             }
-            Event::ToolStart { index, id, name, .. } => {
+            Event::ToolStart {
+                index, id, name, ..
+            } => {
                 self.start(out);
                 self.calls += 1;
                 self.open(
@@ -250,7 +286,11 @@ impl AnthropicEncoder {
 
     pub(crate) fn finish(&mut self, out: &mut Vec<u8>) {
         if self.started || self.failed || !self.queue.is_empty() || self.responses == 0 {
-            let r = if self.failed { FinishReason::Error } else { FinishReason::Stop };
+            let r = if self.failed {
+                FinishReason::Error
+            } else {
+                FinishReason::Stop
+            };
             self.end(&r, None, out);
         }
     }

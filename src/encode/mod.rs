@@ -240,8 +240,14 @@ pub struct Normalized {
 
 fn carries(target: Target, kind: OpaqueKind) -> bool {
     match target {
-        Target::OpenAi => matches!(kind, OpaqueKind::ThoughtSignature | OpaqueKind::EncryptedReasoning),
-        Target::Anthropic => matches!(kind, OpaqueKind::ThinkingSignature | OpaqueKind::RedactedThinking),
+        Target::OpenAi => matches!(
+            kind,
+            OpaqueKind::ThoughtSignature | OpaqueKind::EncryptedReasoning
+        ),
+        Target::Anthropic => matches!(
+            kind,
+            OpaqueKind::ThinkingSignature | OpaqueKind::RedactedThinking
+        ),
         Target::Responses => matches!(kind, OpaqueKind::EncryptedReasoning),
     }
 }
@@ -295,7 +301,9 @@ pub fn normalize(events: &[Event], target: Target, reference: Option<&[Event]>) 
                 }
                 n.calls.push(c);
             }
-            Event::Opaque { kind, index, data, .. } if carries(target, *kind) => {
+            Event::Opaque {
+                kind, index, data, ..
+            } if carries(target, *kind) => {
                 n.opaque.push((*kind, *index, data.clone()));
             }
             Event::Error { kind, message, .. } if is_fatal(*kind) => {
@@ -308,7 +316,11 @@ pub fn normalize(events: &[Event], target: Target, reference: Option<&[Event]>) 
                 } else {
                     let d = derive(reason, calls_in_response, truncated_in_response);
                     // Only Anthropic has a pause reason.
-                    let d = if d == Derived::PauseTurn && target != Target::Anthropic { Derived::Stop } else { d };
+                    let d = if d == Derived::PauseTurn && target != Target::Anthropic {
+                        Derived::Stop
+                    } else {
+                        d
+                    };
                     format!("{d:?}")
                 };
                 let want = ref_usage.get(n.finish.len()).cloned().flatten();

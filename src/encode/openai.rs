@@ -20,7 +20,10 @@ pub(crate) struct OpenAiEncoder {
 
 impl OpenAiEncoder {
     pub(crate) fn new(opts: EncodeOptions) -> Self {
-        let id = opts.id.clone().unwrap_or_else(|| "chatcmpl-toolstream".into());
+        let id = opts
+            .id
+            .clone()
+            .unwrap_or_else(|| "chatcmpl-toolstream".into());
         OpenAiEncoder {
             opts,
             id,
@@ -72,10 +75,15 @@ impl OpenAiEncoder {
             }
             Event::Thinking { text, .. } => {
                 let mut d = Map::new();
-                d.insert("reasoning_content".into(), json!(String::from_utf8_lossy(text)));
+                d.insert(
+                    "reasoning_content".into(),
+                    json!(String::from_utf8_lossy(text)),
+                );
                 self.delta(d, out);
             }
-            Event::ToolStart { index, id, name, .. } => {
+            Event::ToolStart {
+                index, id, name, ..
+            } => {
                 self.calls += 1;
                 let mut d = Map::new();
                 d.insert(
@@ -119,7 +127,11 @@ impl OpenAiEncoder {
                 self.delta(d, out);
             }
             Event::Error { kind, message, .. } if is_fatal(*kind) => {
-                sse(out, None, &json!({"error": {"message": message, "type": null, "param": null, "code": null}}));
+                sse(
+                    out,
+                    None,
+                    &json!({"error": {"message": message, "type": null, "param": null, "code": null}}),
+                );
                 self.failed = true;
             }
             Event::Finish { reason, usage, .. } => self.end(reason, usage.as_ref(), out),
@@ -129,7 +141,11 @@ impl OpenAiEncoder {
 
     fn end(&mut self, reason: &FinishReason, usage: Option<&Usage>, out: &mut Vec<u8>) {
         if !self.failed && *reason == FinishReason::Error {
-            sse(out, None, &json!({"error": {"message": "the response failed", "type": null, "param": null, "code": null}}));
+            sse(
+                out,
+                None,
+                &json!({"error": {"message": "the response failed", "type": null, "param": null, "code": null}}),
+            );
             self.failed = true;
         }
         if !self.failed {
@@ -182,7 +198,15 @@ impl OpenAiEncoder {
     pub(crate) fn finish(&mut self, out: &mut Vec<u8>) {
         if self.started || self.failed {
             let failed = self.failed;
-            self.end(if failed { &FinishReason::Error } else { &FinishReason::Stop }, None, out);
+            self.end(
+                if failed {
+                    &FinishReason::Error
+                } else {
+                    &FinishReason::Stop
+                },
+                None,
+                out,
+            );
         } else if self.responses == 0 {
             self.end(&FinishReason::Stop, None, out);
         }

@@ -55,7 +55,11 @@ impl ResponsesEncoder {
     }
 
     fn id(&self) -> String {
-        let base = self.opts.id.clone().unwrap_or_else(|| "resp_toolstream".into());
+        let base = self
+            .opts
+            .id
+            .clone()
+            .unwrap_or_else(|| "resp_toolstream".into());
         if self.responses == 0 {
             base
         } else {
@@ -132,7 +136,11 @@ impl ResponsesEncoder {
                 );
                 let item = json!({"id": id, "type": "message", "status": "completed", "role": "assistant", "content": [part]});
                 self.output[oi] = item.clone();
-                self.emit("response.output_item.done", json!({"output_index": oi, "item": item}), out);
+                self.emit(
+                    "response.output_item.done",
+                    json!({"output_index": oi, "item": item}),
+                    out,
+                );
             }
             Open::Reasoning(oi) => {
                 let id = Self::item_id("rs", oi);
@@ -153,7 +161,11 @@ impl ResponsesEncoder {
                     item["encrypted_content"] = json!(enc);
                 }
                 self.output[oi] = item.clone();
-                self.emit("response.output_item.done", json!({"output_index": oi, "item": item}), out);
+                self.emit(
+                    "response.output_item.done",
+                    json!({"output_index": oi, "item": item}),
+                    out,
+                );
             }
         }
     }
@@ -173,7 +185,11 @@ impl ResponsesEncoder {
                         let id = Self::item_id("msg", oi);
                         let item = json!({"id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": []});
                         self.output.push(item.clone());
-                        self.emit("response.output_item.added", json!({"output_index": oi, "item": item}), out);
+                        self.emit(
+                            "response.output_item.added",
+                            json!({"output_index": oi, "item": item}),
+                            out,
+                        );
                         self.emit(
                             "response.content_part.added",
                             json!({"item_id": id, "output_index": oi, "content_index": 0,
@@ -218,7 +234,9 @@ impl ResponsesEncoder {
                 }
                 self.close_open(out);
             }
-            Event::ToolStart { index, id, name, .. } => {
+            Event::ToolStart {
+                index, id, name, ..
+            } => {
                 self.start(out);
                 self.close_open(out);
                 self.ncalls += 1;
@@ -227,7 +245,11 @@ impl ResponsesEncoder {
                                   "arguments": "", "call_id": id, "name": name});
                 self.output.push(item.clone());
                 self.calls.insert(*index, oi);
-                self.emit("response.output_item.added", json!({"output_index": oi, "item": item}), out);
+                self.emit(
+                    "response.output_item.added",
+                    json!({"output_index": oi, "item": item}),
+                    out,
+                );
             }
             Event::ToolArgs { index, delta, .. } => {
                 if let Some(&oi) = self.calls.get(index) {
@@ -259,12 +281,20 @@ impl ResponsesEncoder {
                         out,
                     );
                     let item = self.output[oi].clone();
-                    self.emit("response.output_item.done", json!({"output_index": oi, "item": item}), out);
+                    self.emit(
+                        "response.output_item.done",
+                        json!({"output_index": oi, "item": item}),
+                        out,
+                    );
                 }
             }
             Event::Error { kind, message, .. } if is_fatal(*kind) => {
                 self.start(out);
-                self.emit("error", json!({"code": null, "message": message, "param": null}), out);
+                self.emit(
+                    "error",
+                    json!({"code": null, "message": message, "param": null}),
+                    out,
+                );
                 self.fail(message, out);
             }
             Event::Finish { reason, usage, .. } => self.end(reason, usage.as_ref(), out),
@@ -278,7 +308,11 @@ impl ResponsesEncoder {
         let id = Self::item_id("rs", oi);
         let item = json!({"id": id, "type": "reasoning", "summary": []});
         self.output.push(item.clone());
-        self.emit("response.output_item.added", json!({"output_index": oi, "item": item}), out);
+        self.emit(
+            "response.output_item.added",
+            json!({"output_index": oi, "item": item}),
+            out,
+        );
         self.emit(
             "response.reasoning_summary_part.added",
             json!({"item_id": id, "output_index": oi, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
@@ -299,7 +333,11 @@ impl ResponsesEncoder {
     fn end(&mut self, reason: &FinishReason, usage: Option<&Usage>, out: &mut Vec<u8>) {
         if !self.failed && *reason == FinishReason::Error {
             self.start(out);
-            self.emit("error", json!({"code": null, "message": "the response failed", "param": null}), out);
+            self.emit(
+                "error",
+                json!({"code": null, "message": "the response failed", "param": null}),
+                out,
+            );
             self.fail("the response failed", out);
         }
         if !self.failed {

@@ -63,7 +63,11 @@ impl AnthropicDecoder {
             "message_start" => {
                 if self.in_message || self.block != Block::None {
                     self.close_block(true, span, out);
-                    self.base.unknown("`message_start` inside a message: the open block was cut", span, out);
+                    self.base.unknown(
+                        "`message_start` inside a message: the open block was cut",
+                        span,
+                        out,
+                    );
                 }
                 self.in_message = true;
                 self.base.active = true;
@@ -102,7 +106,12 @@ impl AnthropicDecoder {
                         Block::Skip
                     }
                     "tool_use" | "server_tool_use" | "mcp_tool_use" => {
-                        let ci = self.base.calls.begin(cb.get("id").nonempty(), cb.get("name").nonempty(), span, out);
+                        let ci = self.base.calls.begin(
+                            cb.get("id").nonempty(),
+                            cb.get("name").nonempty(),
+                            span,
+                            out,
+                        );
                         let input = cb.get("input");
                         if input.is_object() && input.len() > 0 {
                             self.base.calls.set_fallback(ci, input.encode());
@@ -110,7 +119,11 @@ impl AnthropicDecoder {
                         Block::Tool(ci)
                     }
                     other => {
-                        self.base.unknown(format!("content block `{other}` is not represented; skipped"), span, out);
+                        self.base.unknown(
+                            format!("content block `{other}` is not represented; skipped"),
+                            span,
+                            out,
+                        );
                         Block::Skip
                     }
                 };
@@ -137,10 +150,18 @@ impl AnthropicDecoder {
                         }
                     }
                     ("input_json_delta", _) => {
-                        self.base.unknown("`input_json_delta` outside a tool block; skipped", span, out);
+                        self.base.unknown(
+                            "`input_json_delta` outside a tool block; skipped",
+                            span,
+                            out,
+                        );
                     }
                     ("citations_delta", _) => {}
-                    (other, _) => self.base.unknown(format!("delta type `{other}` is not represented; skipped"), span, out),
+                    (other, _) => self.base.unknown(
+                        format!("delta type `{other}` is not represented; skipped"),
+                        span,
+                        out,
+                    ),
                 }
             }
             "content_block_stop" => {
@@ -173,7 +194,11 @@ impl AnthropicDecoder {
                 self.block = Block::None;
                 self.base.provider_error(message, span, out);
             }
-            other => self.base.unknown(format!("event `{other}` is not represented; skipped"), span, out),
+            other => self.base.unknown(
+                format!("event `{other}` is not represented; skipped"),
+                span,
+                out,
+            ),
         }
     }
 
@@ -191,9 +216,11 @@ impl AnthropicDecoder {
     fn usage(&mut self, u: J<'_, '_>) {
         if u.is_object() {
             let input = u.get("input_tokens").u64().map(|i| {
-                i + u.get("cache_creation_input_tokens").u64().unwrap_or(0) + u.get("cache_read_input_tokens").u64().unwrap_or(0)
+                i + u.get("cache_creation_input_tokens").u64().unwrap_or(0)
+                    + u.get("cache_read_input_tokens").u64().unwrap_or(0)
             });
-            self.base.set_usage(input, u.get("output_tokens").u64(), None);
+            self.base
+                .set_usage(input, u.get("output_tokens").u64(), None);
         }
     }
 }

@@ -42,7 +42,11 @@ const fn crc_table() -> [u32; 256] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         t[i] = c;
@@ -127,9 +131,12 @@ impl EventStreamDecoder {
             if self.buf.len() < 12 {
                 return;
             }
-            let total = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
-            let headers_len = u32::from_be_bytes([self.buf[4], self.buf[5], self.buf[6], self.buf[7]]) as usize;
-            let prelude_crc = u32::from_be_bytes([self.buf[8], self.buf[9], self.buf[10], self.buf[11]]);
+            let total =
+                u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
+            let headers_len =
+                u32::from_be_bytes([self.buf[4], self.buf[5], self.buf[6], self.buf[7]]) as usize;
+            let prelude_crc =
+                u32::from_be_bytes([self.buf[8], self.buf[9], self.buf[10], self.buf[11]]);
             if crc32(&self.buf[..8]) != prelude_crc || total < 16 || headers_len + 16 > total {
                 self.corrupt(12, out);
                 return;
@@ -156,7 +163,12 @@ impl EventStreamDecoder {
             let msg = self.buf.split_to(total).freeze();
             let span = Span::new(self.start, self.start + total as u64);
             self.start += total as u64;
-            let crc = u32::from_be_bytes([msg[total - 4], msg[total - 3], msg[total - 2], msg[total - 1]]);
+            let crc = u32::from_be_bytes([
+                msg[total - 4],
+                msg[total - 3],
+                msg[total - 2],
+                msg[total - 1],
+            ]);
             if crc32(&msg[..total - 4]) != crc {
                 self.dead = true;
                 out.push(Err(FrameError {
@@ -277,7 +289,12 @@ impl BedrockDecoder {
                 self.base.active = true;
                 let tu = p.get("start").get("toolUse");
                 if tu.is_object() {
-                    let ci = self.base.calls.begin(tu.get("toolUseId").nonempty(), tu.get("name").nonempty(), span, out);
+                    let ci = self.base.calls.begin(
+                        tu.get("toolUseId").nonempty(),
+                        tu.get("name").nonempty(),
+                        span,
+                        out,
+                    );
                     if let Some(b) = p.get("contentBlockIndex").u64() {
                         self.by_block.insert(b, ci);
                     }
@@ -310,15 +327,27 @@ impl BedrockDecoder {
                     });
                 }
                 if let Some(input) = delta.get("toolUse").get("input").str() {
-                    match p.get("contentBlockIndex").u64().and_then(|b| self.by_block.get(&b)) {
+                    match p
+                        .get("contentBlockIndex")
+                        .u64()
+                        .and_then(|b| self.by_block.get(&b))
+                    {
                         Some(&ci) => self.base.calls.args(ci, input.as_bytes(), span, out),
-                        None => self.base.unknown("tool input for a block that was not started; skipped", span, out),
+                        None => self.base.unknown(
+                            "tool input for a block that was not started; skipped",
+                            span,
+                            out,
+                        ),
                     }
                 }
             }
             "contentBlockStop" => {
                 self.base.active = true;
-                if let Some(ci) = p.get("contentBlockIndex").u64().and_then(|b| self.by_block.remove(&b)) {
+                if let Some(ci) = p
+                    .get("contentBlockIndex")
+                    .u64()
+                    .and_then(|b| self.by_block.remove(&b))
+                {
                     self.base.calls.end(ci, false, span, out);
                 }
             }
@@ -339,7 +368,11 @@ impl BedrockDecoder {
             }
             "metadata" => {
                 let u = p.get("usage");
-                self.base.set_usage(u.get("inputTokens").u64(), u.get("outputTokens").u64(), None);
+                self.base.set_usage(
+                    u.get("inputTokens").u64(),
+                    u.get("outputTokens").u64(),
+                    None,
+                );
                 if self.stopped {
                     self.stopped = false;
                     self.base.finish_response(span, out);
@@ -356,9 +389,14 @@ impl BedrockDecoder {
             }
             other if other.ends_with("Exception") => {
                 let msg = p.get("message").str().unwrap_or("exception");
-                self.base.provider_error(format!("{other}: {msg}"), span, out);
+                self.base
+                    .provider_error(format!("{other}: {msg}"), span, out);
             }
-            other => self.base.unknown(format!("event `{other}` is not represented; skipped"), span, out),
+            other => self.base.unknown(
+                format!("event `{other}` is not represented; skipped"),
+                span,
+                out,
+            ),
         }
     }
 }
@@ -386,7 +424,8 @@ impl Decode for BedrockDecoder {
                 // `{"event", "message_type", "payload"}` lines.
                 if r.get("message_type").str() == Some("exception") {
                     let msg = r.get("payload").get("message").str().unwrap_or("exception");
-                    self.base.provider_error(format!("{ev}: {msg}"), f.span, out);
+                    self.base
+                        .provider_error(format!("{ev}: {msg}"), f.span, out);
                 } else {
                     self.event(d, ev, r.get("payload"), f.span, out);
                 }
@@ -395,7 +434,11 @@ impl Decode for BedrockDecoder {
             } else if let Some((k, v)) = r.members().find(|(k, _)| k.ends_with("Exception")) {
                 self.event(d, k, v, f.span, out);
             } else {
-                self.base.unknown("payload is not a ConverseStream event; skipped", f.span, out);
+                self.base.unknown(
+                    "payload is not a ConverseStream event; skipped",
+                    f.span,
+                    out,
+                );
             }
         });
         self.base.parsed(res.map(|r| r.1), f.span, mark, out);
@@ -440,7 +483,10 @@ mod tests {
     #[test]
     fn decodes_messages_at_any_split() {
         let mut input = message("messageStart", br#"{"role":"assistant"}"#);
-        input.extend(message("contentBlockDelta", br#"{"contentBlockIndex":0,"delta":{"text":"hi"}}"#));
+        input.extend(message(
+            "contentBlockDelta",
+            br#"{"contentBlockIndex":0,"delta":{"text":"hi"}}"#,
+        ));
         for n in 1..input.len() {
             let mut d = EventStreamDecoder::new();
             let mut out = Vec::new();
@@ -451,7 +497,10 @@ mod tests {
             assert_eq!(out.len(), 2, "{n}");
             let m = out[1].as_ref().unwrap();
             assert_eq!(m.event_type.as_deref(), Some("contentBlockDelta"));
-            assert_eq!(&m.payload[..], br#"{"contentBlockIndex":0,"delta":{"text":"hi"}}"#);
+            assert_eq!(
+                &m.payload[..],
+                br#"{"contentBlockIndex":0,"delta":{"text":"hi"}}"#
+            );
         }
         let mut bad = input.clone();
         let last = bad.len() - 1;
@@ -459,6 +508,12 @@ mod tests {
         let mut d = EventStreamDecoder::new();
         let mut out = Vec::new();
         d.feed(&bad, &mut out);
-        assert!(matches!(out[1], Err(FrameError { kind: FrameErrorKind::Corrupt, .. })));
+        assert!(matches!(
+            out[1],
+            Err(FrameError {
+                kind: FrameErrorKind::Corrupt,
+                ..
+            })
+        ));
     }
 }

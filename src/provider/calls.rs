@@ -56,7 +56,9 @@ impl Sink for ObjectSink {
         }
         match mark {
             Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
-            Mark::End(ValueKind::Object | ValueKind::Array) => self.depth = self.depth.saturating_sub(1),
+            Mark::End(ValueKind::Object | ValueKind::Array) => {
+                self.depth = self.depth.saturating_sub(1)
+            }
             _ => {}
         }
         if matches!(mark, Mark::End(_)) && self.depth == 0 {
@@ -137,7 +139,10 @@ impl ArgsStream {
             self.rep.feed(frag, &mut self.sink)
         };
         let over = over && p.status != Status::Done;
-        if p.status == Status::Done && !self.garbage && frag[p.consumed..].iter().any(|c| !c.is_ascii_whitespace()) {
+        if p.status == Status::Done
+            && !self.garbage
+            && frag[p.consumed..].iter().any(|c| !c.is_ascii_whitespace())
+        {
             self.garbage = true;
             self.repairs.push(Repair {
                 kind: RepairKind::TrailingGarbage,
@@ -158,7 +163,10 @@ impl ArgsStream {
     fn collect(&mut self, at: u64) {
         let reps = self.rep.repairs();
         for r in &reps[self.seen_repairs..] {
-            self.repairs.push(Repair { kind: r.kind, offset: at });
+            self.repairs.push(Repair {
+                kind: r.kind,
+                offset: at,
+            });
         }
         self.seen_repairs = reps.len();
         if self.sink.wrapped {
@@ -339,7 +347,13 @@ impl Calls {
 
     /// Begins a call and returns its handle; `ToolStart` goes out as soon as
     /// the name is known.
-    pub(crate) fn begin(&mut self, id: Option<&str>, name: Option<&str>, span: Span, out: &mut Vec<Event>) -> usize {
+    pub(crate) fn begin(
+        &mut self,
+        id: Option<&str>,
+        name: Option<&str>,
+        span: Span,
+        out: &mut Vec<Event>,
+    ) -> usize {
         let handle = self.next_handle;
         self.next_handle += 1;
         self.indexes.push(None);
@@ -369,7 +383,9 @@ impl Calls {
 
     /// Sets the name (first non-empty one wins) and starts the call.
     pub(crate) fn set_name(&mut self, handle: usize, name: &str, span: Span, out: &mut Vec<Event>) {
-        let Some(pos) = self.open.iter().position(|c| c.handle == handle) else { return };
+        let Some(pos) = self.open.iter().position(|c| c.handle == handle) else {
+            return;
+        };
         if self.open[pos].index.is_some() || name.is_empty() {
             return;
         }
@@ -420,7 +436,9 @@ impl Calls {
     /// Ends a call. `cut`: the stream cut it off (see
     /// [`Calls::cut_marks_truncated`]).
     pub(crate) fn end(&mut self, handle: usize, cut: bool, span: Span, out: &mut Vec<Event>) {
-        let Some(mut pos) = self.open.iter().position(|c| c.handle == handle) else { return };
+        let Some(mut pos) = self.open.iter().position(|c| c.handle == handle) else {
+            return;
+        };
         if self.open[pos].index.is_none() {
             out.push(Event::Diagnostic {
                 kind: DiagnosticKind::UnknownEvent,
@@ -440,7 +458,11 @@ impl Calls {
         }
         let truncated = c.args.finish(span.start, empty_ok) || (cut && cut_marks);
         if let Some(delta) = c.args.take_delta() {
-            out.push(Event::ToolArgs { index: pos, delta, span });
+            out.push(Event::ToolArgs {
+                index: pos,
+                delta,
+                span,
+            });
         }
         let arguments = String::from_utf8_lossy(c.args.output()).into_owned();
         out.push(Event::ToolEnd {
@@ -485,14 +507,27 @@ mod tests {
         assert_eq!(deltas, out, "deltas add up");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert!(v.is_object());
-        (out, a.take_repairs().iter().map(|r| r.kind).collect(), t, deltas)
+        (
+            out,
+            a.take_repairs().iter().map(|r| r.kind).collect(),
+            t,
+            deltas,
+        )
     }
 
     #[test]
     fn normalises_to_objects() {
         assert_eq!(args(&["{\"a\": ", "1}"], false).0, "{\"a\": 1}");
         assert!(args(&["{\"a\": ", "1}"], false).1.is_empty());
-        assert_eq!(args(&["null"], false), ("{}".into(), vec![RepairKind::NonObjectArguments], false, "{}".into()));
+        assert_eq!(
+            args(&["null"], false),
+            (
+                "{}".into(),
+                vec![RepairKind::NonObjectArguments],
+                false,
+                "{}".into()
+            )
+        );
         assert_eq!(args(&["42"], false).2, false);
         assert_eq!(args(&["{\"a\": 4"], false).2, true);
         assert_eq!(args(&[], false).1, vec![RepairKind::MissingArguments]);
@@ -523,7 +558,12 @@ mod tests {
         a.feed(b"0123456789\", \"b\": 1}", 0);
         assert!(a.finish(0, false));
         let out = String::from_utf8(a.output().to_vec()).unwrap();
-        assert!(serde_json::from_str::<serde_json::Value>(&out).unwrap().is_object());
-        assert!(a.take_repairs().iter().any(|r| r.kind == RepairKind::LimitExceeded));
+        assert!(serde_json::from_str::<serde_json::Value>(&out)
+            .unwrap()
+            .is_object());
+        assert!(a
+            .take_repairs()
+            .iter()
+            .any(|r| r.kind == RepairKind::LimitExceeded));
     }
 }

@@ -69,7 +69,12 @@ impl CohereDecoder {
                 self.base.active = true;
                 let tc = msg.get("tool_calls");
                 let f = tc.get("function");
-                let ci = self.base.calls.begin(tc.get("id").nonempty(), f.get("name").nonempty(), span, out);
+                let ci = self.base.calls.begin(
+                    tc.get("id").nonempty(),
+                    f.get("name").nonempty(),
+                    span,
+                    out,
+                );
                 if let Some(i) = r.get("index").u64() {
                     self.by_index.insert(i, ci);
                 }
@@ -82,11 +87,17 @@ impl CohereDecoder {
                 self.base.active = true;
                 match self.call_for(r.get("index").u64()) {
                     Some(ci) => {
-                        if let Some(a) = msg.get("tool_calls").get("function").get("arguments").str() {
+                        if let Some(a) =
+                            msg.get("tool_calls").get("function").get("arguments").str()
+                        {
                             self.base.calls.args(ci, a.as_bytes(), span, out);
                         }
                     }
-                    None => self.base.unknown("`tool-call-delta` without a started call; skipped", span, out),
+                    None => self.base.unknown(
+                        "`tool-call-delta` without a started call; skipped",
+                        span,
+                        out,
+                    ),
                 }
             }
             "tool-call-end" => {
@@ -107,18 +118,34 @@ impl CohereDecoder {
                     });
                 }
                 let u = delta.get("usage");
-                let t = if u.get("tokens").is_object() { u.get("tokens") } else { u.get("billed_units") };
-                self.base.set_usage(t.get("input_tokens").u64(), t.get("output_tokens").u64(), t.get("reasoning_tokens").u64());
+                let t = if u.get("tokens").is_object() {
+                    u.get("tokens")
+                } else {
+                    u.get("billed_units")
+                };
+                self.base.set_usage(
+                    t.get("input_tokens").u64(),
+                    t.get("output_tokens").u64(),
+                    t.get("reasoning_tokens").u64(),
+                );
                 let cut = self.base.reason == Some(FinishReason::Length);
                 self.base.calls.end_all(cut, span, out);
                 self.base.finish_response(span, out);
             }
             "content-end" | "citation-start" | "citation-end" | "debug" => {}
             "error" => {
-                let m = r.get("message").str().or_else(|| r.get("error").get("message").str()).unwrap_or("unknown error");
+                let m = r
+                    .get("message")
+                    .str()
+                    .or_else(|| r.get("error").get("message").str())
+                    .unwrap_or("unknown error");
                 self.base.provider_error(m.to_owned(), span, out);
             }
-            other => self.base.unknown(format!("event `{other}` is not represented; skipped"), span, out),
+            other => self.base.unknown(
+                format!("event `{other}` is not represented; skipped"),
+                span,
+                out,
+            ),
         }
     }
 }

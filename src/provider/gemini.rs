@@ -54,7 +54,9 @@ fn parse_path(p: &str) -> Vec<Seg> {
                         if b[j] == b'\\' && j + 1 < b.len() {
                             j += 1;
                         }
-                        let ch_end = (j + 1..=b.len()).find(|&e| p.is_char_boundary(e)).unwrap_or(b.len());
+                        let ch_end = (j + 1..=b.len())
+                            .find(|&e| p.is_char_boundary(e))
+                            .unwrap_or(b.len());
                         key.push_str(&p[j..ch_end]);
                         j = ch_end;
                     }
@@ -112,7 +114,10 @@ pub(crate) struct PathJson {
 impl PathJson {
     pub(crate) fn new() -> Self {
         PathJson {
-            containers: vec![Container { kind: Kind::Obj, members: 0 }],
+            containers: vec![Container {
+                kind: Kind::Obj,
+                members: 0,
+            }],
             path: Vec::new(),
             open_string: None,
         }
@@ -144,7 +149,13 @@ impl PathJson {
 
     /// One partial argument: `value` is JSON text (for strings, the raw
     /// string content to escape); appends the JSON it adds to `out`.
-    pub(crate) fn push(&mut self, path: &[Seg], value: PathValue<'_>, more: bool, out: &mut String) {
+    pub(crate) fn push(
+        &mut self,
+        path: &[Seg],
+        value: PathValue<'_>,
+        more: bool,
+        out: &mut String,
+    ) {
         if path.is_empty() {
             return;
         }
@@ -261,7 +272,11 @@ impl GeminiDecoder {
         let r = d.root;
         let err = r.get("error");
         if err.exists() {
-            let msg = err.get("message").str().map(str::to_owned).unwrap_or_else(|| err.encode());
+            let msg = err
+                .get("message")
+                .str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| err.encode());
             let message = match err.get("status").str() {
                 Some(s) => format!("{s}: {msg}"),
                 None => msg,
@@ -283,7 +298,11 @@ impl GeminiDecoder {
             if cand.get("index").u64().unwrap_or(0) != 0 {
                 if !self.other_candidates {
                     self.other_candidates = true;
-                    self.base.unknown("only candidate 0 is decoded; other candidates are skipped", span, out);
+                    self.base.unknown(
+                        "only candidate 0 is decoded; other candidates are skipped",
+                        span,
+                        out,
+                    );
                 }
                 continue;
             }
@@ -330,8 +349,15 @@ impl GeminiDecoder {
             }
             return;
         }
-        if let Some((kind, _)) = part.members().find(|(k, _)| *k != "thoughtSignature" && *k != "thought") {
-            self.base.unknown(format!("part `{kind}` is not represented; skipped"), span, out);
+        if let Some((kind, _)) = part
+            .members()
+            .find(|(k, _)| *k != "thoughtSignature" && *k != "thought")
+        {
+            self.base.unknown(
+                format!("part `{kind}` is not represented; skipped"),
+                span,
+                out,
+            );
         }
     }
 
@@ -341,7 +367,10 @@ impl GeminiDecoder {
         let partial_args = fc.get("partialArgs");
         if let Some(name) = name {
             self.close_partial(false, span, out);
-            let ci = self.base.calls.begin(fc.get("id").nonempty(), Some(name), span, out);
+            let ci = self
+                .base
+                .calls
+                .begin(fc.get("id").nonempty(), Some(name), span, out);
             let args = fc.get("args");
             if more && !args.exists() {
                 let mut pj = PathJson::new();
@@ -352,7 +381,9 @@ impl GeminiDecoder {
                 self.partial = Some((ci, pj));
             } else {
                 if args.exists() {
-                    self.base.calls.args(ci, args.encode().as_bytes(), span, out);
+                    self.base
+                        .calls
+                        .args(ci, args.encode().as_bytes(), span, out);
                 }
                 self.base.calls.end(ci, false, span, out);
             }
@@ -360,7 +391,11 @@ impl GeminiDecoder {
         }
         let Some((ci, mut pj)) = self.partial.take() else {
             if partial_args.exists() || fc.len() > 0 {
-                self.base.unknown("`functionCall` continuation without an open call; skipped", span, out);
+                self.base.unknown(
+                    "`functionCall` continuation without an open call; skipped",
+                    span,
+                    out,
+                );
             }
             return None;
         };
@@ -386,9 +421,19 @@ impl GeminiDecoder {
             if let Some(s) = pa.get("stringValue").str() {
                 pj.push(&path, PathValue::Str(s), more, text);
             } else if pa.get("numberValue").is_number() {
-                pj.push(&path, PathValue::Json(&pa.get("numberValue").encode()), false, text);
+                pj.push(
+                    &path,
+                    PathValue::Json(&pa.get("numberValue").encode()),
+                    false,
+                    text,
+                );
             } else if let Some(b) = pa.get("boolValue").bool() {
-                pj.push(&path, PathValue::Json(if b { "true" } else { "false" }), false, text);
+                pj.push(
+                    &path,
+                    PathValue::Json(if b { "true" } else { "false" }),
+                    false,
+                    text,
+                );
             } else if pa.get("nullValue").0.is_some() {
                 pj.push(&path, PathValue::Json("null"), false, text);
             }
@@ -401,7 +446,9 @@ pub(crate) fn finish_reason(s: &str) -> FinishReason {
     match s {
         "STOP" | "FINISH_REASON_UNSPECIFIED" => FinishReason::Stop,
         "MAX_TOKENS" => FinishReason::Length,
-        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => FinishReason::ContentFilter,
+        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => {
+            FinishReason::ContentFilter
+        }
         other => FinishReason::Other(other.to_owned()),
     }
 }
@@ -448,9 +495,17 @@ mod tests {
     fn paths() {
         assert_eq!(
             parse_path("$.recipe.ingredients[3].name"),
-            vec![Seg::Key("recipe".into()), Seg::Key("ingredients".into()), Seg::Index(3), Seg::Key("name".into())]
+            vec![
+                Seg::Key("recipe".into()),
+                Seg::Key("ingredients".into()),
+                Seg::Index(3),
+                Seg::Key("name".into())
+            ]
         );
-        assert_eq!(parse_path("$['a.b'][0]"), vec![Seg::Key("a.b".into()), Seg::Index(0)]);
+        assert_eq!(
+            parse_path("$['a.b'][0]"),
+            vec![Seg::Key("a.b".into()), Seg::Index(0)]
+        );
     }
 
     #[test]

@@ -63,17 +63,25 @@ impl Payloads {
             Err(e) => first = first.or(Some(e)),
         }
         let err = first.unwrap_or_default();
-        let Some(rep) = crate::json::repair(data) else { return Err(err) };
+        let Some(rep) = crate::json::repair(data) else {
+            return Err(err);
+        };
         if !rep.json.trim_start().starts_with('{') {
             return Err(err);
         }
         let fixed = Bytes::from(rep.json);
         let f = f.take().ok_or_else(|| err.clone())?;
-        self.parse(&fixed, f).map(|v| (v, Some(err.clone()))).map_err(|_| err)
+        self.parse(&fixed, f)
+            .map(|v| (v, Some(err.clone())))
+            .map_err(|_| err)
     }
 
     /// Parses `data` and runs `f` on it; `Err` holds the parser's message.
-    pub(crate) fn parse<R>(&mut self, data: &Bytes, f: impl FnOnce(&Doc<'_, '_>) -> R) -> Result<R, String> {
+    pub(crate) fn parse<R>(
+        &mut self,
+        data: &Bytes,
+        f: impl FnOnce(&Doc<'_, '_>) -> R,
+    ) -> Result<R, String> {
         let len = data.len();
         self.scratch.clear();
         self.scratch.extend_from_slice(data);
@@ -146,7 +154,11 @@ impl<'t, 'i> J<'t, 'i> {
 
     pub(crate) fn u64(self) -> Option<u64> {
         let v = self.0?;
-        v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
+        v.as_u64().or_else(|| {
+            v.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                .map(|f| f as u64)
+        })
     }
 
     pub(crate) fn bool(self) -> Option<bool> {
@@ -217,13 +229,18 @@ mod tests {
     #[test]
     fn parse_reuse_and_zero_copy() {
         let mut p = Payloads::default();
-        let data = Bytes::from_static(br#"{"a":{"b":"plain","c":"esc\"aped","n":3,"f":1.5,"t":true,"z":null},"l":[1,"x"]}"#);
+        let data = Bytes::from_static(
+            br#"{"a":{"b":"plain","c":"esc\"aped","n":3,"f":1.5,"t":true,"z":null},"l":[1,"x"]}"#,
+        );
         for _ in 0..3 {
             p.parse(&data, |d| {
                 let a = d.root.get("a");
                 let plain = d.bytes(a.get("b").str().unwrap());
                 assert_eq!(&plain[..], b"plain");
-                assert!(std::ptr::eq(plain.as_ptr(), data[11..].as_ptr()), "a string without escapes is a slice of the payload");
+                assert!(
+                    std::ptr::eq(plain.as_ptr(), data[11..].as_ptr()),
+                    "a string without escapes is a slice of the payload"
+                );
                 let esc = d.bytes(a.get("c").str().unwrap());
                 assert_eq!(&esc[..], b"esc\"aped");
                 assert_eq!(a.get("n").u64(), Some(3));

@@ -122,7 +122,9 @@ impl Provider {
     pub fn from_name(name: &str) -> Result<Provider, UnknownProvider> {
         let n = name.trim().to_ascii_lowercase().replace('_', "-");
         Ok(match n.as_str() {
-            "openai" | "chat" | "openai-chat" | "chat-completions" | "openai-compatible" => Provider::OpenAi,
+            "openai" | "chat" | "openai-chat" | "chat-completions" | "openai-compatible" => {
+                Provider::OpenAi
+            }
             "responses" | "openai-responses" => Provider::Responses,
             "anthropic" | "claude" | "messages" => Provider::Anthropic,
             "ollama" | "ollama-native" => Provider::Ollama,
@@ -163,7 +165,12 @@ pub struct UnknownProvider(pub String);
 impl fmt::Display for UnknownProvider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
-        write!(f, "unknown provider `{}` (known: {}, auto)", self.0, names.join(", "))
+        write!(
+            f,
+            "unknown provider `{}` (known: {}, auto)",
+            self.0,
+            names.join(", ")
+        )
     }
 }
 
@@ -271,13 +278,19 @@ impl Base {
 
     pub(crate) fn text(&self, doc: &Doc<'_, '_>, s: &str, span: Span, out: &mut Vec<Event>) {
         if !s.is_empty() {
-            out.push(Event::Text { text: doc.bytes(s), span });
+            out.push(Event::Text {
+                text: doc.bytes(s),
+                span,
+            });
         }
     }
 
     pub(crate) fn thinking(&self, doc: &Doc<'_, '_>, s: &str, span: Span, out: &mut Vec<Event>) {
         if !s.is_empty() {
-            out.push(Event::Thinking { text: doc.bytes(s), span });
+            out.push(Event::Thinking {
+                text: doc.bytes(s),
+                span,
+            });
         }
     }
 
@@ -297,7 +310,13 @@ impl Base {
     /// Reports a payload that was not valid JSON: repaired and decoded
     /// (`Ok(Some(err))`), or skipped (`Err`).
     /// The report goes before the events decoded from the frame (at `mark`).
-    pub(crate) fn parsed(&self, res: Result<Option<String>, String>, span: Span, mark: usize, out: &mut Vec<Event>) {
+    pub(crate) fn parsed(
+        &self,
+        res: Result<Option<String>, String>,
+        span: Span,
+        mark: usize,
+        out: &mut Vec<Event>,
+    ) {
         let message = match res {
             Ok(None) => return,
             Ok(Some(e)) => format!("payload is not valid JSON ({e}); decoded after repair"),
@@ -322,7 +341,12 @@ impl Base {
     }
 
     /// Records usage numbers (only the ones given replace earlier ones).
-    pub(crate) fn set_usage(&mut self, input: Option<u64>, output: Option<u64>, reasoning: Option<u64>) {
+    pub(crate) fn set_usage(
+        &mut self,
+        input: Option<u64>,
+        output: Option<u64>,
+        reasoning: Option<u64>,
+    ) {
         if input.is_none() && output.is_none() && reasoning.is_none() {
             return;
         }
@@ -481,7 +505,10 @@ impl fmt::Debug for StreamDecoder {
 impl StreamDecoder {
     /// A decoder for one stream.
     pub fn new(opts: DecodeOptions) -> StreamDecoder {
-        let reparse = opts.reparse.clone().map(|cfg| reparse::Reparser::new(cfg, opts.config.ids.clone()));
+        let reparse = opts
+            .reparse
+            .clone()
+            .map(|cfg| reparse::Reparser::new(cfg, opts.config.ids.clone()));
         let mut d = StreamDecoder {
             opts,
             sniff: BytesMut::new(),
@@ -589,7 +616,11 @@ impl StreamDecoder {
     pub fn finish(&mut self, out: &mut Vec<Event>) {
         if self.framer.is_none() {
             // Too little input to decide: take the provider's framing or SSE.
-            let f = self.opts.provider.map(Provider::framing).unwrap_or(Framing::Sse);
+            let f = self
+                .opts
+                .provider
+                .map(Provider::framing)
+                .unwrap_or(Framing::Sse);
             self.framer = Some(self.make_framer(f));
             let held = self.sniff.split().freeze();
             if !held.is_empty() {
@@ -676,8 +707,14 @@ impl StreamDecoder {
     }
 
     fn eventstream_message(&mut self, m: bedrock::Message) {
-        if m.message_type.as_deref() == Some("exception") || m.message_type.as_deref() == Some("error") {
-            let kind = m.exception_type.clone().or(m.event_type.clone()).unwrap_or_default();
+        if m.message_type.as_deref() == Some("exception")
+            || m.message_type.as_deref() == Some("error")
+        {
+            let kind = m
+                .exception_type
+                .clone()
+                .or(m.event_type.clone())
+                .unwrap_or_default();
             let text = String::from_utf8_lossy(&m.payload).into_owned();
             if self.decoder.is_none() {
                 self.set_provider(Provider::Bedrock);
@@ -729,7 +766,8 @@ impl StreamDecoder {
                     if self.pending.len() >= DETECT_FRAMES {
                         self.tmp.push(Event::Diagnostic {
                             kind: DiagnosticKind::UnknownEvent,
-                            message: "provider not recognised; decoding as OpenAI-compatible".into(),
+                            message: "provider not recognised; decoding as OpenAI-compatible"
+                                .into(),
                             span: self.pending[0].span,
                         });
                         self.set_provider(Provider::OpenAi);
@@ -839,7 +877,10 @@ pub fn decode(input: &[u8], opts: &DecodeOptions) -> Vec<Event> {
 }
 
 /// Decodes a stream given as a sequence of reads.
-pub fn decode_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, opts: &DecodeOptions) -> Vec<Event> {
+pub fn decode_chunks<'a>(
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    opts: &DecodeOptions,
+) -> Vec<Event> {
     let mut d = StreamDecoder::new(opts.clone());
     let mut out = Vec::new();
     for c in chunks {
@@ -857,7 +898,9 @@ fn sniff_framing(buf: &[u8]) -> Option<Framing> {
     } else if b"\xEF\xBB\xBF".starts_with(b) {
         return None;
     }
-    let first = *b.iter().find(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
+    let first = *b
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))?;
     Some(match first {
         b'{' => Framing::Ndjson,
         0 => Framing::EventStream,
@@ -930,14 +973,20 @@ fn detect(event: Option<&str>, data: &Bytes, payloads: &mut Payloads) -> Option<
             if r.get("candidates").exists() || r.get("usageMetadata").exists() {
                 return Some(Provider::Gemini);
             }
-            if r.get("done").bool().is_some() && (r.get("message").is_object() || r.get("created_at").exists()) {
+            if r.get("done").bool().is_some()
+                && (r.get("message").is_object() || r.get("created_at").exists())
+            {
                 return Some(Provider::Ollama);
             }
             let err = r.get("error");
             if err.exists() {
                 return match r.get("type").str() {
                     // Responses errors carry a sequence number; Anthropic's do not.
-                    Some("error") if r.get("sequence_number").exists() || r.get("code").exists() => Some(Provider::Responses),
+                    Some("error")
+                        if r.get("sequence_number").exists() || r.get("code").exists() =>
+                    {
+                        Some(Provider::Responses)
+                    }
                     Some("error") => Some(Provider::Anthropic),
                     _ if err.str().is_some() => Some(Provider::Ollama),
                     _ if err.get("status").exists() => Some(Provider::Gemini),
@@ -978,7 +1027,10 @@ mod tests {
             assert_eq!(Provider::from_name(p.name()).unwrap(), *p);
         }
         assert_eq!("Claude".parse::<Provider>().unwrap(), Provider::Anthropic);
-        assert!(Provider::from_name("nope").unwrap_err().to_string().contains("known: openai"));
+        assert!(Provider::from_name("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("known: openai"));
     }
 
     #[test]

@@ -44,7 +44,10 @@ impl OllamaDecoder {
         }
         for tc in m.get("tool_calls").items() {
             let f = tc.get("function");
-            let ci = self.base.calls.begin(tc.get("id").nonempty(), f.get("name").nonempty(), span, out);
+            let ci =
+                self.base
+                    .calls
+                    .begin(tc.get("id").nonempty(), f.get("name").nonempty(), span, out);
             let a = f.get("arguments");
             if let Some(s) = a.str() {
                 self.base.calls.args(ci, s.as_bytes(), span, out);
@@ -59,7 +62,11 @@ impl OllamaDecoder {
                 "length" => FinishReason::Length,
                 other => FinishReason::Other(other.to_owned()),
             });
-            self.base.set_usage(r.get("prompt_eval_count").u64(), r.get("eval_count").u64(), None);
+            self.base.set_usage(
+                r.get("prompt_eval_count").u64(),
+                r.get("eval_count").u64(),
+                None,
+            );
             self.base.finish_response(span, out);
         }
     }

@@ -59,7 +59,12 @@ impl OpenAiDecoder {
         let r = d.root;
         let err = r.get("error");
         if err.exists() {
-            let msg = err.get("message").str().map(str::to_owned).or_else(|| err.str().map(str::to_owned)).unwrap_or_else(|| err.encode());
+            let msg = err
+                .get("message")
+                .str()
+                .map(str::to_owned)
+                .or_else(|| err.str().map(str::to_owned))
+                .unwrap_or_else(|| err.encode());
             let kind = err.get("type").str().or_else(|| err.get("code").str());
             let message = match kind {
                 Some(k) => format!("{k}: {msg}"),
@@ -75,11 +80,19 @@ impl OpenAiDecoder {
             if choice.get("index").u64().unwrap_or(0) != 0 {
                 if !self.other_choices {
                     self.other_choices = true;
-                    self.base.unknown("only choice 0 is decoded; other choices are skipped", span, out);
+                    self.base.unknown(
+                        "only choice 0 is decoded; other choices are skipped",
+                        span,
+                        out,
+                    );
                 }
                 continue;
             }
-            let delta = if choice.get("delta").exists() { choice.get("delta") } else { choice.get("message") };
+            let delta = if choice.get("delta").exists() {
+                choice.get("delta")
+            } else {
+                choice.get("message")
+            };
             self.delta(d, delta, span, out);
             if let Some(fr) = choice.get("finish_reason").nonempty() {
                 let reason = openai_reason(fr);
@@ -93,9 +106,15 @@ impl OpenAiDecoder {
     fn usage(&mut self, u: J<'_, '_>) {
         if u.is_object() {
             self.base.set_usage(
-                u.get("prompt_tokens").u64().or_else(|| u.get("input_tokens").u64()),
-                u.get("completion_tokens").u64().or_else(|| u.get("output_tokens").u64()),
-                u.get("completion_tokens_details").get("reasoning_tokens").u64(),
+                u.get("prompt_tokens")
+                    .u64()
+                    .or_else(|| u.get("input_tokens").u64()),
+                u.get("completion_tokens")
+                    .u64()
+                    .or_else(|| u.get("output_tokens").u64()),
+                u.get("completion_tokens_details")
+                    .get("reasoning_tokens")
+                    .u64(),
             );
         }
     }
@@ -111,7 +130,11 @@ impl OpenAiDecoder {
             Some(t) => self.base.thinking(d, t, span, out),
             None => {
                 for det in delta.get("reasoning_details").items() {
-                    if let Some(t) = det.get("text").nonempty().or_else(|| det.get("summary").nonempty()) {
+                    if let Some(t) = det
+                        .get("text")
+                        .nonempty()
+                        .or_else(|| det.get("summary").nonempty())
+                    {
                         self.base.thinking(d, t, span, out);
                     }
                 }
@@ -157,7 +180,12 @@ impl OpenAiDecoder {
         let id = tc.get("id").nonempty();
         let ci = self.tool_fields(d, pidx, id, tc.get("function"), span, out);
         if let Some(ci) = ci {
-            if let Some(sig) = tc.get("extra_content").get("google").get("thought_signature").nonempty() {
+            if let Some(sig) = tc
+                .get("extra_content")
+                .get("google")
+                .get("thought_signature")
+                .nonempty()
+            {
                 out.push(Event::Opaque {
                     kind: OpaqueKind::ThoughtSignature,
                     index: self.base.calls.index_of(ci),
@@ -199,7 +227,8 @@ impl OpenAiDecoder {
                 let known_id = calls.id(ci).unwrap_or_default();
                 let known_name = calls.name(ci).unwrap_or_default();
                 let new_id = id.is_some_and(|i| !known_id.is_empty() && i != known_id);
-                let new_name = name.is_some_and(|n| !known_name.is_empty() && (n != known_name || pidx.is_none()))
+                let new_name = name
+                    .is_some_and(|n| !known_name.is_empty() && (n != known_name || pidx.is_none()))
                     && calls.is_complete(ci);
                 if new_id || new_name {
                     None
@@ -210,7 +239,11 @@ impl OpenAiDecoder {
             Some(_) if id.is_none() && name.is_none() => {
                 // More for a call that has ended.
                 if args.iter().any(|c| !c.is_ascii_whitespace()) {
-                    self.base.unknown("arguments for a call that has already ended; skipped", span, out);
+                    self.base.unknown(
+                        "arguments for a call that has already ended; skipped",
+                        span,
+                        out,
+                    );
                 }
                 return None;
             }

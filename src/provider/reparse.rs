@@ -102,26 +102,45 @@ impl Reparser {
                     self.flush_parser(span, out);
                     out.push(ev);
                 }
-                Event::Finish { reason, usage, span } => {
+                Event::Finish {
+                    reason,
+                    usage,
+                    span,
+                } => {
                     self.flush_parser(span, out);
                     // Calls found in the content count as calls made.
-                    let reason = if reason == FinishReason::Stop && self.next > self.next_at_response {
-                        FinishReason::ToolCalls
-                    } else {
-                        reason
-                    };
+                    let reason =
+                        if reason == FinishReason::Stop && self.next > self.next_at_response {
+                            FinishReason::ToolCalls
+                        } else {
+                            reason
+                        };
                     self.next_at_response = self.next;
-                    out.push(Event::Finish { reason, usage, span });
+                    out.push(Event::Finish {
+                        reason,
+                        usage,
+                        span,
+                    });
                 }
                 ev @ (Event::ToolStart { .. } | Event::ToolArgs { .. } | Event::ToolEnd { .. }) => {
                     self.call_event(Src::Native, ev, out);
                 }
-                Event::Opaque { kind, index, data, span } => {
+                Event::Opaque {
+                    kind,
+                    index,
+                    data,
+                    span,
+                } => {
                     let index = index.and_then(|i| match self.routes[0].get(&i) {
                         Some(Route::Stream(m)) => Some(*m),
                         _ => None,
                     });
-                    out.push(Event::Opaque { kind, index, data, span });
+                    out.push(Event::Opaque {
+                        kind,
+                        index,
+                        data,
+                        span,
+                    });
                 }
                 other => out.push(other),
             }
@@ -150,14 +169,29 @@ impl Reparser {
             match ev {
                 Event::Text { text, .. } => out.push(Event::Text { text, span }),
                 Event::Thinking { text, .. } => out.push(Event::Thinking { text, span }),
-                Event::Diagnostic { kind, message, .. } => out.push(Event::Diagnostic { kind, message, span }),
-                Event::ToolStart { index, id, name, .. } => {
-                    self.call_event(Src::Content, Event::ToolStart { index, id, name, span }, out)
-                }
+                Event::Diagnostic { kind, message, .. } => out.push(Event::Diagnostic {
+                    kind,
+                    message,
+                    span,
+                }),
+                Event::ToolStart {
+                    index, id, name, ..
+                } => self.call_event(
+                    Src::Content,
+                    Event::ToolStart {
+                        index,
+                        id,
+                        name,
+                        span,
+                    },
+                    out,
+                ),
                 Event::ToolArgs { index, delta, .. } => {
                     self.call_event(Src::Content, Event::ToolArgs { index, delta, span }, out)
                 }
-                Event::ToolEnd { call, .. } => self.call_event(Src::Content, Event::ToolEnd { call, span }, out),
+                Event::ToolEnd { call, .. } => {
+                    self.call_event(Src::Content, Event::ToolEnd { call, span }, out)
+                }
                 other => out.push(other),
             }
         }
@@ -184,7 +218,12 @@ impl Reparser {
     fn call_event(&mut self, src: Src, ev: Event, out: &mut Vec<Event>) {
         let s = src as usize;
         match ev {
-            Event::ToolStart { index, id, name, span } => {
+            Event::ToolStart {
+                index,
+                id,
+                name,
+                span,
+            } => {
                 let other = src.other();
                 let route = if self.inflight[other as usize] > 0 || self.unmatched(other) {
                     Route::Hold
@@ -194,14 +233,23 @@ impl Reparser {
                     self.inflight[s] += 1;
                     let id = self.unique_id(id, m);
                     self.final_ids.insert(m, id.clone());
-                    out.push(Event::ToolStart { index: m, id, name, span });
+                    out.push(Event::ToolStart {
+                        index: m,
+                        id,
+                        name,
+                        span,
+                    });
                     Route::Stream(m)
                 };
                 self.routes[s].insert(index, route);
             }
             Event::ToolArgs { index, delta, span } => {
                 if let Some(Route::Stream(m)) = self.routes[s].get(&index) {
-                    out.push(Event::ToolArgs { index: *m, delta, span });
+                    out.push(Event::ToolArgs {
+                        index: *m,
+                        delta,
+                        span,
+                    });
                 }
             }
             Event::ToolEnd { mut call, span } => match self.routes[s].get(&call.index).copied() {
@@ -222,7 +270,11 @@ impl Reparser {
                     self.resolve(out);
                 }
                 _ => {
-                    self.held.push(Held { src, call: *call, span });
+                    self.held.push(Held {
+                        src,
+                        call: *call,
+                        span,
+                    });
                     self.resolve(out);
                 }
             },

@@ -97,12 +97,15 @@ impl ResponsesDecoder {
                 }
                 self.items.insert(k, it);
             }
-            "response.function_call_arguments.delta" | "response.mcp_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
+            "response.function_call_arguments.delta"
+            | "response.mcp_call_arguments.delta"
+            | "response.custom_tool_call_input.delta" => {
                 self.base.active = true;
                 let k = self.item_key(r);
                 let delta = r.get("delta").str().unwrap_or_default();
                 let Some(it) = self.items.get_mut(&k) else {
-                    self.base.unknown(format!("`{ty}` for an unknown item; skipped"), span, out);
+                    self.base
+                        .unknown(format!("`{ty}` for an unknown item; skipped"), span, out);
                     return;
                 };
                 it.deltas = true;
@@ -134,7 +137,9 @@ impl ResponsesDecoder {
                 let oi = r.get("output_index").u64();
                 let k = match id {
                     Some(id) if self.items.contains_key(id) => id.to_owned(),
-                    _ => oi.and_then(|i| self.by_output.get(&i).cloned()).unwrap_or_else(|| key(id, oi)),
+                    _ => oi
+                        .and_then(|i| self.by_output.get(&i).cloned())
+                        .unwrap_or_else(|| key(id, oi)),
                 };
                 self.done_item(d, &k, item, span, out);
             }
@@ -163,7 +168,11 @@ impl ResponsesDecoder {
                     );
                 }
                 if ty == "response.incomplete" {
-                    let why = resp.get("incomplete_details").get("reason").str().unwrap_or("incomplete");
+                    let why = resp
+                        .get("incomplete_details")
+                        .get("reason")
+                        .str()
+                        .unwrap_or("incomplete");
                     self.base.reason = Some(match why {
                         "max_output_tokens" | "max_tokens" => FinishReason::Length,
                         "content_filter" => FinishReason::ContentFilter,
@@ -195,9 +204,16 @@ impl ResponsesDecoder {
                 self.items.clear();
             }
             "error" => {
-                let e = if r.get("error").is_object() { r.get("error") } else { r };
+                let e = if r.get("error").is_object() {
+                    r.get("error")
+                } else {
+                    r
+                };
                 let msg = e.get("message").str().unwrap_or("unknown error");
-                let code = e.get("code").str().or_else(|| e.get("type").str().filter(|t| *t != "error"));
+                let code = e
+                    .get("code")
+                    .str()
+                    .or_else(|| e.get("type").str().filter(|t| *t != "error"));
                 let message = match code {
                     Some(c) => format!("{c}: {msg}"),
                     None => msg.to_owned(),
@@ -205,7 +221,11 @@ impl ResponsesDecoder {
                 self.base.provider_error(message, span, out);
             }
             t if is_known(t) => {}
-            other => self.base.unknown(format!("event `{other}` is not represented; skipped"), span, out),
+            other => self.base.unknown(
+                format!("event `{other}` is not represented; skipped"),
+                span,
+                out,
+            ),
         }
     }
 
@@ -216,12 +236,24 @@ impl ResponsesDecoder {
         }
     }
 
-    fn added(&mut self, _d: &Doc<'_, '_>, item: J<'_, '_>, span: Span, out: &mut Vec<Event>) -> Item {
+    fn added(
+        &mut self,
+        _d: &Doc<'_, '_>,
+        item: J<'_, '_>,
+        span: Span,
+        out: &mut Vec<Event>,
+    ) -> Item {
         let mut it = Item::default();
         match item.get("type").str().unwrap_or_default() {
             "function_call" | "mcp_call" | "custom_tool_call" => {
-                let id = item.get("call_id").nonempty().or_else(|| item.get("id").nonempty());
-                let ci = self.base.calls.begin(id, item.get("name").nonempty(), span, out);
+                let id = item
+                    .get("call_id")
+                    .nonempty()
+                    .or_else(|| item.get("id").nonempty());
+                let ci = self
+                    .base
+                    .calls
+                    .begin(id, item.get("name").nonempty(), span, out);
                 it.call = Some(ci);
                 it.custom = item.get("type").str() == Some("custom_tool_call");
                 if let Some(a) = item.get("arguments").nonempty() {
@@ -234,7 +266,11 @@ impl ResponsesDecoder {
             }
             "reasoning" | "message" => {}
             other => {
-                self.base.unknown(format!("output item `{other}` is not represented; skipped"), span, out);
+                self.base.unknown(
+                    format!("output item `{other}` is not represented; skipped"),
+                    span,
+                    out,
+                );
             }
         }
         it
@@ -242,7 +278,9 @@ impl ResponsesDecoder {
 
     /// Whole arguments from a `.done` event or a done item.
     fn full_args(&mut self, k: &str, args: &str, span: Span, out: &mut Vec<Event>) {
-        let Some(it) = self.items.get_mut(k) else { return };
+        let Some(it) = self.items.get_mut(k) else {
+            return;
+        };
         let Some(ci) = it.call else { return };
         if it.custom {
             return;
@@ -266,7 +304,14 @@ impl ResponsesDecoder {
         }
     }
 
-    fn done_item(&mut self, d: &Doc<'_, '_>, k: &str, item: J<'_, '_>, span: Span, out: &mut Vec<Event>) {
+    fn done_item(
+        &mut self,
+        d: &Doc<'_, '_>,
+        k: &str,
+        item: J<'_, '_>,
+        span: Span,
+        out: &mut Vec<Event>,
+    ) {
         let deltas = self.items.get(k).is_some_and(|it| it.deltas);
         match item.get("type").str().unwrap_or_default() {
             "function_call" | "mcp_call" | "custom_tool_call" => {
@@ -275,10 +320,23 @@ impl ResponsesDecoder {
                     Some(ci) => ci,
                     None => {
                         // Done without added: the whole call at once.
-                        let id = item.get("call_id").nonempty().or_else(|| item.get("id").nonempty());
-                        let ci = self.base.calls.begin(id, item.get("name").nonempty(), span, out);
+                        let id = item
+                            .get("call_id")
+                            .nonempty()
+                            .or_else(|| item.get("id").nonempty());
+                        let ci = self
+                            .base
+                            .calls
+                            .begin(id, item.get("name").nonempty(), span, out);
                         let custom = item.get("type").str() == Some("custom_tool_call");
-                        self.items.insert(k.to_owned(), Item { call: Some(ci), custom, ..Item::default() });
+                        self.items.insert(
+                            k.to_owned(),
+                            Item {
+                                call: Some(ci),
+                                custom,
+                                ..Item::default()
+                            },
+                        );
                         ci
                     }
                 };
@@ -289,7 +347,11 @@ impl ResponsesDecoder {
                 if custom {
                     let input = match item.get("input").str() {
                         Some(s) if !deltas => s.to_owned(),
-                        _ => self.items.get(k).map(|it| it.raw.clone()).unwrap_or_default(),
+                        _ => self
+                            .items
+                            .get(k)
+                            .map(|it| it.raw.clone())
+                            .unwrap_or_default(),
                     };
                     let json = serde_json::json!({ "input": input }).to_string();
                     self.base.calls.args(ci, json.as_bytes(), span, out);
@@ -300,7 +362,11 @@ impl ResponsesDecoder {
             }
             "reasoning" => {
                 if !deltas {
-                    for s in item.get("summary").items().chain(item.get("content").items()) {
+                    for s in item
+                        .get("summary")
+                        .items()
+                        .chain(item.get("content").items())
+                    {
                         if let Some(t) = s.get("text").str() {
                             self.base.thinking(d, t, span, out);
                         }

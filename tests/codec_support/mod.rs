@@ -23,7 +23,10 @@ pub(crate) fn captures() -> Vec<(String, Vec<u8>, Value)> {
         "the shared captures are missing: set TOOLSTREAM_CAPTURES or check out ../shared next to the crate",
     );
     let mut out = Vec::new();
-    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     names.sort();
     for n in names {
         if !n.ends_with(".provenance.json") {
@@ -88,11 +91,17 @@ pub(crate) fn check_contracts(events: &[Event]) {
                 assert!(open.insert(*index, Vec::new()).is_none());
             }
             Event::ToolArgs { index, delta, .. } => {
-                open.get_mut(index).expect("ToolArgs outside its call").extend_from_slice(delta);
+                open.get_mut(index)
+                    .expect("ToolArgs outside its call")
+                    .extend_from_slice(delta);
             }
             Event::ToolEnd { call, .. } => {
                 let buf = open.remove(&call.index).expect("ToolEnd without ToolStart");
-                assert_eq!(String::from_utf8_lossy(&buf), call.arguments, "deltas must add up to the arguments");
+                assert_eq!(
+                    String::from_utf8_lossy(&buf),
+                    call.arguments,
+                    "deltas must add up to the arguments"
+                );
                 let v: Value = serde_json::from_str(&call.arguments)
                     .unwrap_or_else(|e| panic!("arguments not JSON ({e}): {}", call.arguments));
                 assert!(v.is_object(), "arguments not an object: {}", call.arguments);
@@ -103,7 +112,11 @@ pub(crate) fn check_contracts(events: &[Event]) {
     }
     assert!(open.is_empty(), "calls left open: {:?}", open.keys());
     assert_eq!(ended, next);
-    assert!(matches!(events.last(), Some(Event::Finish { .. })), "the stream must end with Finish: {:?}", events.last());
+    assert!(
+        matches!(events.last(), Some(Event::Finish { .. })),
+        "the stream must end with Finish: {:?}",
+        events.last()
+    );
 }
 
 /// What a stream amounts to.

@@ -174,14 +174,19 @@ fn decode(args: &DecodeArgs) -> io::Result<()> {
         ..DecodeOptions::default()
     };
     if args.reparse_content {
-        let dialects = args.model.as_deref().map(dialects_for_model).unwrap_or_default();
+        let dialects = args
+            .model
+            .as_deref()
+            .map(dialects_for_model)
+            .unwrap_or_default();
         opts.reparse = Some(Config::default().with_dialects(dialects));
     }
     let mut input: Box<dyn Read> = match args.file.as_deref() {
         None => Box::new(io::stdin().lock()),
         Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),
         Some(p) => Box::new(
-            std::fs::File::open(p).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
+            std::fs::File::open(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
         ),
     };
     let stdout = BufWriter::new(io::stdout().lock());
@@ -193,12 +198,22 @@ fn decode(args: &DecodeArgs) -> io::Result<()> {
         Output::Events => Sink::Events(stdout),
         Output::Calls => Sink::Calls(stdout, Vec::new()),
         Output::Openai => Sink::Wire(stdout, Encoder::new(Target::OpenAi, enc_opts), Vec::new()),
-        Output::Anthropic => Sink::Wire(stdout, Encoder::new(Target::Anthropic, enc_opts), Vec::new()),
-        Output::Responses => Sink::Wire(stdout, Encoder::new(Target::Responses, enc_opts), Vec::new()),
+        Output::Anthropic => Sink::Wire(
+            stdout,
+            Encoder::new(Target::Anthropic, enc_opts),
+            Vec::new(),
+        ),
+        Output::Responses => Sink::Wire(
+            stdout,
+            Encoder::new(Target::Responses, enc_opts),
+            Vec::new(),
+        ),
     };
     let mut dec = StreamDecoder::new(opts);
     let mut events = Vec::new();
-    let chunk = args.chunk_size.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let chunk = args
+        .chunk_size
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let n = match input.read(&mut buf) {
@@ -233,7 +248,10 @@ mod tests {
     fn model_dialects() {
         assert_eq!(dialects_for_model("Qwen/Qwen3-8B"), vec![Dialect::Hermes]);
         assert_eq!(dialects_for_model("qwen3:4b"), vec![Dialect::Hermes]);
-        assert_eq!(dialects_for_model("NousResearch/Hermes-3-Llama-3.1-8B"), vec![Dialect::Hermes]);
+        assert_eq!(
+            dialects_for_model("NousResearch/Hermes-3-Llama-3.1-8B"),
+            vec![Dialect::Hermes]
+        );
         assert!(dialects_for_model("gpt-4o").is_empty());
     }
 }

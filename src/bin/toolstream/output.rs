@@ -16,7 +16,8 @@ fn span(s: Span) -> Value {
 /// The arguments as a JSON value (they are always a valid JSON object; the
 /// raw text is kept as a string if that ever fails to parse).
 fn arguments(call: &ToolCall) -> Value {
-    call.arguments_value().unwrap_or_else(|_| Value::String(call.arguments.clone()))
+    call.arguments_value()
+        .unwrap_or_else(|_| Value::String(call.arguments.clone()))
 }
 
 fn repairs(call: &ToolCall) -> Value {
@@ -71,10 +72,19 @@ pub fn event_json(e: &Event) -> Value {
         Event::Thinking { text, span: s } => {
             json!({"type": "thinking", "text": String::from_utf8_lossy(text), "span": span(*s)})
         }
-        Event::ToolStart { index, id, name, span: s } => {
+        Event::ToolStart {
+            index,
+            id,
+            name,
+            span: s,
+        } => {
             json!({"type": "tool_start", "index": index, "id": id, "name": name, "span": span(*s)})
         }
-        Event::ToolArgs { index, delta, span: s } => {
+        Event::ToolArgs {
+            index,
+            delta,
+            span: s,
+        } => {
             json!({"type": "tool_args", "index": index, "delta": String::from_utf8_lossy(delta), "span": span(*s)})
         }
         Event::ToolEnd { call, span: s } => json!({
@@ -87,14 +97,29 @@ pub fn event_json(e: &Event) -> Value {
             "truncated": call.truncated,
             "span": span(*s),
         }),
-        Event::Diagnostic { kind, message, span: s } => {
+        Event::Diagnostic {
+            kind,
+            message,
+            span: s,
+        } => {
             json!({"type": "diagnostic", "kind": kind, "message": message, "span": span(*s)})
         }
-        Event::Finish { reason, usage: u, span: s } => {
+        Event::Finish {
+            reason,
+            usage: u,
+            span: s,
+        } => {
             json!({"type": "finish", "reason": reason_str(reason), "usage": usage(u), "span": span(*s)})
         }
-        Event::Error { kind, message, .. } => json!({"type": "error", "kind": kind, "message": message}),
-        Event::Opaque { kind, index, data, span: s } => {
+        Event::Error { kind, message, .. } => {
+            json!({"type": "error", "kind": kind, "message": message})
+        }
+        Event::Opaque {
+            kind,
+            index,
+            data,
+            span: s,
+        } => {
             json!({"type": "opaque", "kind": kind.as_str(), "index": index, "data": data, "span": span(*s)})
         }
         other => {
