@@ -441,17 +441,13 @@ impl SseDecoder {
                 };
             }
             b"event" => self.event = Some(value),
-            b"id" => {
-                if memchr::memchr(0, &value).is_none() {
-                    self.last_id = if value.is_empty() { None } else { Some(value) };
-                }
+            b"id" if memchr::memchr(0, &value).is_none() => {
+                self.last_id = if value.is_empty() { None } else { Some(value) };
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    self.retry = Some(value.iter().fold(0u64, |acc, d| {
-                        acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-                    }));
-                }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                self.retry = Some(value.iter().fold(0u64, |acc, d| {
+                    acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                }));
             }
             _ => {}
         }

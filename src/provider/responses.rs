@@ -381,12 +381,10 @@ impl ResponsesDecoder {
                     });
                 }
             }
-            "message" => {
-                if !deltas {
-                    for c in item.get("content").items() {
-                        if let Some(t) = c.get("text").str().or_else(|| c.get("refusal").str()) {
-                            self.base.text(d, t, span, out);
-                        }
+            "message" if !deltas => {
+                for c in item.get("content").items() {
+                    if let Some(t) = c.get("text").str().or_else(|| c.get("refusal").str()) {
+                        self.base.text(d, t, span, out);
                     }
                 }
             }
