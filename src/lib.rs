@@ -24,4 +24,7 @@ pub use event::{
     DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair, RepairKind, Span, ToolCall,
     Usage,
 };
+pub use encode::{EncodeOptions, Encoder, Target};
+pub use frame::{FrameError, FrameLimits};
 pub use parser::{parse, parse_chunks, Parsed, Parser};
+pub use provider::{DecodeOptions, Framing, Provider, StreamDecoder, UnknownProvider};

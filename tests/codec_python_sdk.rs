@@ -45,11 +45,14 @@ fn skip_or_fail(msg: &str) -> Option<PathBuf> {
 }
 
 /// The venv's python with `openai` and `anthropic` installed, creating it if needed.
-fn python() -> Option<PathBuf> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let venv = target.join("sdk-venv");
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+fn python() -> Option<PathBuf> {
+    let venv = target_dir().join("sdk-venv");
     let py = venv.join("bin/python");
     let stamp = venv.join(".toolstream-sdks");
     if stamp.exists() {
@@ -90,7 +93,7 @@ fn target_name(t: Target) -> &'static str {
 fn official_clients_accept_our_streams() {
     let Some(py) = python() else { return };
     let dir = captures_dir().expect("captures");
-    let work = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/sdk-check");
+    let work = target_dir().join("sdk-check");
     std::fs::create_dir_all(&work).unwrap();
     let mut manifest = Vec::new();
     let mut expected = Vec::new();
