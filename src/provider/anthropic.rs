@@ -171,7 +171,11 @@ impl AnthropicDecoder {
             }
             "message_delta" => {
                 self.base.active = true;
-                let reason = r.get("delta").get("stop_reason").nonempty().map(stop_reason);
+                let reason = r
+                    .get("delta")
+                    .get("stop_reason")
+                    .nonempty()
+                    .map(stop_reason);
                 // A block still open here was cut by `max_tokens` (or by a
                 // delta without a reason). After `tool_use` / `end_turn` the
                 // block merely lacked its stop event: its call is truncated
