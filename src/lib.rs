@@ -23,10 +23,13 @@ pub mod xml;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;
+pub use encode::{EncodeOptions, Encoder, Target};
 pub use error::{NoJson, ToolsError, UnknownDialect};
 pub use event::{
     DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair, RepairKind, Span, ToolCall,
     Usage,
 };
+pub use frame::{FrameError, FrameLimits};
 pub use model::{ModelRoute, ModelSpec};
 pub use parser::{parse, parse_chunks, Parsed, Parser};
+pub use provider::{DecodeOptions, Framing, Provider, StreamDecoder, UnknownProvider};

@@ -682,7 +682,7 @@ impl ModelSpec {
         let o_series = lname.len() >= 2
             && lname.as_bytes()[0] == b'o'
             && lname.as_bytes()[1].is_ascii_digit()
-            && lname.as_bytes().get(2).map_or(true, |&b| b == b'-');
+            && lname.as_bytes().get(2).is_none_or(|&b| b == b'-');
         let family = match rule {
             Some(r) => r.family,
             None if o_series => Family::Gpt,
@@ -690,9 +690,9 @@ impl ModelSpec {
         };
         let version = find_version(&name, family);
         let size = find_size(&name).or_else(|| tag.as_deref().and_then(find_size));
-        let org_known = org.as_deref().map_or(true, |o| {
-            KNOWN_ORGS.contains(&o.to_ascii_lowercase().as_str())
-        });
+        let org_known = org
+            .as_deref()
+            .is_none_or(|o| KNOWN_ORGS.contains(&o.to_ascii_lowercase().as_str()));
         let custom = family != Family::Unknown
             && (!org_known || CUSTOM_MARKS.iter().any(|m| lname.contains(m)));
         ModelSpec {

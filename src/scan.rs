@@ -160,7 +160,7 @@ impl Cursor<'_> {
         for (g, bytes) in groups.iter().enumerate() {
             let cached_ok = self.valid_from[g] != usize::MAX
                 && self.valid_from[g] <= from
-                && self.next[g].map_or(true, |p| p >= from);
+                && self.next[g].is_none_or(|p| p >= from);
             if !cached_ok {
                 let rest = &hay[from..];
                 let hit = match bytes.len() {

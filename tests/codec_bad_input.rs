@@ -241,3 +241,24 @@ fn a_stream_cut_inside_an_event_is_truncated() {
         .iter()
         .any(|(k, _)| *k == ErrorKind::Truncated));
 }
+
+#[test]
+fn a_missing_block_stop_is_a_truncation_only_at_max_tokens() {
+    let stream = |reason: &str| {
+        format!(
+            "event: message_start\ndata: {{\"type\":\"message_start\",\"message\":{{}}}}\n\n\
+             event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{{}}}}}}\n\n\
+             event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{{\\\"a\\\": 1}}\"}}}}\n\n\
+             event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"{reason}\"}}}}\n\n\
+             event: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n"
+        )
+    };
+    for (reason, truncated) in [("tool_use", false), ("max_tokens", true)] {
+        let events = decode(stream(reason).as_bytes(), &DecodeOptions::default());
+        check_contracts(&events);
+        let s = summarize(&events);
+        assert_eq!(s.calls[0].arguments, r#"{"a": 1}"#);
+        assert_eq!(s.calls[0].truncated, truncated, "{reason}");
+        assert!(errors(&events).is_empty());
+    }
+}

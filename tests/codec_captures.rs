@@ -375,3 +375,19 @@ fn opaque_state_is_kept() {
             .contains(&(EncryptedReasoning, None))
     );
 }
+
+#[test]
+fn bedrock_decoded_copy_matches_the_binary_eventstream() {
+    let dir = captures_dir().expect("captures");
+    let bin = std::fs::read(dir.join("bedrock_converse_two_tools.rig.eventstream")).unwrap();
+    let jsonl = std::fs::read(dir.join("bedrock_converse_two_tools.rig.decoded.jsonl")).unwrap();
+    let opts = DecodeOptions::default();
+    let (a, b) = (
+        decode_chunked(&bin, 4096, &opts),
+        decode_chunked(&jsonl, 4096, &opts),
+    );
+    check_contracts(&b);
+    let (sa, sb) = (strip_offsets(summarize(&a)), strip_offsets(summarize(&b)));
+    assert_eq!(sa, sb);
+    assert_eq!(sa.calls.len(), 2);
+}

@@ -1,5 +1,6 @@
 //! `toolstream decode`: output formats, chunking, stdin, re-encoding,
 //! content re-parsing and errors, checked against the library.
+#![cfg(feature = "cli")]
 
 mod codec_support;
 

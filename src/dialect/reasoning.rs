@@ -98,7 +98,7 @@ pub(crate) fn open_in_prefill(prefill: &[u8]) -> Option<&'static [u8]> {
     for (open, close) in TAGS {
         if let Some(p) = memchr::memmem::rfind(prefill, open) {
             let after = &prefill[p + open.len()..];
-            if memchr::memmem::find(after, close).is_none() && best.map_or(true, |(b, _)| p > b) {
+            if memchr::memmem::find(after, close).is_none() && best.is_none_or(|(b, _)| p > b) {
                 best = Some((p, close));
             }
         }
@@ -107,7 +107,7 @@ pub(crate) fn open_in_prefill(prefill: &[u8]) -> Option<&'static [u8]> {
     for (open, close) in TAIL_TAGS {
         if tail.ends_with(open) {
             let p = tail.len() - open.len();
-            if best.map_or(true, |(b, _)| p > b) {
+            if best.is_none_or(|(b, _)| p > b) {
                 best = Some((p, close));
             }
         }

@@ -37,7 +37,7 @@
 //! * the sequence of segments is compared: runs of text, runs of thinking,
 //!   and calls, in order;
 //! * text and thinking are compared as concatenations;
-//! * calls: index, id, name and final arguments; `truncated` only for
+//! * calls, in index order: index, id, name and final arguments; `truncated` only for
 //!   Anthropic and Responses (OpenAI has no end-of-call event, so a call
 //!   written with complete arguments cannot come back truncated); repairs
 //!   are not compared (the wire carries the repaired arguments, so they come

@@ -16,6 +16,10 @@ pub(crate) struct OpenAiEncoder {
     failed: bool,
     /// Responses finished so far (ids of later ones get a suffix).
     responses: usize,
+    /// `data: {"id":…,"choices":[{"index":0,"delta":{` for the current
+    /// response (chunks are written by hand on the hot path).
+    prefix: Vec<u8>,
+    prefix_for: Option<usize>,
 }
 
 impl OpenAiEncoder {
@@ -32,7 +36,40 @@ impl OpenAiEncoder {
             truncated: false,
             failed: false,
             responses: 0,
+            prefix: Vec::new(),
+            prefix_for: None,
         }
+    }
+
+    /// Writes one chunk whose delta members `members` writes (raw JSON,
+    /// without braces); the first chunk of a response also carries the role.
+    fn raw_delta(&mut self, out: &mut Vec<u8>, members: impl FnOnce(&mut Vec<u8>)) {
+        if self.prefix_for != Some(self.responses) {
+            let id = if self.responses == 0 {
+                self.id.clone()
+            } else {
+                format!("{}-{}", self.id, self.responses)
+            };
+            self.prefix.clear();
+            self.prefix.extend_from_slice(b"data: {\"id\":");
+            jstr(&mut self.prefix, &id);
+            self.prefix
+                .extend_from_slice(b",\"object\":\"chat.completion.chunk\",\"created\":");
+            self.prefix
+                .extend_from_slice(self.opts.created.to_string().as_bytes());
+            self.prefix.extend_from_slice(b",\"model\":");
+            jstr(&mut self.prefix, &self.opts.model);
+            self.prefix
+                .extend_from_slice(b",\"choices\":[{\"index\":0,\"delta\":{");
+            self.prefix_for = Some(self.responses);
+        }
+        out.extend_from_slice(&self.prefix);
+        if !self.started {
+            self.started = true;
+            out.extend_from_slice(b"\"role\":\"assistant\",");
+        }
+        members(out);
+        out.extend_from_slice(b"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
     }
 
     fn chunk(&self, delta: Value, finish: Option<&str>, out: &mut Vec<u8>) {
@@ -68,38 +105,35 @@ impl OpenAiEncoder {
             return;
         }
         match e {
-            Event::Text { text, .. } => {
-                let mut d = Map::new();
-                d.insert("content".into(), json!(String::from_utf8_lossy(text)));
-                self.delta(d, out);
-            }
-            Event::Thinking { text, .. } => {
-                let mut d = Map::new();
-                d.insert(
-                    "reasoning_content".into(),
-                    json!(String::from_utf8_lossy(text)),
-                );
-                self.delta(d, out);
-            }
+            Event::Text { text, .. } => self.raw_delta(out, |o| {
+                o.extend_from_slice(b"\"content\":");
+                jstr(o, &String::from_utf8_lossy(text));
+            }),
+            Event::Thinking { text, .. } => self.raw_delta(out, |o| {
+                o.extend_from_slice(b"\"reasoning_content\":");
+                jstr(o, &String::from_utf8_lossy(text));
+            }),
             Event::ToolStart {
                 index, id, name, ..
             } => {
                 self.calls += 1;
-                let mut d = Map::new();
-                d.insert(
-                    "tool_calls".into(),
-                    json!([{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]),
-                );
-                self.delta(d, out);
+                self.raw_delta(out, |o| {
+                    o.extend_from_slice(b"\"tool_calls\":[{\"index\":");
+                    o.extend_from_slice(index.to_string().as_bytes());
+                    o.extend_from_slice(b",\"id\":");
+                    jstr(o, id);
+                    o.extend_from_slice(b",\"type\":\"function\",\"function\":{\"name\":");
+                    jstr(o, name);
+                    o.extend_from_slice(b",\"arguments\":\"\"}}]");
+                });
             }
-            Event::ToolArgs { index, delta, .. } => {
-                let mut d = Map::new();
-                d.insert(
-                    "tool_calls".into(),
-                    json!([{"index": index, "function": {"arguments": String::from_utf8_lossy(delta)}}]),
-                );
-                self.delta(d, out);
-            }
+            Event::ToolArgs { index, delta, .. } => self.raw_delta(out, |o| {
+                o.extend_from_slice(b"\"tool_calls\":[{\"index\":");
+                o.extend_from_slice(index.to_string().as_bytes());
+                o.extend_from_slice(b",\"function\":{\"arguments\":");
+                jstr(o, &String::from_utf8_lossy(delta));
+                o.extend_from_slice(b"}}]");
+            }),
             Event::ToolEnd { call, .. } => self.truncated |= call.truncated,
             Event::Opaque {
                 kind: OpaqueKind::ThoughtSignature,
@@ -110,7 +144,7 @@ impl OpenAiEncoder {
                 let mut d = Map::new();
                 d.insert(
                     "tool_calls".into(),
-                    json!([{"index": i, "extra_content": {"google": {"thought_signature": data}}}]),
+                    json!([{"index": i, "function": {"arguments": ""}, "extra_content": {"google": {"thought_signature": data}}}]),
                 );
                 self.delta(d, out);
             }
@@ -211,4 +245,10 @@ impl OpenAiEncoder {
             self.end(&FinishReason::Stop, None, out);
         }
     }
+}
+
+/// Appends `s` as a JSON string.
+fn jstr(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }

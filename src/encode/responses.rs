@@ -30,6 +30,8 @@ pub(crate) struct ResponsesEncoder {
     encrypted: Option<String>,
     /// Call index → output index.
     calls: HashMap<usize, usize>,
+    /// Arguments so far of the calls still open, by output index.
+    args: HashMap<usize, String>,
     ncalls: usize,
     truncated: bool,
     failed: bool,
@@ -47,6 +49,7 @@ impl ResponsesEncoder {
             buf: String::new(),
             encrypted: None,
             calls: HashMap::new(),
+            args: HashMap::new(),
             ncalls: 0,
             truncated: false,
             failed: false,
@@ -254,10 +257,7 @@ impl ResponsesEncoder {
             Event::ToolArgs { index, delta, .. } => {
                 if let Some(&oi) = self.calls.get(index) {
                     let d = String::from_utf8_lossy(delta);
-                    if let Some(a) = self.output[oi]["arguments"].as_str() {
-                        let joined = format!("{a}{d}");
-                        self.output[oi]["arguments"] = json!(joined);
-                    }
+                    self.args.entry(oi).or_default().push_str(&d);
                     self.emit(
                         "response.function_call_arguments.delta",
                         json!({"item_id": Self::item_id("fc", oi), "output_index": oi, "delta": d}),
@@ -267,6 +267,7 @@ impl ResponsesEncoder {
             }
             Event::ToolEnd { call, .. } => {
                 if let Some(oi) = self.calls.remove(&call.index) {
+                    self.args.remove(&oi);
                     self.output[oi]["arguments"] = json!(call.arguments);
                     if call.truncated {
                         // Left open: `response.incomplete` ends it, as a cut call.
@@ -344,7 +345,12 @@ impl ResponsesEncoder {
             self.start(out);
             self.close_open(out);
             if !self.calls.is_empty() {
+                // Calls that never ended go out as they stand, incomplete.
                 self.truncated = true;
+                for (oi, a) in self.args.drain() {
+                    self.output[oi]["arguments"] = json!(a);
+                    self.output[oi]["status"] = json!("incomplete");
+                }
             }
             match derive(reason, self.ncalls, self.truncated) {
                 Derived::Length | Derived::ContentFilter => {
@@ -369,6 +375,7 @@ impl ResponsesEncoder {
         self.buf.clear();
         self.encrypted = None;
         self.calls.clear();
+        self.args.clear();
         self.ncalls = 0;
         self.truncated = false;
         self.failed = false;

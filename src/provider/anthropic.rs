@@ -6,9 +6,10 @@
 //! * `tool_use`, `server_tool_use` and `mcp_tool_use` blocks are calls; their
 //!   input is built from the `input_json_delta` fragments (no fragment means
 //!   `{}`, or the block's own non-empty `input` when a proxy sent it whole).
-//! * `content_block_stop` ends a call. A block still open at `message_delta`,
-//!   `message_stop`, a new `message_start` or end of stream is closed with
-//!   `truncated: true` (the `max_tokens` case).
+//! * `content_block_stop` ends a call. A block still open at a `message_delta`
+//!   with `stop_reason: max_tokens` (the API sends no stop for it), at
+//!   `message_stop`, at a new `content_block_start` or `message_start`, or at
+//!   end of stream is closed with `truncated: true`.
 //! * `*_tool_result` blocks and unknown block types are skipped with a
 //!   diagnostic; `citations_delta` and `ping` are skipped silently.
 //! * `event: error` is a provider error. The event type is the payload's
@@ -170,9 +171,25 @@ impl AnthropicDecoder {
             }
             "message_delta" => {
                 self.base.active = true;
-                self.close_block(true, span, out);
-                if let Some(sr) = r.get("delta").get("stop_reason").nonempty() {
-                    self.base.reason = Some(stop_reason(sr));
+                let reason = r
+                    .get("delta")
+                    .get("stop_reason")
+                    .nonempty()
+                    .map(stop_reason);
+                // A block still open here was cut by `max_tokens` (or by a
+                // delta without a reason). After `tool_use` / `end_turn` the
+                // block merely lacked its stop event: its call is truncated
+                // only if its arguments are incomplete.
+                let cut = matches!(reason, None | Some(FinishReason::Length));
+                if let Block::Tool(ci) = self.block {
+                    self.base.calls.cut_marks_truncated = cut;
+                    self.base.calls.end(ci, true, span, out);
+                    self.base.calls.cut_marks_truncated = true;
+                }
+                self.block = Block::None;
+                self.block_index = None;
+                if let Some(reason) = reason {
+                    self.base.reason = Some(reason);
                     self.base.eof_ok = true;
                 }
                 self.usage(r.get("usage"));

@@ -140,6 +140,25 @@ impl<'t, 'i> J<'t, 'i> {
         J(self.0.and_then(|v| v.get(k)))
     }
 
+    /// Several members of an object in one pass over its keys (a `get` per
+    /// key would scan the object once per key): `out[i]` is the member named
+    /// `keys[i]`, missing if absent.
+    #[inline]
+    pub(crate) fn pick<const N: usize>(self, keys: [&str; N]) -> [J<'t, 'i>; N] {
+        let mut out = [J(None); N];
+        let Some(o) = self.0.and_then(|v| v.as_object()) else {
+            return out;
+        };
+        for (k, v) in o.iter() {
+            if let Some(i) = keys.iter().position(|key| *key == k) {
+                if out[i].0.is_none() {
+                    out[i] = J(Some(v));
+                }
+            }
+        }
+        out
+    }
+
     /// The string, if this is one.
     #[inline]
     pub(crate) fn str(self) -> Option<&'i str> {

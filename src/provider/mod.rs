@@ -1022,6 +1022,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn decoders_can_move_between_threads() {
+        fn send<T: Send>() {}
+        send::<StreamDecoder>();
+        send::<SseDecoder>();
+        send::<NdjsonDecoder>();
+        send::<EventStreamDecoder>();
+        send::<crate::encode::Encoder>();
+    }
+
+    #[test]
     fn provider_names() {
         for p in Provider::ALL {
             assert_eq!(Provider::from_name(p.name()).unwrap(), *p);

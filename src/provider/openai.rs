@@ -56,8 +56,8 @@ impl OpenAiDecoder {
     }
 
     fn chunk(&mut self, d: &Doc<'_, '_>, span: Span, out: &mut Vec<Event>) {
-        let r = d.root;
-        let err = r.get("error");
+        // One pass over each object's keys (see `J::pick`).
+        let [err, usage, x_groq, choices] = d.root.pick(["error", "usage", "x_groq", "choices"]);
         if err.exists() {
             let msg = err
                 .get("message")
@@ -74,10 +74,12 @@ impl OpenAiDecoder {
             return;
         }
         self.base.active = true;
-        self.usage(r.get("usage"));
-        self.usage(r.get("x_groq").get("usage"));
-        for choice in r.get("choices").items() {
-            if choice.get("index").u64().unwrap_or(0) != 0 {
+        self.usage(usage);
+        self.usage(x_groq.get("usage"));
+        for choice in choices.items() {
+            let [index, delta, message, finish_reason] =
+                choice.pick(["index", "delta", "message", "finish_reason"]);
+            if index.u64().unwrap_or(0) != 0 {
                 if !self.other_choices {
                     self.other_choices = true;
                     self.base.unknown(
@@ -88,13 +90,9 @@ impl OpenAiDecoder {
                 }
                 continue;
             }
-            let delta = if choice.get("delta").exists() {
-                choice.get("delta")
-            } else {
-                choice.get("message")
-            };
+            let delta = if delta.exists() { delta } else { message };
             self.delta(d, delta, span, out);
-            if let Some(fr) = choice.get("finish_reason").nonempty() {
+            if let Some(fr) = finish_reason.nonempty() {
                 let reason = openai_reason(fr);
                 self.base.calls.end_all(true, span, out);
                 self.base.reason = Some(reason);
@@ -120,16 +118,27 @@ impl OpenAiDecoder {
     }
 
     fn delta(&mut self, d: &Doc<'_, '_>, delta: J<'_, '_>, span: Span, out: &mut Vec<Event>) {
+        let [reasoning_content, reasoning, reasoning_text, details, opaque, content, refusal, tool_calls, function_call] =
+            delta.pick([
+                "reasoning_content",
+                "reasoning",
+                "reasoning_text",
+                "reasoning_details",
+                "reasoning_opaque",
+                "content",
+                "refusal",
+                "tool_calls",
+                "function_call",
+            ]);
         // Reasoning.
-        let reasoning = delta
-            .get("reasoning_content")
+        let reasoning = reasoning_content
             .nonempty()
-            .or_else(|| delta.get("reasoning").nonempty())
-            .or_else(|| delta.get("reasoning_text").nonempty());
+            .or_else(|| reasoning.nonempty())
+            .or_else(|| reasoning_text.nonempty());
         match reasoning {
             Some(t) => self.base.thinking(d, t, span, out),
             None => {
-                for det in delta.get("reasoning_details").items() {
+                for det in details.items() {
                     if let Some(t) = det
                         .get("text")
                         .nonempty()
@@ -140,7 +149,7 @@ impl OpenAiDecoder {
                 }
             }
         }
-        for det in delta.get("reasoning_details").items() {
+        for det in details.items() {
             if det.get("type").str() == Some("reasoning.encrypted") {
                 if let Some(data) = det.get("data").nonempty() {
                     out.push(Event::Opaque {
@@ -152,7 +161,7 @@ impl OpenAiDecoder {
                 }
             }
         }
-        if let Some(o) = delta.get("reasoning_opaque").nonempty() {
+        if let Some(o) = opaque.nonempty() {
             out.push(Event::Opaque {
                 kind: OpaqueKind::EncryptedReasoning,
                 index: None,
@@ -160,32 +169,25 @@ impl OpenAiDecoder {
                 span,
             });
         }
-        if let Some(t) = delta.get("content").str() {
+        if let Some(t) = content.str() {
             self.base.text(d, t, span, out);
         }
-        if let Some(t) = delta.get("refusal").str() {
+        if let Some(t) = refusal.str() {
             self.base.text(d, t, span, out);
         }
-        for tc in delta.get("tool_calls").items() {
+        for tc in tool_calls.items() {
             self.tool_delta(d, tc, span, out);
         }
-        let fc = delta.get("function_call");
-        if fc.is_object() {
-            self.tool_fields(d, None, None, fc, span, out);
+        if function_call.is_object() {
+            self.tool_fields(d, None, None, function_call, span, out);
         }
     }
 
     fn tool_delta(&mut self, d: &Doc<'_, '_>, tc: J<'_, '_>, span: Span, out: &mut Vec<Event>) {
-        let pidx = tc.get("index").u64();
-        let id = tc.get("id").nonempty();
-        let ci = self.tool_fields(d, pidx, id, tc.get("function"), span, out);
+        let [index, id, function, extra] = tc.pick(["index", "id", "function", "extra_content"]);
+        let ci = self.tool_fields(d, index.u64(), id.nonempty(), function, span, out);
         if let Some(ci) = ci {
-            if let Some(sig) = tc
-                .get("extra_content")
-                .get("google")
-                .get("thought_signature")
-                .nonempty()
-            {
+            if let Some(sig) = extra.get("google").get("thought_signature").nonempty() {
                 out.push(Event::Opaque {
                     kind: OpaqueKind::ThoughtSignature,
                     index: self.base.calls.index_of(ci),
@@ -206,8 +208,8 @@ impl OpenAiDecoder {
         span: Span,
         out: &mut Vec<Event>,
     ) -> Option<usize> {
-        let name = func.get("name").nonempty();
-        let args_j = func.get("arguments");
+        let [name, args_j] = func.pick(["name", "arguments"]);
+        let name = name.nonempty();
         let args_owned;
         let args: &[u8] = if let Some(s) = args_j.str() {
             s.as_bytes()

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use toolstream::provider::{decode_chunks, DecodeOptions};
 use toolstream::{Event, FinishReason, ToolCall};
 
@@ -162,19 +162,4 @@ pub(crate) fn strip_offsets(mut s: Summary) -> Summary {
         }
     }
     s
-}
-
-/// A summary as JSON (the shape of the captures' `expected_summary`).
-pub(crate) fn summary_json(s: &Summary) -> Value {
-    json!({
-        "tool_calls": s.calls.iter().map(|c| json!({
-            "id": c.id, "name": c.name, "args": c.arguments, "truncated": c.truncated,
-            "repairs": c.repairs.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "text_chars": s.text.chars().count(),
-        "text_head": s.text.chars().take(60).collect::<String>(),
-        "thinking_chars": s.thinking.chars().count(),
-        "finish": s.finish,
-        "errors": s.errors,
-    })
 }

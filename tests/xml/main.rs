@@ -13,7 +13,6 @@ mod hermes_shared;
 mod minimax;
 mod morph_xml;
 mod qwen3_coder;
-mod scaling;
 mod seed_oss;
 mod split_props;
 mod step3;

@@ -100,7 +100,7 @@ fn dialects_for_model(model: &str) -> Vec<Dialect> {
 enum Sink<W: Write> {
     Events(W),
     Calls(W, Vec<Event>),
-    Wire(W, Encoder, Vec<u8>),
+    Wire(W, Box<Encoder>, Vec<u8>),
 }
 
 impl<W: Write> Sink<W> {
@@ -183,20 +183,13 @@ fn decode(args: &DecodeArgs) -> io::Result<()> {
         model: args.model.clone().unwrap_or_else(|| "toolstream".into()),
         ..EncodeOptions::default()
     };
+    let wire = |t: Target| Box::new(Encoder::new(t, enc_opts.clone()));
     let mut sink = match args.output {
         Output::Events => Sink::Events(stdout),
         Output::Calls => Sink::Calls(stdout, Vec::new()),
-        Output::Openai => Sink::Wire(stdout, Encoder::new(Target::OpenAi, enc_opts), Vec::new()),
-        Output::Anthropic => Sink::Wire(
-            stdout,
-            Encoder::new(Target::Anthropic, enc_opts),
-            Vec::new(),
-        ),
-        Output::Responses => Sink::Wire(
-            stdout,
-            Encoder::new(Target::Responses, enc_opts),
-            Vec::new(),
-        ),
+        Output::Openai => Sink::Wire(stdout, wire(Target::OpenAi), Vec::new()),
+        Output::Anthropic => Sink::Wire(stdout, wire(Target::Anthropic), Vec::new()),
+        Output::Responses => Sink::Wire(stdout, wire(Target::Responses), Vec::new()),
     };
     let mut dec = StreamDecoder::new(opts);
     let mut events = Vec::new();
