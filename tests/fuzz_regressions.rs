@@ -142,3 +142,24 @@ fn split_header_layout() {
         replay(t, b"\x00\x00{\"a\": 1}\n\n");
     }
 }
+
+// Crashes found by fuzzing (fuzz/regressions/README.md describes each).
+
+/// `\x5f` (feed byte by byte) + `w(i='P\xff`: auto-detection, a pythonic call
+/// truncated inside a string holding an invalid UTF-8 byte. Whole vs split
+/// give the same arguments but different `InvalidUtf8` repairs (offsets and
+/// count): "calls differ whole vs split".
+#[test]
+#[ignore = "open: InvalidUtf8 repairs in pythonic strings depend on chunking"]
+fn content_split_1() {
+    regression("content_split-1");
+}
+
+/// `\x5b` (byte by byte) + `[f(a=\xb3'\xb3`: pythonic dialect, invalid UTF-8
+/// in an unquoted value then a truncated string. "calls differ whole vs split":
+/// the `InvalidUtf8` repairs differ.
+#[test]
+#[ignore = "open: InvalidUtf8 repairs in pythonic values depend on chunking"]
+fn pythonic_1() {
+    regression("pythonic-1");
+}
