@@ -1,0 +1,514 @@
+//! The properties the fuzz targets assert, shared by every target and by
+//! `tests/fuzz_regressions.rs` (which includes this file with `#[path]`), so a
+//! crash replays through exactly the assertions that found it.
+//!
+//! Input layout: `content_split`, `json_repair` and `pythonic` read the
+//! *split layout* (see [`split`]: a header byte, the chunk lengths it
+//! announces, then the input proper). `sse`, `ndjson` and `provider` read one
+//! options byte first, then the split layout ([`split_opt`]).
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::HashMap;
+
+use toolstream::frame::{FrameErrorKind, FrameLimits};
+use toolstream::json::{Repairer, Status};
+use toolstream::ndjson::NdjsonDecoder;
+use toolstream::provider::{DecodeOptions, Provider, StreamDecoder};
+use toolstream::sse::SseDecoder;
+use toolstream::{Config, Event, Parsed, Parser, ToolCall};
+
+/// Splits fuzzer bytes into (header-free rest, chunk boundaries in the rest).
+///
+/// `data[0]`:
+/// * `0b00nn_nnnn`, `0b11nn_nnnn`: `n & 15` gap bytes follow; each is the
+///   length of the next chunk (0 = an empty feed, skipped); the remainder is
+///   one last chunk;
+/// * `0b01xx_xxxx`: feed one byte at a time;
+/// * `0b10kk_kkkk`: feed in chunks of `k + 1` bytes.
+///
+/// Boundaries are returned as offsets in the input (sorted, may repeat, may
+/// be past the end: [`chunks`] clamps them).
+pub fn split(data: &[u8]) -> (&[u8], Vec<usize>) {
+    let Some((&h, rest)) = data.split_first() else {
+        return (data, Vec::new());
+    };
+    match h >> 6 {
+        1 => (rest, (1..rest.len()).collect()),
+        2 => {
+            let k = (h & 0x3f) as usize + 1;
+            (
+                rest,
+                (1..)
+                    .map(|i| i * k)
+                    .take_while(|&s| s < rest.len())
+                    .collect(),
+            )
+        }
+        _ => {
+            let n = ((h & 0x0f) as usize).min(rest.len());
+            let (gaps, input) = rest.split_at(n);
+            let mut at = 0;
+            let splits = gaps
+                .iter()
+                .map(|&g| {
+                    at += g as usize;
+                    at
+                })
+                .collect();
+            (input, splits)
+        }
+    }
+}
+
+/// The chunks of `input` cut at `splits` (empty chunks dropped).
+pub fn chunks<'a>(input: &'a [u8], splits: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for &s in splits {
+        let s = s.min(input.len());
+        if s > last {
+            out.push(&input[last..s]);
+            last = s;
+        }
+    }
+    if last < input.len() {
+        out.push(&input[last..]);
+    }
+    out
+}
+
+/// Text, thinking and calls of an event list.
+pub fn summary(events: &[Event]) -> (Vec<u8>, Vec<u8>, Vec<ToolCall>) {
+    let mut text = Vec::new();
+    let mut thinking = Vec::new();
+    for e in events {
+        match e {
+            Event::Text { text: t, .. } => text.extend_from_slice(t),
+            Event::Thinking { text: t, .. } => thinking.extend_from_slice(t),
+            _ => {}
+        }
+    }
+    (text, thinking, Parsed::from_events(events.to_vec()).calls)
+}
+
+fn assert_same_summary(input: &[u8], whole: &[Event], split: &[Event], splits: &[usize]) {
+    let (a, b) = (summary(whole), summary(split));
+    assert!(
+        a.0 == b.0,
+        "text differs whole vs split at {splits:?}: {:?} vs {:?} (input {:?})",
+        String::from_utf8_lossy(&a.0),
+        String::from_utf8_lossy(&b.0),
+        String::from_utf8_lossy(input)
+    );
+    assert!(
+        a.1 == b.1,
+        "thinking differs whole vs split at {splits:?}: {:?} vs {:?} (input {:?})",
+        String::from_utf8_lossy(&a.1),
+        String::from_utf8_lossy(&b.1),
+        String::from_utf8_lossy(input)
+    );
+    assert!(
+        a.2 == b.2,
+        "calls differ whole vs split at {splits:?}:\n{:#?}\nvs\n{:#?}\n(input {:?})",
+        a.2,
+        b.2,
+        String::from_utf8_lossy(input)
+    );
+}
+
+fn assert_json_object(args: &str) {
+    let v: serde_json::Value =
+        serde_json::from_str(args).unwrap_or_else(|e| panic!("arguments not JSON ({e}): {args:?}"));
+    assert!(v.is_object(), "arguments not a JSON object: {args:?}");
+}
+
+/// The content parser's contracts on one event list: spans of the tiling
+/// events cover `[0, len)` without gap or overlap, `Text` is exactly its
+/// input bytes, calls open/close in order with indexes counting up from 0,
+/// deltas add up to the arguments, which are a JSON object.
+pub fn check_contracts(input: &[u8], events: &[Event]) {
+    let mut pos = 0u64;
+    for e in events.iter().filter(|e| e.is_tiling()) {
+        let s = e.span();
+        assert_eq!(s.start, pos, "gap or overlap before {e:?}");
+        assert!(s.end >= s.start, "backwards span in {e:?}");
+        assert!(s.end as usize <= input.len(), "span past the input: {e:?}");
+        pos = s.end;
+        let raw = &input[s.start as usize..s.end as usize];
+        if let Event::Text { text, .. } = e {
+            assert_eq!(
+                &text[..],
+                raw,
+                "Text differs from the input bytes of its span"
+            );
+        }
+    }
+    assert_eq!(
+        pos,
+        input.len() as u64,
+        "tiling spans do not cover the input"
+    );
+    let mut next = 0usize;
+    let mut open: Option<(usize, Vec<u8>)> = None;
+    for e in events {
+        match e {
+            Event::ToolStart { index, .. } => {
+                assert!(open.is_none(), "ToolStart while a call is open");
+                assert_eq!(*index, next, "call indexes must count up from 0");
+                open = Some((*index, Vec::new()));
+            }
+            Event::ToolArgs { index, delta, .. } => {
+                let (i, buf) = open.as_mut().expect("ToolArgs outside a call");
+                assert_eq!(index, i, "ToolArgs for another call");
+                buf.extend_from_slice(delta);
+            }
+            Event::ToolEnd { call, .. } => {
+                let (i, buf) = open.take().expect("ToolEnd without ToolStart");
+                assert_eq!(call.index, i, "ToolEnd for another call");
+                assert!(
+                    buf == call.arguments.as_bytes(),
+                    "deltas {:?} do not add up to the arguments {:?}",
+                    String::from_utf8_lossy(&buf),
+                    call.arguments
+                );
+                assert_json_object(&call.arguments);
+                next += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(open.is_none(), "a call was left open after finish");
+}
+
+/// Feeds the content parser the chunks, then finishes.
+pub fn parse_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
+    let mut p = Parser::new(cfg.clone());
+    let mut events = Vec::new();
+    for c in chunks(input, splits) {
+        p.feed(c, &mut events);
+    }
+    p.finish(&mut events);
+    events
+}
+
+/// Content parser: contracts hold whole and split, and both agree on text,
+/// thinking and calls.
+pub fn check_content(input: &[u8], splits: &[usize], cfg: &Config) {
+    let whole = parse_split(input, &[], cfg);
+    check_contracts(input, &whole);
+    let split = parse_split(input, splits, cfg);
+    check_contracts(input, &split);
+    assert_same_summary(input, &whole, &split, splits);
+}
+
+/// One-shot repair through the streaming API, fed in chunks; mirrors
+/// `toolstream::json::repair`. Returns (output, repairs, truncated) or `None`
+/// when no value began.
+pub fn repair_split(
+    input: &[u8],
+    splits: &[usize],
+) -> Option<(Vec<u8>, Vec<toolstream::Repair>, bool)> {
+    let mut r = Repairer::new();
+    let mut out = Vec::new();
+    let mut done = false;
+    let mut stopped = false;
+    for c in chunks(input, splits) {
+        let p = r.feed(c, &mut out);
+        match p.status {
+            Status::NeedMore => assert_eq!(p.consumed, c.len(), "NeedMore without consuming all"),
+            Status::Done => {
+                done = true;
+                stopped = true;
+            }
+            _ => stopped = true,
+        }
+        if stopped {
+            break;
+        }
+    }
+    let truncated = if done { false } else { r.finish(&mut out) };
+    if !r.has_begun() {
+        return None;
+    }
+    Some((out, r.take_repairs(), truncated))
+}
+
+/// JSON repairer: differential against serde_json plus chunk invariance.
+pub fn check_json_repair(input: &[u8], splits: &[usize]) {
+    let whole = toolstream::json::repair(input);
+    let streamed = repair_split(input, &[]);
+    assert_eq!(
+        whole
+            .as_ref()
+            .map(|r| (r.json.as_bytes(), &r.repairs, r.truncated)),
+        streamed.as_ref().map(|r| (&r.0[..], &r.1, r.2)),
+        "json::repair and the streaming Repairer disagree"
+    );
+    if let Some(r) = &whole {
+        // serde_json rejects numbers beyond f64 (`1e999`), which RFC 8259
+        // allows: that is a limit of the oracle, not invalid output.
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(&r.json)
+            .map_err(|e| e.to_string())
+            .or_else(|e| {
+                if e.starts_with("number out of range") {
+                    Ok(serde_json::Value::Null)
+                } else {
+                    Err(e)
+                }
+            })
+        {
+            panic!(
+                "repaired output is not JSON ({e}): {:?} from {:?}",
+                r.json,
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+    if serde_json::from_slice::<serde_json::Value>(input).is_ok() {
+        let r = whole
+            .as_ref()
+            .expect("valid JSON but repair found no value");
+        assert!(
+            r.json.as_bytes() == input.trim_ascii(),
+            "valid JSON was changed: {:?} -> {:?}",
+            String::from_utf8_lossy(input),
+            r.json
+        );
+        assert!(
+            r.repairs.is_empty(),
+            "valid JSON {:?} reported repairs {:?}",
+            String::from_utf8_lossy(input),
+            r.repairs
+        );
+    }
+    let split = repair_split(input, splits);
+    assert!(
+        streamed == split,
+        "whole vs split at {splits:?} differ: {:?} vs {:?} (input {:?})",
+        streamed
+            .as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        split
+            .as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        String::from_utf8_lossy(input)
+    );
+}
+
+/// Frame limit chosen by the options byte: 0 = default, else `opt * 4`.
+pub fn frame_limits(opt: u8) -> FrameLimits {
+    if opt == 0 {
+        FrameLimits::default()
+    } else {
+        FrameLimits {
+            max_frame_bytes: opt as usize * 4,
+        }
+    }
+}
+
+/// SSE framing: whole vs split give identical frames (spans included);
+/// delivered fields fit in the limit; a `TooLarge` span is at most limit + 1.
+pub fn check_sse(input: &[u8], splits: &[usize], opt: u8) {
+    let limits = frame_limits(opt & 0x7f);
+    let max = limits.max_frame_bytes;
+    let eof = opt & 0x80 != 0;
+    let run = |splits: &[usize]| {
+        let mut d = SseDecoder::with_limits(limits.clone()).dispatch_at_eof(eof);
+        let mut out = Vec::new();
+        for c in chunks(input, splits) {
+            d.feed(c, &mut out);
+        }
+        d.finish(&mut out);
+        out
+    };
+    let whole = run(&[]);
+    let split = run(splits);
+    assert!(
+        whole == split,
+        "SSE frames differ whole vs split at {splits:?}:\n{whole:#?}\nvs\n{split:#?}"
+    );
+    let mut last_end = 0;
+    for f in &whole {
+        match f {
+            Ok(e) => {
+                let size = e.data.len() + e.event.as_ref().map_or(0, |v| v.len());
+                assert!(
+                    size <= max,
+                    "SSE event of {size} bytes over the {max}-byte limit"
+                );
+                assert!(std::str::from_utf8(&e.data).is_ok(), "SSE data not UTF-8");
+                assert!(
+                    e.span.start >= last_end,
+                    "SSE spans overlap or go backwards"
+                );
+                assert!(
+                    e.span.end as usize <= input.len(),
+                    "SSE span past the input"
+                );
+                last_end = e.span.end;
+            }
+            Err(err) => {
+                if let FrameErrorKind::TooLarge { limit } = err.kind {
+                    assert_eq!(limit, max);
+                    assert!(
+                        err.span.end - err.span.start <= max as u64 + 1,
+                        "TooLarge span {} longer than limit + 1 ({max})",
+                        err.span
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// NDJSON framing: whole vs split identical; every line fits in the limit,
+/// holds no LF, is the input bytes at its span, and is not blank.
+pub fn check_ndjson(input: &[u8], splits: &[usize], opt: u8) {
+    let limits = frame_limits(opt);
+    let max = limits.max_frame_bytes;
+    let run = |splits: &[usize]| {
+        let mut d = NdjsonDecoder::with_limits(limits.clone());
+        let mut out = Vec::new();
+        for c in chunks(input, splits) {
+            d.feed(c, &mut out);
+        }
+        d.finish(&mut out);
+        out
+    };
+    let whole = run(&[]);
+    let split = run(splits);
+    assert!(
+        whole == split,
+        "NDJSON lines differ whole vs split at {splits:?}:\n{whole:#?}\nvs\n{split:#?}"
+    );
+    let mut last_end = 0;
+    for l in &whole {
+        match l {
+            Ok(l) => {
+                assert!(
+                    l.data.len() <= max,
+                    "line of {} over the {max}-byte limit",
+                    l.data.len()
+                );
+                assert!(!l.data.contains(&b'\n'), "line holds a LF");
+                assert!(!l.data.trim_ascii().is_empty(), "blank line delivered");
+                let (s, e) = (l.span.start as usize, l.span.end as usize);
+                assert!(
+                    s >= last_end && e <= input.len(),
+                    "bad line span {}",
+                    l.span
+                );
+                assert!(
+                    input[s..e].starts_with(&l.data),
+                    "line data is not the input at its span"
+                );
+                last_end = e;
+            }
+            Err(err) => {
+                if let FrameErrorKind::TooLarge { limit } = err.kind {
+                    assert_eq!(limit, max);
+                    assert!(
+                        err.span.end - err.span.start <= max as u64 + 1,
+                        "TooLarge span {} longer than limit + 1 ({max})",
+                        err.span
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Per call (by index, calls may interleave): deltas add up to the final
+/// arguments, which are a JSON object; no call ends twice or without a start.
+pub fn check_call_deltas(events: &[Event]) {
+    let mut open: HashMap<usize, Vec<u8>> = HashMap::new();
+    let mut ended: Vec<usize> = Vec::new();
+    for e in events {
+        match e {
+            Event::ToolStart { index, .. } => {
+                assert!(
+                    !ended.contains(index),
+                    "call {index} started after it ended"
+                );
+                assert!(
+                    open.insert(*index, Vec::new()).is_none(),
+                    "call {index} started twice"
+                );
+            }
+            Event::ToolArgs { index, delta, .. } => open
+                .get_mut(index)
+                .unwrap_or_else(|| panic!("ToolArgs for call {index} that is not open"))
+                .extend_from_slice(delta),
+            Event::ToolEnd { call, .. } => {
+                let buf = open
+                    .remove(&call.index)
+                    .unwrap_or_else(|| panic!("ToolEnd for call {} not open", call.index));
+                assert!(
+                    buf == call.arguments.as_bytes(),
+                    "call {}: deltas {:?} do not add up to the arguments {:?}",
+                    call.index,
+                    String::from_utf8_lossy(&buf),
+                    call.arguments
+                );
+                assert_json_object(&call.arguments);
+                ended.push(call.index);
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "calls left open after finish: {:?}",
+        open.keys()
+    );
+}
+
+/// Decode options from the options byte: `opt % 8` picks a provider
+/// (7 = auto-detect), bit 3 turns content re-parsing on.
+pub fn decode_options(opt: u8) -> DecodeOptions {
+    let mut o = DecodeOptions::default();
+    if let Some(&p) = Provider::ALL.get((opt % 8) as usize) {
+        o = o.with_provider(p);
+    }
+    if opt & 0x08 != 0 {
+        o = o.with_reparse(Config::default());
+    }
+    o
+}
+
+/// Decodes a provider stream fed in chunks.
+pub fn decode_split(input: &[u8], splits: &[usize], opts: &DecodeOptions) -> Vec<Event> {
+    let mut d = StreamDecoder::new(opts.clone());
+    let mut out = Vec::new();
+    for c in chunks(input, splits) {
+        d.feed(c, &mut out);
+    }
+    d.finish(&mut out);
+    out
+}
+
+/// Provider decoder: whole vs split give the same text, thinking and calls;
+/// in both, every call's deltas add up to JSON-object arguments.
+pub fn check_provider(input: &[u8], splits: &[usize], opt: u8) {
+    let opts = decode_options(opt);
+    let whole = decode_split(input, &[], &opts);
+    check_call_deltas(&whole);
+    let split = decode_split(input, splits, &opts);
+    check_call_deltas(&split);
+    assert_same_summary(input, &whole, &split, splits);
+}
+
+/// The content parser restricted to the pythonic dialect.
+pub fn pythonic_config() -> Config {
+    Config::default().with_dialects(vec![toolstream::Dialect::Pythonic])
+}
+
+/// Options byte and input of a stream target's data (after [`split`]'s header).
+pub fn split_opt(data: &[u8]) -> (u8, &[u8], Vec<usize>) {
+    let (&opt, rest) = match data.split_first() {
+        Some(x) => x,
+        None => return (0, data, Vec::new()),
+    };
+    let (input, splits) = split(rest);
+    (opt, input, splits)
+}

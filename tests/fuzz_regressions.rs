@@ -1,0 +1,185 @@
+//! Replays of fuzz inputs through the assertions of the fuzz targets.
+//!
+//! `fuzz/src/lib.rs` (the properties every target asserts) is included here
+//! as a module, so a crash replays through exactly the checks that found it,
+//! without cargo-fuzz or a nightly toolchain. Each crash found by fuzzing gets
+//! a named test below reading its minimized input from
+//! `fuzz/regressions/<target>-<n>.bin` (see `fuzz/README.md`).
+
+mod common;
+#[path = "../fuzz/src/lib.rs"]
+mod fuzz_checks;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use toolstream::Config;
+
+fn files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut v: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "md"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no files in {}", dir.display());
+    v
+}
+
+/// Every split the fuzz targets' seeds use: whole, bytes, 7-byte chunks, and
+/// a few irregular cuts.
+fn splittings(len: usize) -> Vec<Vec<usize>> {
+    vec![
+        vec![],
+        (1..len).collect(),
+        (1..).map(|i| i * 7).take_while(|&s| s < len).collect(),
+        vec![1, 2, 5, 13, 14, 40, 41, 42, 100],
+    ]
+}
+
+/// Replays one fuzz-target input file (header bytes included) by target name.
+fn replay(target: &str, data: &[u8]) {
+    match target {
+        "content_split" => {
+            let (input, splits) = fuzz_checks::split(data);
+            fuzz_checks::check_content(input, &splits, &Config::default());
+        }
+        "pythonic" => {
+            let (input, splits) = fuzz_checks::split(data);
+            fuzz_checks::check_content(input, &splits, &fuzz_checks::pythonic_config());
+        }
+        "json_repair" => {
+            let (input, splits) = fuzz_checks::split(data);
+            fuzz_checks::check_json_repair(input, &splits);
+        }
+        "sse" => {
+            let (opt, input, splits) = fuzz_checks::split_opt(data);
+            fuzz_checks::check_sse(input, &splits, opt);
+        }
+        "ndjson" => {
+            let (opt, input, splits) = fuzz_checks::split_opt(data);
+            fuzz_checks::check_ndjson(input, &splits, opt);
+        }
+        "provider" => {
+            let (opt, input, splits) = fuzz_checks::split_opt(data);
+            fuzz_checks::check_provider(input, &splits, opt);
+        }
+        _ => panic!("unknown fuzz target {target}"),
+    }
+}
+
+/// Replays `fuzz/regressions/<name>.bin` through its target's assertions.
+#[allow(dead_code)]
+fn regression(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(format!("{name}.bin"));
+    let data = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let target = name.rsplit_once('-').map_or(name, |(t, _)| t);
+    replay(target, &data);
+}
+
+#[test]
+fn seeds_content_split() {
+    for f in files("fuzz/seeds/content")
+        .into_iter()
+        .chain(files("fuzz/seeds/pythonic"))
+    {
+        let input = fs::read(&f).expect("seed");
+        // The tests' own contract check (whole, 1, 2, 3, 7, 64-byte chunks) …
+        common::check_all(&input, &Config::default());
+        // … and the fuzz target's, with its splits.
+        for splits in splittings(input.len()) {
+            fuzz_checks::check_content(&input, &splits, &Config::default());
+        }
+    }
+}
+
+#[test]
+fn seeds_pythonic() {
+    let cfg = fuzz_checks::pythonic_config();
+    for f in files("fuzz/seeds/pythonic")
+        .into_iter()
+        .chain(files("fuzz/seeds/content"))
+    {
+        let input = fs::read(&f).expect("seed");
+        common::check_all(&input, &cfg);
+        for splits in splittings(input.len()) {
+            fuzz_checks::check_content(&input, &splits, &cfg);
+        }
+    }
+}
+
+#[test]
+fn seeds_json_repair() {
+    for f in files("fuzz/seeds/json") {
+        let input = fs::read(&f).expect("seed");
+        for splits in splittings(input.len()) {
+            fuzz_checks::check_json_repair(&input, &splits);
+        }
+    }
+}
+
+#[test]
+fn split_header_layout() {
+    // Header 0x02: two chunk lengths (3, 0) follow, then the input.
+    let (input, splits) = fuzz_checks::split(b"\x02\x03\x00abcdef");
+    assert_eq!((input, &splits[..]), (&b"abcdef"[..], &[3, 3][..]));
+    assert_eq!(fuzz_checks::chunks(input, &splits), [&b"abc"[..], b"def"]);
+    // 0x40: one byte at a time; 0x81: 2-byte chunks.
+    assert_eq!(fuzz_checks::split(b"\x40abc").1, [1, 2]);
+    assert_eq!(fuzz_checks::split(b"\x81abcde").1, [2, 4]);
+    // Every target name dispatches.
+    for t in [
+        "content_split",
+        "pythonic",
+        "json_repair",
+        "sse",
+        "ndjson",
+        "provider",
+    ] {
+        replay(t, b"\x00\x00{\"a\": 1}\n\n");
+    }
+}
+
+// Crashes found by fuzzing (fuzz/regressions/README.md describes each).
+
+/// `\x5f` (feed byte by byte) + `w(i='P\xff`: auto-detection, a pythonic call
+/// truncated inside a string holding an invalid UTF-8 byte. Whole vs split
+/// give the same arguments but different `InvalidUtf8` repairs (offsets and
+/// count): "calls differ whole vs split".
+#[test]
+#[ignore = "open: InvalidUtf8 repairs in pythonic strings depend on chunking"]
+fn content_split_1() {
+    regression("content_split-1");
+}
+
+/// `\x5b` (byte by byte) + `[f(a=\xb3'\xb3`: pythonic dialect, invalid UTF-8
+/// in an unquoted value then a truncated string. "calls differ whole vs split":
+/// the `InvalidUtf8` repairs differ.
+#[test]
+#[ignore = "open: InvalidUtf8 repairs in pythonic values depend on chunking"]
+fn pythonic_1() {
+    regression("pythonic-1");
+}
+
+/// `\x40` (byte by byte; the whole input fails the same way) +
+/// `<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"nam1e": "g", "parameters": {}}`:
+/// Llama 3 JSON, the second object has no name key. "tiling spans do not cover
+/// the input" (53 vs 85): the bytes after the first call are not in any event.
+#[test]
+#[ignore = "open: llama3_json drops a trailing `; {…}` without a name key (lossless)"]
+fn content_split_2() {
+    regression("content_split-2");
+}
+
+/// Options `\x74` (frame limit 464 bytes, no EOF dispatch), 10 chunk lengths,
+/// then an OpenAI-style SSE capture: the decoder, fed whole, delivers an
+/// event whose data is 588 bytes. "SSE event of 588 bytes over the 464-byte
+/// limit". Not minimized.
+#[test]
+#[ignore = "open: SseDecoder delivers an event larger than max_frame_bytes"]
+fn sse_1() {
+    regression("sse-1");
+}
