@@ -179,7 +179,6 @@ fn content_split_2() {
 /// event whose data is 588 bytes. "SSE event of 588 bytes over the 464-byte
 /// limit". Not minimized.
 #[test]
-#[ignore = "open: SseDecoder delivers an event larger than max_frame_bytes"]
 fn sse_1() {
     regression("sse-1");
 }

@@ -331,10 +331,15 @@ pub fn check_sse(input: &[u8], splits: &[usize], opt: u8) {
     for f in &whole {
         match f {
             Ok(e) => {
-                let size = e.data.len() + e.event.as_ref().map_or(0, |v| v.len());
+                // The limit bounds the frame's raw bytes. Invalid UTF-8 is
+                // delivered as U+FFFD (3 bytes for each bad byte), so count
+                // each replacement character as the one raw byte it may be.
+                let text_len =
+                    |s: &[u8]| s.len() - 2 * memchr::memmem::find_iter(s, "\u{FFFD}").count();
+                let size = text_len(&e.data) + e.event.as_deref().map_or(0, text_len);
                 assert!(
                     size <= max,
-                    "SSE event of {size} bytes over the {max}-byte limit"
+                    "SSE event of {size} raw bytes over the {max}-byte limit"
                 );
                 assert!(std::str::from_utf8(&e.data).is_ok(), "SSE data not UTF-8");
                 assert!(
