@@ -184,8 +184,11 @@ def call_from_obj(o, truncated):
                     return None
             if not isinstance(a, dict):
                 return None
+            props = a.get("properties")
+            if isinstance(props, dict) and props and all(isinstance(v, dict) and "type" in v for v in props.values()):
+                return None  # schema echo (P8)
             if "description" in o and ("properties" in a or "type" in a):
-                return None  # schema echo
+                return None  # schema echo (P8)
             return {"name": name, "arguments": a, "_truncated": truncated}
     return None
 

@@ -19,13 +19,16 @@ Models (weights are never committed; they come from these packages):
 
 Prompt styles (see PROMPTS below for the exact wording):
   json_fenced, json_bare, json_parallel, xml, hermes, tool_use, pythonic,
-  native_template (the model's own documented function-calling prompt,
-  rendered with the chat template embedded in the GGUF; neither embedded
-  template is tool-aware, see the provenance field "template_note").
+  native_template (the model's own documented function-calling prompt;
+  neither model has a tool-aware chat template, see the provenance field
+  "template_note").
 
-Every prompt is rendered from chat messages with the GGUF's own
-tokenizer.chat_template through llama-cpp-python's Jinja2ChatFormatter (what
-create_chat_completion does), then fed to Llama.create_completion(stream=True).
+Every prompt is rendered from chat messages through llama-cpp-python's
+Jinja2ChatFormatter (what create_chat_completion does) with the GGUF's own
+tokenizer.chat_template (SmolLM2) or Gemma 3's -it template (the Gemma GGUF has
+none), then fed to Llama.create_completion(stream=True). Each (style, domain)
+pair gets three entries (VARIANTS): zero-shot at T=0.7, one-shot (one worked
+example exchange, EXAMPLES) at T=0.0 and one-shot at T=1.0.
 
 Determinism: the plan (which request, seed and temperature each id gets) is a
 pure function of the tables in this file; sampling uses the recorded seed;
@@ -36,7 +39,7 @@ near-ties.
 
 Usage (from the repository root):
   python3 -m venv corpus/.venv
-  corpus/.venv/bin/pip install -r corpus/requirements.txt
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" corpus/.venv/bin/pip install -r corpus/requirements.txt
   corpus/.venv/bin/python corpus/generate.py                  # both models
   corpus/.venv/bin/python corpus/generate.py --model smollm2  # one model
   corpus/.venv/bin/python corpus/generate.py --model gemma3 --limit 5 --out /tmp/x.jsonl

@@ -169,7 +169,6 @@ fn pythonic_1() {
 /// Llama 3 JSON, the second object has no name key. "tiling spans do not cover
 /// the input" (53 vs 85): the bytes after the first call are not in any event.
 #[test]
-#[ignore = "open: llama3_json drops a trailing `; {…}` without a name key (lossless)"]
 fn content_split_2() {
     regression("content_split-2");
 }

@@ -68,6 +68,8 @@ pub(crate) struct Wrap {
     trigger: Vec<u8>,
     /// Markup content (`<invoke …>`) is read by the tag block this was handed to.
     delegate: Option<Box<dyn Block>>,
+    /// The previous JSON value, chained to the next one if that is JSON too.
+    prev_json: Option<(JsonCalls, u64)>,
 }
 
 impl Wrap {
@@ -76,6 +78,7 @@ impl Wrap {
         Wrap {
             trigger: a.trigger.to_vec(),
             delegate: None,
+            prev_json: None,
             spec,
             st: St::Lead,
             body: Body::None,
@@ -194,8 +197,22 @@ impl Wrap {
             }
             _ => Kind::Other,
         };
+        if !matches!(kind, Kind::Json) {
+            if let Some((mut p, at)) = self.prev_json.take() {
+                if !p.is_closed() {
+                    p.close(cx, false);
+                }
+                p.end_all(cx, at, Vec::new());
+            }
+        }
         self.body = match kind {
-            Kind::Json => Body::Json(JsonCalls::new(&self.cfg, false, self.stop_bytes == b"<")),
+            Kind::Json => {
+                let next = JsonCalls::new(&self.cfg, false, self.stop_bytes == b"<");
+                Body::Json(match self.prev_json.take() {
+                    Some((p, at)) => next.after(p, at),
+                    None => next,
+                })
+            }
             Kind::Py => Body::Py(PyCalls::new(
                 &self.cfg,
                 PyOpts {
@@ -277,7 +294,18 @@ impl Block for Wrap {
                             return self.done(cx, ws_start, true);
                         }
                         let at = cx.abs(i);
-                        self.end_body(cx, at, Vec::new());
+                        // A JSON value's calls end only when the next value
+                        // starts a call (or with the block): a next value that
+                        // holds no call then stays inside their span.
+                        match std::mem::replace(&mut self.body, Body::None) {
+                            Body::Json(j) if b == b'{' || b == b'[' => {
+                                self.prev_json = Some((j, at));
+                            }
+                            other => {
+                                self.body = other;
+                                self.end_body(cx, at, Vec::new());
+                            }
+                        }
                     }
                     if self.st == St::Lead && b == b'<' && self.trigger.starts_with(b"<") {
                         // Markup inside the wrapper (`<invoke name=…>`): the tag
