@@ -150,7 +150,6 @@ fn split_header_layout() {
 /// give the same arguments but different `InvalidUtf8` repairs (offsets and
 /// count): "calls differ whole vs split".
 #[test]
-#[ignore = "open: InvalidUtf8 repairs in pythonic strings depend on chunking"]
 fn content_split_1() {
     regression("content_split-1");
 }
@@ -159,7 +158,6 @@ fn content_split_1() {
 /// in an unquoted value then a truncated string. "calls differ whole vs split":
 /// the `InvalidUtf8` repairs differ.
 #[test]
-#[ignore = "open: InvalidUtf8 repairs in pythonic values depend on chunking"]
 fn pythonic_1() {
     regression("pythonic-1");
 }
