@@ -175,10 +175,16 @@ impl OpenAiDecoder {
         if let Some(t) = refusal.str() {
             self.base.text(d, t, span, out);
         }
+        let mut any_tool_call = false;
         for tc in tool_calls.items() {
+            any_tool_call = true;
             self.tool_delta(d, tc, span, out);
         }
-        if function_call.is_object() {
+        // The legacy `function_call` is read only when the delta has no
+        // `tool_calls`: llama-cpp-python's server mirrors `tool_calls[0]` into
+        // it in every chunk (corpus/streams/*-tools-forced.sse), and reading
+        // both doubled every argument fragment.
+        if function_call.is_object() && !any_tool_call {
             self.tool_fields(d, None, None, function_call, span, out);
         }
     }
