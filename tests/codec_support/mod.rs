@@ -112,10 +112,20 @@ pub(crate) fn check_contracts(events: &[Event]) {
     }
     assert!(open.is_empty(), "calls left open: {:?}", open.keys());
     assert_eq!(ended, next);
+    // Every stream reports how it ended. A frame that arrives (corrupted)
+    // after the provider's terminal event is reported as an error after it.
+    let last_finish = events
+        .iter()
+        .rposition(|e| matches!(e, Event::Finish { .. }));
+    let Some(last_finish) = last_finish else {
+        panic!("the stream must report a Finish: {:?}", events.last());
+    };
     assert!(
-        matches!(events.last(), Some(Event::Finish { .. })),
-        "the stream must end with Finish: {:?}",
-        events.last()
+        events[last_finish + 1..]
+            .iter()
+            .all(|e| matches!(e, Event::Error { .. } | Event::Diagnostic { .. })),
+        "only errors and diagnostics may follow the last Finish: {:?}",
+        &events[last_finish + 1..]
     );
 }
 
