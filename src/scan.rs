@@ -100,7 +100,7 @@ pub(crate) fn match_lit(lit: &[u8], at: &[u8]) -> Match {
 
 /// Most groups of three bytes a [`ByteFinder`] searches with `memchr3`;
 /// beyond that it scans with a byte table.
-const MAX_GROUPS: usize = 6;
+const MAX_GROUPS: usize = 12;
 
 /// Finds the next candidate position of any trigger in a buffer.
 #[derive(Clone, Debug)]
