@@ -238,11 +238,7 @@ impl Block for FnCall {
                     let (Some(j), Some(local)) = (self.json.as_mut(), self.local) else {
                         return Flow::Done(i);
                     };
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = j.feed(&input[i..], &mut sub, local);
                     i += p.consumed;
                     match p.status {

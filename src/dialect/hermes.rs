@@ -158,11 +158,7 @@ impl TagBlock {
             cx.cfg,
         ));
         self.state = State::Xml;
-        let mut sub = Cx {
-            base: cx.abs(i),
-            em: &mut *cx.em,
-            cfg: cx.cfg,
-        };
+        let mut sub = cx.at(i);
         match xml.feed(&input[i..], &mut sub) {
             Flow::More => Flow::More,
             Flow::Partial(n) => Flow::Partial(i + n),
@@ -355,11 +351,7 @@ impl Block for TagBlock {
                             then: Resume::Text,
                         };
                     };
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = jc.feed(&input[i..], &mut sub);
                     i += p.consumed;
                     if !sub.committed() && jc.named() {

@@ -671,11 +671,7 @@ impl Block for Fence {
                             then: Resume::FenceText,
                         };
                     };
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = py.feed(&input[i..], &mut sub);
                     i += p.consumed;
                     if !sub.committed() && py.evidence() {
@@ -703,11 +699,7 @@ impl Block for Fence {
                             then: Resume::FenceText,
                         };
                     };
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = jc.feed(&input[i..], &mut sub);
                     i += p.consumed;
                     if !sub.committed() && p.status == Status::Done {

@@ -184,11 +184,7 @@ impl Block for MistralBlock {
                     let (Some(args), Some(local)) = (self.args.as_mut(), self.local) else {
                         return Flow::Done(i);
                     };
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = args.feed(&input[i..], &mut sub, local);
                     i += p.consumed;
                     match p.status {
@@ -208,11 +204,7 @@ impl Block for MistralBlock {
                     let Some(jc) = self.jc.as_mut() else {
                         return Flow::Done(i);
                     };
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = jc.feed(&input[i..], &mut sub);
                     i += p.consumed;
                     if !sub.committed() && jc.named() {

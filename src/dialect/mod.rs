@@ -484,6 +484,15 @@ pub(crate) struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// The context for a sub-reader that starts at byte `i` of the current input.
+    pub(crate) fn at(&mut self, i: usize) -> Cx<'_> {
+        Cx {
+            base: self.abs(i),
+            em: &mut *self.em,
+            cfg: self.cfg,
+        }
+    }
+
     /// Absolute offset of byte `i` of the current input.
     #[inline]
     pub(crate) fn abs(&self, i: usize) -> u64 {

@@ -278,11 +278,7 @@ impl Block for Sectioned {
                         i += 1;
                         continue;
                     }
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     let p = args.feed(&input[i..], &mut sub, local);
                     i += p.consumed;
                     match p.status {

@@ -314,11 +314,7 @@ impl Block for Wrap {
                             trigger: &self.trigger,
                             cfg: &self.cfg,
                         });
-                        let mut sub = Cx {
-                            base: cx.abs(i),
-                            em: &mut *cx.em,
-                            cfg: cx.cfg,
-                        };
+                        let mut sub = cx.at(i);
                         let flow = d.feed(&input[i..], &mut sub);
                         self.delegate = Some(d);
                         return match flow {
@@ -336,11 +332,7 @@ impl Block for Wrap {
                     }
                 }
                 St::Body => {
-                    let mut sub = Cx {
-                        base: cx.abs(i),
-                        em: &mut *cx.em,
-                        cfg: cx.cfg,
-                    };
+                    let mut sub = cx.at(i);
                     match &mut self.body {
                         Body::None => self.st = St::After,
                         Body::Json(jc) => {
