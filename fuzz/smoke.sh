@@ -13,7 +13,7 @@ cd "$here"
 export RUSTC_BOOTSTRAP=1
 start=$(date +%s)
 if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install cargo-fuzz --locked || exit 2
+    cargo install cargo-fuzz --version 0.13.2 --locked || exit 2
 fi
 ./seed.sh || exit 2
 targets=$(cargo fuzz list)

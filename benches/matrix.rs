@@ -1,0 +1,174 @@
+//! The throughput matrix: dialect × chunk size × argument size.
+//!
+//! Every input is a short sentence of prose followed by one tool call whose
+//! arguments are `{"path": …, "content": <string of N bytes>, "n": 3}` written
+//! the way the dialect writes them (JSON inside the markers, XML parameters,
+//! Python keyword arguments, Gemma's `<|"|>` strings). N is 100 B, 10 KB and
+//! 1 MB; the content is realistic text with quotes, braces, non-ASCII and
+//! newlines (escaped where the dialect escapes). Each input is fed whole and
+//! in 1, 4, 16 and 64-byte chunks (as `Bytes`, the zero-copy path) to a
+//! parser in auto mode, every dialect active.
+//!
+//! Criterion reports bytes per second. `benches/matrix_report.py` turns the
+//! estimates into the tables of BENCHMARKS.md (MB/s and ns per chunk).
+//! Each timed closure checks the call it got, so a broken parser cannot
+//! look fast.
+//!
+//! Run: `cargo bench --bench matrix` (about 6 minutes); filter with
+//! `cargo bench --bench matrix -- 'matrix/hermes'`.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use toolstream::{Config, Event, Parser};
+
+/// Argument sizes: (label, bytes of the `content` string).
+const ARG_SIZES: &[(&str, usize)] = &[("100B", 100), ("10KB", 10 << 10), ("1MB", 1 << 20)];
+
+/// Chunk sizes (0 = whole input in one feed).
+const CHUNKS: &[usize] = &[1, 4, 16, 64, 0];
+
+/// A realistic string value of exactly `len` bytes (char-boundary safe).
+fn content(len: usize) -> String {
+    let line = "Line of a file: the \"quick\" brown fox {jumps} over [the] lazy dog — naïve café, 42 ÷ 7.\n";
+    let mut s = String::with_capacity(len + line.len());
+    while s.len() < len {
+        s.push_str(line);
+    }
+    let mut cut = len;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    s.truncate(cut);
+    s
+}
+
+fn json_args(value: &str) -> String {
+    serde_json::json!({"path": "/tmp/notes.txt", "content": value, "n": 3}).to_string()
+}
+
+fn py_str(value: &str) -> String {
+    let mut out = String::from("'");
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// (dialect label, input) for one argument size.
+fn inputs(len: usize) -> Vec<(&'static str, Bytes)> {
+    let value = content(len);
+    let args = json_args(&value);
+    let call = format!("{{\"name\": \"write_file\", \"arguments\": {args}}}");
+    let lead = "Sure, I will save the notes now.\n";
+    let xml_value = value.replace('<', "(");
+    let list = [
+        ("hermes", format!("{lead}<tool_call>\n{call}\n</tool_call>")),
+        ("json_fence", format!("{lead}```json\n{call}\n```\n")),
+        ("json_bare", format!("{lead}{call}\n")),
+        (
+            "llama3",
+            format!("<|python_tag|>{{\"name\": \"write_file\", \"parameters\": {args}}}<|eom_id|>"),
+        ),
+        ("mistral", format!("[TOOL_CALLS]write_file[ARGS]{args}")),
+        (
+            "deepseek_v31",
+            format!("{lead}<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        ),
+        (
+            "kimi_k2",
+            format!("{lead}<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"),
+        ),
+        (
+            "harmony",
+            format!("<|channel|>analysis<|message|>{lead}<|end|><|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{args}<|call|>"),
+        ),
+        (
+            "qwen3_coder",
+            format!("{lead}<tool_call>\n<function=write_file>\n<parameter=path>\n/tmp/notes.txt\n</parameter>\n<parameter=content>\n{xml_value}\n</parameter>\n<parameter=n>\n3\n</parameter>\n</function>\n</tool_call>"),
+        ),
+        (
+            "gemma4",
+            format!("<|tool_call>call:write_file{{path:<|\"|>/tmp/notes.txt<|\"|>,content:<|\"|>{value}<|\"|>,n:3}}<tool_call|>"),
+        ),
+        (
+            "pythonic",
+            format!("{lead}[write_file(path='/tmp/notes.txt', content={}, n=3)]", py_str(&value)),
+        ),
+    ];
+    list.into_iter()
+        .map(|(d, s)| (d, Bytes::from(s.into_bytes())))
+        .collect()
+}
+
+/// Feeds `input` in `chunk`-byte pieces (0: whole); returns the argument
+/// bytes of the one call, checked.
+fn run(input: &Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
+    let mut p = Parser::new(Config::default());
+    events.clear();
+    if chunk == 0 {
+        p.feed_bytes(input.clone(), events);
+    } else {
+        let mut i = 0;
+        while i < input.len() {
+            let end = (i + chunk).min(input.len());
+            p.feed_bytes(input.slice(i..end), events);
+            i = end;
+        }
+    }
+    p.finish(events);
+    let mut got = 0;
+    let mut calls = 0;
+    for e in events.iter() {
+        if let Event::ToolEnd { call, .. } = e {
+            assert_eq!(call.name, "write_file");
+            got += call.arguments.len();
+            calls += 1;
+        }
+    }
+    assert_eq!(calls, 1, "one call");
+    got
+}
+
+fn matrix(c: &mut Criterion) {
+    let mut events = Vec::with_capacity(1 << 16);
+    for &(size_label, len) in ARG_SIZES {
+        let mut g = c.benchmark_group(format!("matrix_{size_label}"));
+        // Small inputs get more samples; the 1 MB inputs in 1-byte chunks
+        // take ~0.1 s per iteration.
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_millis(if len > 100_000 {
+                2000
+            } else {
+                700
+            }));
+        for (dialect, input) in inputs(len) {
+            // Sanity: whole and 7-byte chunks agree before timing anything.
+            let whole = run(&input, 0, &mut events);
+            assert_eq!(whole, run(&input, 7, &mut events), "{dialect}");
+            g.throughput(Throughput::Bytes(input.len() as u64));
+            for &chunk in CHUNKS {
+                let id = if chunk == 0 {
+                    "whole".to_owned()
+                } else {
+                    format!("{chunk}B")
+                };
+                g.bench_with_input(BenchmarkId::new(dialect, id), &input, |b, i| {
+                    b.iter(|| run(i, chunk, &mut events))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, matrix);
+criterion_main!(benches);

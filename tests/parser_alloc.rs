@@ -1,0 +1,103 @@
+//! Allocations on the warm hot path of the content parser, counted with a
+//! counting global allocator (`stats_alloc`), the way simd-json tests its
+//! own: after a warm-up, feeding more `Bytes` chunks of the same kind must
+//! not allocate per chunk.
+//!
+//! * prose (no call): every chunk becomes a zero-copy `Text` slice;
+//! * the body of a long JSON string argument inside a Hermes call: every
+//!   chunk becomes a `ToolArgs` delta;
+//! * the body of a long XML parameter (Qwen3-Coder): same, JSON-escaped.
+//!
+//! The event buffer is reused (cleared) between chunks, as the push API
+//! intends. Run with `--nocapture` to see the counts. Prose must not
+//! allocate at all; the argument paths have a per-chunk ceiling (the count
+//! of copies a delta costs), so a regression to per-byte work fails.
+
+use std::alloc::System;
+
+use bytes::Bytes;
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+use toolstream::{Config, Event, Parser};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const PROSE: &str =
+    "The quick brown fox jumps over the lazy dog, and it was a bright cold day in April. ";
+
+/// Feeds `warm` then `hot` (in `chunk`-byte `Bytes` pieces) and returns
+/// (chunks fed while counting, allocations + reallocations while counting,
+/// events seen while counting).
+fn hot_path(warm: &[u8], hot: &Bytes, chunk: usize) -> (usize, usize, usize) {
+    let mut p = Parser::new(Config::default());
+    let mut events: Vec<Event> = Vec::with_capacity(64);
+    p.feed_bytes(Bytes::copy_from_slice(warm), &mut events);
+    // One warm round of the hot input sizes every reusable buffer.
+    let half = hot.len() / 2;
+    let mut i = 0;
+    while i < half {
+        let end = (i + chunk).min(half);
+        p.feed_bytes(hot.slice(i..end), &mut events);
+        events.clear();
+        i = end;
+    }
+    let region = Region::new(GLOBAL);
+    let mut chunks = 0;
+    let mut seen = 0;
+    while i < hot.len() {
+        let end = (i + chunk).min(hot.len());
+        p.feed_bytes(hot.slice(i..end), &mut events);
+        seen += events.len();
+        events.clear();
+        chunks += 1;
+        i = end;
+    }
+    let stats = region.change();
+    drop(p);
+    (chunks, stats.allocations + stats.reallocations, seen)
+}
+
+fn body(len: usize, escape_xml: bool) -> Bytes {
+    let s: String = PROSE.chars().cycle().take(len).collect();
+    let s = if escape_xml { s.replace('<', "(") } else { s };
+    Bytes::from(s.into_bytes())
+}
+
+// One test only: the allocator counts are global to the process.
+#[test]
+fn warm_hot_path_does_not_allocate_per_chunk() {
+    // (name, warm-up bytes, hot input, allocation ceiling per chunk)
+    let cases: [(&str, &[u8], Bytes, usize); 3] = [
+        ("prose", b"Hello. ", body(1 << 20, false), 0),
+        (
+            "hermes string argument",
+            b"<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"",
+            body(1 << 20, false),
+            2,
+        ),
+        (
+            "qwen3-coder parameter",
+            b"<tool_call>\n<function=write_file>\n<parameter=content>\n",
+            body(1 << 20, true),
+            1,
+        ),
+    ];
+    let mut report = Vec::new();
+    for (name, warm, hot, ceiling) in cases {
+        for chunk in [16, 64, 4096] {
+            let (chunks, allocs, events) = hot_path(warm, &hot, chunk);
+            report.push(format!(
+                "{name:24} {chunk:>5}-byte chunks: {chunks} chunks, {events} events, {allocs} allocations"
+            ));
+            assert!(
+                events >= chunks / 2,
+                "{name}: the hot path emits as it goes"
+            );
+            assert!(
+                allocs <= ceiling * chunks + 1,
+                "{name}, {chunk}-byte chunks: {allocs} allocations over {chunks} warm chunks"
+            );
+        }
+    }
+    println!("{}", report.join("\n"));
+}
