@@ -137,6 +137,38 @@ fn calls_output() {
 }
 
 #[test]
+fn legacy_completions_recording() {
+    // A real llama.cpp-server `/v1/completions` stream (corpus/streams/).
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/streams/gemma3-completions-plain.sse");
+    let path = path.to_str().unwrap();
+    let expected =
+        " the capital of France. It is located in the center of Europe and has a population of 10 million people.";
+    let (code, whole, err) = run(&["--output", "calls", path], None);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_slice(&whole).unwrap();
+    assert_eq!(v["text"], expected);
+    assert!(v["calls"].as_array().unwrap().is_empty());
+    for n in ["1", "7", "64"] {
+        let (code, out, err) = run(&["--output", "calls", "--chunk-size", n, path], None);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, whole, "chunk size {n}");
+    }
+    let (code, out, err) = run(&["--reparse-content", path], None);
+    assert_eq!(code, 0, "{err}");
+    let evs = lines(&out);
+    let text: String = evs
+        .iter()
+        .filter(|e| e["type"] == "text")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, expected);
+    let last = evs.last().unwrap();
+    assert_eq!(last["type"], "finish");
+    assert_eq!(last["reason"], "length");
+}
+
+#[test]
 fn re_encoding_outputs_decode_back_to_the_same_calls() {
     let (path, bytes) = capture("openai_responses_reasoning_summary_multi_turn_tools.vercel.jsonl");
     let want = summarize(&decode(&bytes, &DecodeOptions::default()));

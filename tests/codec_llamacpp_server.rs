@@ -5,12 +5,15 @@
 //!
 //! This server mirrors `tool_calls[0]` into the legacy `function_call` field
 //! of every delta; reading both doubled every argument fragment.
+//!
+//! `/v1/completions` (`"object": "text_completion"`) carries its text in
+//! `choices[].text`, which is content like a chat delta's `content`.
 
 use std::path::Path;
 
 use serde_json::json;
 use toolstream::provider::{decode_chunks, DecodeOptions};
-use toolstream::{Event, Parsed};
+use toolstream::{Event, FinishReason, Parsed};
 
 fn decode(name: &str, chunk: usize) -> Parsed {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -78,5 +81,56 @@ fn plain_chat_streams_are_text() {
         let p = same_at_every_read_size(name);
         assert!(p.calls.is_empty(), "{name}: no call expected");
         assert!(!p.text.is_empty(), "{name}: text expected");
+    }
+}
+
+#[test]
+fn legacy_completions_stream_is_text() {
+    let name = "gemma3-completions-plain.sse";
+    let p = same_at_every_read_size(name);
+    // The text is every chunk's `choices[0].text`, read here independently.
+    let raw = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/streams")
+            .join(name),
+    )
+    .unwrap();
+    let mut expected = String::new();
+    for line in String::from_utf8(raw).unwrap().lines() {
+        if let Some(json) = line.strip_prefix("data: {") {
+            let v: serde_json::Value = serde_json::from_str(&format!("{{{json}")).unwrap();
+            assert_eq!(v["object"], "text_completion");
+            expected.push_str(v["choices"][0]["text"].as_str().unwrap());
+        }
+    }
+    assert_eq!(
+        expected,
+        " the capital of France. It is located in the center of Europe and has a population of 10 million people."
+    );
+    assert_eq!(p.text, expected);
+    assert!(p.calls.is_empty());
+    // max_tokens 24 (provenance `request_body`) cut it: finish_reason "length".
+    let finishes: Vec<&FinishReason> = p
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Finish { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finishes, vec![&FinishReason::Length]);
+    assert!(!p.events.iter().any(|e| matches!(e, Event::Error { .. })));
+    // With content re-parsing on, plain text stays text.
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/streams")
+            .join(name),
+    )
+    .unwrap();
+    let opts = DecodeOptions::default().with_reparse(toolstream::Config::default());
+    for n in [1, 7, 64, bytes.len()] {
+        let r = Parsed::from_events(decode_chunks(bytes.chunks(n), &opts));
+        assert_eq!(r.text, expected, "re-parsed, {n}-byte reads");
+        assert!(r.calls.is_empty());
     }
 }

@@ -74,7 +74,8 @@ use json::{Doc, Payloads};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Provider {
-    /// OpenAI Chat Completions (`chat.completion.chunk`), and every
+    /// OpenAI Chat Completions (`chat.completion.chunk`) and legacy
+    /// completions (`text_completion`, `choices[].text`), and every
     /// OpenAI-compatible server (vLLM, llama.cpp, Ollama `/v1`, Groq,
     /// Mistral, xAI, DeepSeek, OpenRouter, LM Studio, …).
     OpenAi,

@@ -27,6 +27,11 @@
 //!   present (OpenRouter sends both); encrypted details and Copilot's
 //!   `reasoning_opaque` become [`Event::Opaque`].
 //! * `refusal` text is text. Only choice 0 is decoded.
+//! * Legacy completions (`POST /v1/completions`, `"object":
+//!   "text_completion"`): a choice without `delta` or `message` carries its
+//!   text in `text`; it is content like a chat delta's `content` (and goes
+//!   through the content re-parser when that is on). `finish_reason` and
+//!   `usage` are read as for chat; `logprobs` are skipped.
 //! * A payload with a non-null `error` is a provider error.
 
 use std::collections::HashMap;
@@ -77,8 +82,8 @@ impl OpenAiDecoder {
         self.usage(usage);
         self.usage(x_groq.get("usage"));
         for choice in choices.items() {
-            let [index, delta, message, finish_reason] =
-                choice.pick(["index", "delta", "message", "finish_reason"]);
+            let [index, delta, message, text, finish_reason] =
+                choice.pick(["index", "delta", "message", "text", "finish_reason"]);
             if index.u64().unwrap_or(0) != 0 {
                 if !self.other_choices {
                     self.other_choices = true;
@@ -90,8 +95,14 @@ impl OpenAiDecoder {
                 }
                 continue;
             }
-            let delta = if delta.exists() { delta } else { message };
-            self.delta(d, delta, span, out);
+            if delta.exists() {
+                self.delta(d, delta, span, out);
+            } else if message.exists() {
+                self.delta(d, message, span, out);
+            } else if let Some(t) = text.str() {
+                // A legacy completions chunk.
+                self.base.text(d, t, span, out);
+            }
             if let Some(fr) = finish_reason.nonempty() {
                 let reason = openai_reason(fr);
                 self.base.calls.end_all(true, span, out);
@@ -310,5 +321,88 @@ impl Decode for OpenAiDecoder {
 
     fn finish(&mut self, end: u64, out: &mut Vec<Event>) {
         self.base.eof(end, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::event::{Event, FinishReason};
+    use crate::parser::Parsed;
+    use crate::provider::{decode, decode_chunks, DecodeOptions, Provider};
+    use crate::Config;
+
+    fn completion(text: &str, finish: Option<&str>) -> String {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({
+                "object": "text_completion",
+                "choices": [{"text": text, "index": 0, "logprobs": null, "finish_reason": finish}],
+            })
+        )
+    }
+
+    #[test]
+    fn legacy_completion_text_is_content() {
+        let sse = completion(" Paris", None)
+            + &completion(" is", None)
+            + &completion("", Some("length"))
+            + "data: {\"object\":\"text_completion\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n";
+        for opts in [
+            DecodeOptions::default(),
+            DecodeOptions::default().with_provider(Provider::OpenAi),
+        ] {
+            let events = decode(sse.as_bytes(), &opts);
+            let finish: Vec<_> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Finish { reason, usage, .. } => Some((reason.clone(), usage.clone())),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(finish.len(), 1);
+            assert_eq!(finish[0].0, FinishReason::Length);
+            let usage = finish[0].1.clone().expect("usage");
+            assert_eq!(
+                (usage.input_tokens, usage.output_tokens),
+                (Some(5), Some(2))
+            );
+            let p = Parsed::from_events(events);
+            assert_eq!(p.text, " Paris is");
+            assert!(p.calls.is_empty());
+        }
+    }
+
+    #[test]
+    fn legacy_completion_text_is_reparsed() {
+        let sse = completion("Sure.<tool_call>{\"name\": \"f\", ", None)
+            + &completion("\"arguments\": {\"a\": 1}}</tool_call>", None)
+            + &completion("", Some("stop"))
+            + "data: [DONE]\n\n";
+        let opts = DecodeOptions::default().with_reparse(Config::default());
+        let whole = decode(sse.as_bytes(), &opts);
+        assert_eq!(decode_chunks(sse.as_bytes().chunks(3), &opts), whole);
+        assert!(whole.iter().any(|e| matches!(
+            e,
+            Event::Finish {
+                reason: FinishReason::ToolCalls,
+                ..
+            }
+        )));
+        let p = Parsed::from_events(whole);
+        assert_eq!(p.text, "Sure.");
+        assert_eq!(p.calls.len(), 1);
+        assert_eq!(p.calls[0].name, "f");
+        assert_eq!(
+            p.calls[0].arguments_value().unwrap(),
+            serde_json::json!({"a": 1})
+        );
+    }
+
+    #[test]
+    fn a_chat_delta_wins_over_a_stray_text() {
+        // A choice with both is a chat chunk: `text` is not read twice.
+        let sse = "data: {\"choices\":[{\"index\":0,\"text\":\"x\",\"delta\":{\"content\":\"y\"}}]}\n\ndata: [DONE]\n\n";
+        let p = Parsed::from_events(decode(sse.as_bytes(), &DecodeOptions::default()));
+        assert_eq!(p.text, "y");
     }
 }

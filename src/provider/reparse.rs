@@ -8,6 +8,14 @@
 //! compared with the other source's unmatched calls: same name and the same
 //! arguments value means the same call, reported twice, and the held copy
 //! is dropped with a diagnostic. Otherwise it is released whole.
+//!
+//! A call that begins in the content waits for the end of its frame before
+//! it is streamed: a server that reports a call in both places at the same
+//! moment puts both in one frame (content first), and the native copy, which
+//! carries the server's id, is the one kept. A content call that began in an
+//! earlier frame is already streaming; the native copy is then held and
+//! dropped. Frames are whole within one batch of decoder events, so the
+//! decision depends on the bytes only, never on how they were read.
 
 use std::collections::{HashMap, HashSet};
 
@@ -36,6 +44,22 @@ enum Route {
     Stream(usize),
     /// Held until it ends.
     Hold,
+    /// A content call waiting for the end of its frame (`Reparser::pending`).
+    Pending,
+}
+
+/// A content call that began in the current frame.
+#[derive(Debug)]
+struct Pending {
+    /// The parser's index.
+    index: usize,
+    id: String,
+    name: String,
+    span: Span,
+    /// Argument deltas so far.
+    args: Vec<(bytes::Bytes, Span)>,
+    /// The call, when it ended within the frame.
+    end: Option<(ToolCall, Span)>,
 }
 
 #[derive(Debug)]
@@ -68,6 +92,10 @@ pub(crate) struct Reparser {
     tmp: Vec<Event>,
     /// `next` when the current response began.
     next_at_response: usize,
+    /// Content calls that began in the current frame, in order.
+    pending: Vec<Pending>,
+    /// The span of the frame they began in.
+    pending_span: Span,
 }
 
 impl Reparser {
@@ -84,12 +112,18 @@ impl Reparser {
             ids_used: HashSet::new(),
             tmp: Vec::new(),
             next_at_response: 0,
+            pending: Vec::new(),
+            pending_span: Span::default(),
         }
     }
 
     /// Routes the decoder's events (drained from `input`) to `out`.
     pub(crate) fn process(&mut self, input: &mut Vec<Event>, out: &mut Vec<Event>) {
         for ev in input.drain(..) {
+            // A frame's events are consecutive and share its span.
+            if !self.pending.is_empty() && ev.span() != self.pending_span {
+                self.release(out);
+            }
             match ev {
                 Event::Text { text, span } => {
                     let mut tmp = std::mem::take(&mut self.tmp);
@@ -145,6 +179,8 @@ impl Reparser {
                 other => out.push(other),
             }
         }
+        // The decoder hands over whole frames: the batch ends with one.
+        self.release(out);
     }
 
     /// End of stream.
@@ -160,6 +196,8 @@ impl Reparser {
         self.parser.finish(&mut tmp);
         self.content(&mut tmp, span, out);
         self.tmp = tmp;
+        // The response (or the stream) is over: its calls have all been seen.
+        self.release(out);
         // The parser starts over: its call indexes restart at 0.
         self.routes[1].clear();
     }
@@ -174,6 +212,8 @@ impl Reparser {
                     message,
                     span,
                 }),
+                // Like every other content event, it is placed at its frame.
+                Event::Markup { .. } => out.push(Event::Markup { span }),
                 Event::ToolStart {
                     index, id, name, ..
                 } => self.call_event(
@@ -224,32 +264,44 @@ impl Reparser {
                 name,
                 span,
             } => {
-                let other = src.other();
-                let route = if self.inflight[other as usize] > 0 || self.unmatched(other) {
+                let route = if self.must_hold(src) {
                     Route::Hold
-                } else {
-                    let m = self.next;
-                    self.next += 1;
-                    self.inflight[s] += 1;
-                    let id = self.unique_id(id, m);
-                    self.final_ids.insert(m, id.clone());
-                    out.push(Event::ToolStart {
-                        index: m,
+                } else if src == Src::Content {
+                    if self.pending.is_empty() {
+                        self.pending_span = span;
+                    }
+                    self.pending.push(Pending {
+                        index,
                         id,
                         name,
                         span,
+                        args: Vec::new(),
+                        end: None,
                     });
-                    Route::Stream(m)
+                    Route::Pending
+                } else {
+                    Route::Stream(self.stream_start(src, id, name, span, out))
                 };
                 self.routes[s].insert(index, route);
             }
-            Event::ToolArgs { index, delta, span } => {
-                if let Some(Route::Stream(m)) = self.routes[s].get(&index) {
-                    out.push(Event::ToolArgs {
-                        index: *m,
-                        delta,
-                        span,
-                    });
+            Event::ToolArgs { index, delta, span } => match self.routes[s].get(&index) {
+                Some(Route::Stream(m)) => out.push(Event::ToolArgs {
+                    index: *m,
+                    delta,
+                    span,
+                }),
+                Some(Route::Pending) => {
+                    if let Some(p) = self.pending.iter_mut().find(|p| p.index == index) {
+                        p.args.push((delta, span));
+                    }
+                }
+                _ => {}
+            },
+            Event::ToolEnd { call, span }
+                if matches!(self.routes[s].get(&call.index), Some(Route::Pending)) =>
+            {
+                if let Some(p) = self.pending.iter_mut().find(|p| p.index == call.index) {
+                    p.end = Some((*call, span));
                 }
             }
             Event::ToolEnd { mut call, span } => match self.routes[s].get(&call.index).copied() {
@@ -279,6 +331,74 @@ impl Reparser {
                 }
             },
             other => out.push(other),
+        }
+    }
+
+    /// A new call of `src` must be held: calls of the other source are in
+    /// flight or were emitted without a match.
+    fn must_hold(&self, src: Src) -> bool {
+        let other = src.other();
+        self.inflight[other as usize] > 0 || self.unmatched(other)
+    }
+
+    /// Emits the `ToolStart` of a call streamed straight through; returns
+    /// its merged index.
+    fn stream_start(
+        &mut self,
+        src: Src,
+        id: String,
+        name: String,
+        span: Span,
+        out: &mut Vec<Event>,
+    ) -> usize {
+        let m = self.next;
+        self.next += 1;
+        self.inflight[src as usize] += 1;
+        let id = self.unique_id(id, m);
+        self.final_ids.insert(m, id.clone());
+        out.push(Event::ToolStart {
+            index: m,
+            id,
+            name,
+            span,
+        });
+        m
+    }
+
+    /// The frame the pending content calls began in is over: the native
+    /// calls of that frame have been seen. Each pending call is streamed,
+    /// held, or (when it already ended) compared like a held call.
+    fn release(&mut self, out: &mut Vec<Event>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        for p in pending {
+            if let Some((call, span)) = p.end {
+                // Its index is not reused before the parser starts over.
+                self.routes[1].insert(p.index, Route::Hold);
+                self.held.push(Held {
+                    src: Src::Content,
+                    call,
+                    span,
+                });
+                self.resolve(out);
+                continue;
+            }
+            let route = if self.must_hold(Src::Content) {
+                Route::Hold
+            } else {
+                let m = self.stream_start(Src::Content, p.id, p.name, p.span, out);
+                for (delta, span) in p.args {
+                    out.push(Event::ToolArgs {
+                        index: m,
+                        delta,
+                        span,
+                    });
+                }
+                Route::Stream(m)
+            };
+            self.routes[1].insert(p.index, route);
         }
     }
 
@@ -337,5 +457,232 @@ impl Reparser {
                 span: h.span,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    fn reparser() -> Reparser {
+        Reparser::new(Config::default(), IdGenerator::default())
+    }
+
+    fn text(s: &'static str, span: Span) -> Event {
+        Event::Text {
+            text: Bytes::from_static(s.as_bytes()),
+            span,
+        }
+    }
+
+    /// A whole native call, as one frame's events.
+    fn native(index: usize, id: &str, name: &str, args: &str, span: Span) -> Vec<Event> {
+        vec![
+            Event::ToolStart {
+                index,
+                id: id.into(),
+                name: name.into(),
+                span,
+            },
+            Event::ToolArgs {
+                index,
+                delta: Bytes::from(args.to_owned()),
+                span,
+            },
+            Event::ToolEnd {
+                call: Box::new(ToolCall {
+                    index,
+                    id: id.into(),
+                    name: name.into(),
+                    arguments: args.into(),
+                    repairs: Vec::new(),
+                    truncated: false,
+                }),
+                span,
+            },
+        ]
+    }
+
+    fn finish(span: Span) -> Event {
+        Event::Finish {
+            reason: FinishReason::Stop,
+            usage: None,
+            span,
+        }
+    }
+
+    /// Feeds each frame (a list of events) as one batch, then ends the stream.
+    fn run(frames: Vec<Vec<Event>>) -> Vec<Event> {
+        let mut r = reparser();
+        let mut out = Vec::new();
+        let mut end = 0;
+        for mut f in frames {
+            end = f.iter().map(|e| e.span().end).max().unwrap_or(end);
+            r.process(&mut f, &mut out);
+        }
+        r.finish(end, &mut out);
+        out
+    }
+
+    fn calls(events: &[Event]) -> Vec<&ToolCall> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolEnd { call, .. } => Some(&**call),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn skipped(events: &[Event]) -> Vec<Span> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Diagnostic {
+                    kind: DiagnosticKind::SkippedContent,
+                    span,
+                    ..
+                } => Some(*span),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const CALL: &str = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#;
+
+    #[test]
+    fn same_frame_duplicate_keeps_the_native_call() {
+        let a = Span::new(0, 100);
+        let mut frame = vec![text(CALL, a)];
+        frame.extend(native(0, "call_srv", "f", r#"{"a":1}"#, a));
+        let out = run(vec![frame, vec![finish(Span::new(100, 110))]]);
+        let c = calls(&out);
+        assert_eq!(c.len(), 1, "{out:?}");
+        assert_eq!((c[0].index, c[0].id.as_str()), (0, "call_srv"));
+        assert_eq!(c[0].arguments, r#"{"a":1}"#);
+        // The content copy is accounted for at its frame.
+        assert_eq!(skipped(&out), vec![a]);
+        assert!(matches!(
+            out.last(),
+            Some(Event::Finish {
+                reason: FinishReason::ToolCalls,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn same_frame_duplicate_with_the_content_call_still_open() {
+        // The content call starts in the frame the native call arrives in,
+        // and ends in the next one.
+        let a = Span::new(0, 100);
+        let b = Span::new(100, 200);
+        let mut first = vec![text(r#"<tool_call>{"name": "f", "arguments": {"a""#, a)];
+        first.extend(native(0, "call_srv", "f", r#"{"a": 1}"#, a));
+        let second = vec![text(r#": 1}}</tool_call>"#, b)];
+        let out = run(vec![first, second]);
+        let c = calls(&out);
+        assert_eq!(c.len(), 1, "{out:?}");
+        assert_eq!(c[0].id, "call_srv");
+        assert_eq!(skipped(&out), vec![b]);
+    }
+
+    #[test]
+    fn a_content_call_from_an_earlier_frame_keeps_streaming() {
+        // It was streamed before the native copy appeared: the native copy is
+        // the one dropped.
+        let a = Span::new(0, 100);
+        let b = Span::new(100, 200);
+        let first = vec![text(r#"<tool_call>{"name": "f", "arguments": {"#, a)];
+        let mut second = native(0, "call_srv", "f", r#"{"a": 1}"#, b);
+        second.insert(0, text(r#""a": 1}}</tool_call>"#, b));
+        let out = run(vec![first, second]);
+        assert!(matches!(
+            out.first(),
+            Some(Event::ToolStart { index: 0, span, .. }) if *span == a
+        ));
+        let c = calls(&out);
+        assert_eq!(c.len(), 1, "{out:?}");
+        assert_ne!(c[0].id, "call_srv");
+        assert_eq!(skipped(&out), vec![b]);
+    }
+
+    #[test]
+    fn a_content_call_alone_streams_at_the_end_of_its_frame() {
+        let a = Span::new(0, 100);
+        let b = Span::new(100, 200);
+        let mut r = reparser();
+        let mut out = Vec::new();
+        r.process(
+            &mut vec![text(r#"<tool_call>{"name": "f", "arguments": {"a": "#, a)],
+            &mut out,
+        );
+        // Started and streaming before the call ends.
+        assert!(matches!(
+            out.first(),
+            Some(Event::ToolStart { index: 0, .. })
+        ));
+        assert!(out
+            .iter()
+            .any(|e| matches!(e, Event::ToolArgs { index: 0, .. })));
+        assert!(calls(&out).is_empty());
+        r.process(&mut vec![text("1}}</tool_call>", b)], &mut out);
+        r.finish(200, &mut out);
+        let c = calls(&out);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].arguments_value().unwrap(), serde_json::json!({"a": 1}));
+        assert!(skipped(&out).is_empty());
+    }
+
+    #[test]
+    fn different_calls_in_one_frame_are_both_kept_in_order() {
+        let a = Span::new(0, 100);
+        let mut frame = vec![text(CALL, a)];
+        frame.extend(native(0, "call_srv", "g", "{}", a));
+        let out = run(vec![frame]);
+        let c: Vec<(usize, &str)> = calls(&out)
+            .iter()
+            .map(|c| (c.index, c.name.as_str()))
+            .collect();
+        // The native call streamed; the content call was held behind it.
+        assert_eq!(c, vec![(0, "g"), (1, "f")]);
+        assert!(skipped(&out).is_empty());
+    }
+
+    #[test]
+    fn a_finish_in_the_frame_releases_the_pending_call() {
+        // Ollama puts the last content and `done: true` in one line; the
+        // parser's indexes restart after it and must not meet a stale route.
+        let a = Span::new(0, 100);
+        let b = Span::new(100, 200);
+        let out = run(vec![
+            vec![text(CALL, a), finish(a)],
+            vec![text(CALL, b), finish(b)],
+        ]);
+        let c: Vec<usize> = calls(&out).iter().map(|c| c.index).collect();
+        assert_eq!(c, vec![0, 1]);
+        let reasons: Vec<&FinishReason> = out
+            .iter()
+            .filter_map(|e| match e {
+                Event::Finish { reason, .. } => Some(reason),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasons, vec![&FinishReason::ToolCalls; 2]);
+    }
+
+    #[test]
+    fn content_markup_is_placed_at_its_frame() {
+        let a = Span::new(500, 600);
+        let out = run(vec![vec![text("Hi<|END_OF_TURN_TOKEN|>", a)]]);
+        let markup: Vec<Span> = out
+            .iter()
+            .filter_map(|e| match e {
+                Event::Markup { span } => Some(*span),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(markup, vec![a], "{out:?}");
     }
 }
