@@ -150,6 +150,11 @@ impl Reparser {
                             reason
                         };
                     self.next_at_response = self.next;
+                    // A later response's calls are its own: they must not be
+                    // matched against this one's unmatched calls.
+                    if self.held.is_empty() {
+                        self.emitted.clear();
+                    }
                     out.push(Event::Finish {
                         reason,
                         usage,
@@ -670,6 +675,23 @@ mod tests {
             })
             .collect();
         assert_eq!(reasons, vec![&FinishReason::ToolCalls; 2]);
+    }
+
+    #[test]
+    fn a_later_response_does_not_match_an_earlier_responses_call() {
+        // Response 1 calls f natively; response 2 writes the same call in its
+        // content only. Both are calls the model made.
+        let a = Span::new(0, 100);
+        let b = Span::new(100, 200);
+        let mut first = native(0, "call_srv", "f", r#"{"a": 1}"#, a);
+        first.push(finish(a));
+        let out = run(vec![first, vec![text(CALL, b), finish(b)]]);
+        let c: Vec<(usize, &str)> = calls(&out)
+            .iter()
+            .map(|c| (c.index, c.name.as_str()))
+            .collect();
+        assert_eq!(c, vec![(0, "f"), (1, "f")], "{out:?}");
+        assert!(skipped(&out).is_empty());
     }
 
     #[test]
