@@ -536,6 +536,108 @@ fn harmony_non_json_truncated_and_values() {
     assert_eq!((p.thinking.as_str(), p.text.as_str()), ("Hmm.", "Ok."));
 }
 
+/// Headers without `<|start|>` (and without `<|channel|>`), as servers give
+/// the first message: read in auto mode and with Harmony alone.
+#[test]
+fn harmony_headers_without_their_opening_token() {
+    for cfg in [auto(), only(Dialect::Harmony)] {
+        let input = "analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>";
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.thinking, "Need the weather.");
+        assert!(p.text.is_empty());
+        assert_eq!(p.calls.len(), 1);
+        assert!(clean(&p.calls[0]));
+        assert_eq!(args(&p.calls[0]), json!({"city": "Paris"}));
+        // The bare header is part of the Thinking span.
+        let th = p
+            .events
+            .iter()
+            .find(|e| matches!(e, Event::Thinking { .. }))
+            .unwrap()
+            .span();
+        assert_eq!(th.start, 0);
+        // Recipient before the channel, and the role replaced by it.
+        for (input, text) in [
+            ("assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>", ""),
+            ("to=functions.get_weather<|channel|>commentary<|message|>{\"city\":\"Paris\"}<|call|>", ""),
+            ("Let me check.\ncommentary to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>", "Let me check.\n"),
+        ] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            assert_eq!(p.calls[0].name, "get_weather");
+            assert!(clean(&p.calls[0]), "{input}");
+            assert_eq!(args(&p.calls[0]), json!({"city": "Paris"}));
+            assert_eq!(p.text, text);
+        }
+        // A final message: its bare header is markup.
+        let p = check_all(b"final<|message|>It is sunny.<|return|>", &cfg);
+        assert_eq!(p.text, "It is sunny.");
+        assert!(p.calls.is_empty());
+    }
+}
+
+/// A header cut off before `<|message|>` names its tool: the call is
+/// reported, truncated, with `{}` (the header fixtures of ollama's parser).
+#[test]
+fn harmony_header_cut_before_its_message() {
+    for input in [
+        "assistant<|channel|>analysis to=functions.get_weather",
+        "assistant to=functions.get_weather<|channel|>analysis",
+        "to=functions.get_weather<|channel|>analysis",
+        "assistant to=functions.get_weather abc<|channel|>analysis",
+        "assistant<|channel|>commentary to=functions.get_weather <|constrain|>json",
+        "assistant to=functions.get_weather<|channel|>commentary<|constrain|>json",
+        "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>js",
+        "<|channel|>commentary to=functions.get_weather",
+    ] {
+        for cfg in [auto(), only(Dialect::Harmony)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            let c = &p.calls[0];
+            assert_eq!(
+                (c.name.as_str(), c.arguments.as_str()),
+                ("get_weather", "{}")
+            );
+            assert!(c.truncated, "{input}");
+            assert!(p.text.is_empty() && p.thinking.is_empty(), "{input}");
+        }
+    }
+    // Headers that are not calls, cut off: text, as before.
+    for input in [
+        "assistant<|channel|>analysis",
+        "<|channel|>thinking",
+        "<|start|>assistant to=user",
+    ] {
+        let p = check_all(input.as_bytes(), &auto());
+        assert!(p.calls.is_empty(), "{input}");
+        assert_eq!(p.text, input);
+    }
+}
+
+/// Prose that starts like a bare header, and `to=` headers of other formats
+/// (no `<|channel|>`), stay text.
+#[test]
+fn harmony_bare_headers_no_false_positives() {
+    let prose = [
+        "analysis shows the weather is fine.\nfinal answer: 4\nassistant to the manager\ncommentary to=x and two more words\n",
+        "commentary\nanalysis\nfinal",
+        "The analysis<|message|>x and the final<|message|>y",
+        "to=get_weather<|message|>{\"city\":\"SF\"}",
+        " to=user<|message|>Hello",
+        "read<|message|>",
+        "keep <|message|> literal",
+        "Analysis<|message|>capitalised",
+    ];
+    for input in prose {
+        for cfg in [auto(), only(Dialect::Harmony)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert!(p.calls.is_empty(), "{input}");
+            assert_eq!(p.text, input, "{input}");
+            assert!(p.thinking.is_empty());
+        }
+    }
+}
+
 // ---- Granite, Phi-4, InternLM, Nemotron, Cohere, Functionary, TGI, GLM-4 ------------------
 
 #[test]
