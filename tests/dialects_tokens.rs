@@ -811,6 +811,76 @@ fn functiongemma_values() {
     );
 }
 
+/// FunctionGemma without `<start_function_call>`: read when FunctionGemma
+/// is configured or the model id routes to it, and in auto mode by its
+/// `<escape>` strings.
+#[test]
+fn functiongemma_without_its_wrapper() {
+    let input = "call:get_weather{city:<escape>Paris<escape>,days:3}";
+    for cfg in [
+        auto(),
+        only(Dialect::FunctionGemma),
+        Config::for_model("google/functiongemma-270m-it"),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.calls.len(), 1, "{:?}", cfg.dialects);
+        assert_eq!(p.calls[0].name, "get_weather");
+        assert_eq!(args(&p.calls[0]), json!({"city": "Paris", "days": 3}));
+        assert!(clean(&p.calls[0]));
+        assert!(p.text.is_empty());
+        // After prose, on its own line; a second call on the next line.
+        let input = "Checking.\ncall:a{s:<escape>x, {y}<escape>}\ncall:b{n:1}\nDone.";
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(
+            p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!(args(&p.calls[0]), json!({"s": "x, {y}"}));
+        assert_eq!(p.text, "Checking.\n\n\nDone.");
+    }
+    // Configured: a bare call without strings, and one cut off, are calls.
+    let fg = only(Dialect::FunctionGemma);
+    let p = check_all(b"call:get_weather{city:<escape>Par", &fg);
+    assert!(p.calls[0].truncated);
+    assert_eq!(args(&p.calls[0]), json!({"city": "Par"}));
+    // The first delimiter decides: a Gemma 4 string keeps `<escape>` literally.
+    let p = check_all(br#"call:f{s:<|"|>a<escape>b<|"|>}"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "a<escape>b"}));
+    let p = check_all(br#"call:f{s:<escape>a<|"|>b<escape>}"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "a<|\"|>b"}));
+    // Gemma 4 alone reads `<escape>` as it always did (not its delimiter).
+    let p = check_all(input.as_bytes(), &only(Dialect::Gemma4));
+    assert_ne!(args(&p.calls[0]), json!({"city": "Paris", "days": 3}));
+}
+
+/// Prose with `call:` is text, whichever Gemma dialect is configured; in
+/// auto mode a bare `call:NAME{…}` line needs evidence.
+#[test]
+fn gemma_bare_call_no_false_positives() {
+    let prose = [
+        "Please call: 555-1234.",
+        "You can call:me{maybe} later.",
+        "call:me{maybe} later.",
+        "call: get_weather{city}",
+        "To call:get_weather{city:<escape>x<escape>} mid-line is prose.",
+        "call:\nfoo{bar}",
+        "call:get_weather{location:",
+        "call:f{a b c}",
+    ];
+    for input in prose {
+        let p = check_all(input.as_bytes(), &auto());
+        assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+        assert_eq!(p.text, input);
+    }
+    for input in [prose[0], prose[3], prose[4], prose[5]] {
+        for cfg in [only(Dialect::FunctionGemma), only(Dialect::Gemma4)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+            assert_eq!(p.text, input);
+        }
+    }
+}
+
 // ---- Auto-detection --------------------------------------------------------------------------
 
 #[test]

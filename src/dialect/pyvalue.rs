@@ -209,6 +209,11 @@ enum Leaf {
 #[derive(Debug)]
 pub(crate) struct ValueLexer {
     flavor: Flavor,
+    /// Gemma: a second string delimiter; the first one the value uses is
+    /// its delimiter from then on.
+    alt_delim: Option<&'static [u8]>,
+    /// A delimited (Gemma) string was read.
+    delim_seen: bool,
     stack: Vec<Cont>,
     expect: Expect,
     /// The value being read is a dict key (its JSON form must be a string).
@@ -583,6 +588,8 @@ impl ValueLexer {
     ) -> Self {
         ValueLexer {
             flavor,
+            alt_delim: None,
+            delim_seen: false,
             stack: Vec::new(),
             expect: Expect::Value,
             key: false,
@@ -611,6 +618,17 @@ impl ValueLexer {
     pub(crate) fn dict_top(mut self) -> Self {
         self.dict_top = true;
         self
+    }
+
+    /// Gemma: `alt` delimits strings too, until one of the two is used.
+    pub(crate) fn alt_delim(mut self, alt: &'static [u8]) -> Self {
+        self.alt_delim = Some(alt);
+        self
+    }
+
+    /// True once a delimited (Gemma) string began.
+    pub(crate) fn delim_seen(&self) -> bool {
+        self.delim_seen
     }
 
     /// A line break ends single-line strings and expressions.
@@ -850,11 +868,26 @@ impl ValueLexer {
         self.key = key;
         // Lookahead first: it may need more bytes before anything is written.
         let gemma_delim = match self.flavor {
-            Flavor::Gemma { delim } if b == delim[0] => match match_lit(delim, &input[i..]) {
-                Match::Full(n) => Some(n),
-                Match::Partial => return Err(VStep::Partial(i)),
-                Match::No => None,
-            },
+            Flavor::Gemma { delim } if b == b'<' => {
+                let mut found = None;
+                for d in std::iter::once(delim).chain(self.alt_delim) {
+                    match match_lit(d, &input[i..]) {
+                        Match::Full(n) => {
+                            found = Some((d, n));
+                            break;
+                        }
+                        Match::Partial => return Err(VStep::Partial(i)),
+                        Match::No => {}
+                    }
+                }
+                found.map(|(d, n)| {
+                    // The first delimiter used is the value's.
+                    self.flavor = Flavor::Gemma { delim: d };
+                    self.alt_delim = None;
+                    self.delim_seen = true;
+                    n
+                })
+            }
             _ => None,
         };
         let quote_open = if gemma_delim.is_none() && (b == b'\'' || b == b'"') {

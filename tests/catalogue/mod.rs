@@ -103,6 +103,14 @@ pub(crate) const EXAMPLES: &[Example] = &[
         [("get_weather", r#"{"city": "paris"}"#)]
     ),
     ex!(
+        "10b functiongemma without its wrapper",
+        FunctionGemma,
+        "call:get_weather{city:<escape>paris<escape>}",
+        "",
+        "",
+        [("get_weather", r#"{"city": "paris"}"#)]
+    ),
+    ex!(
         "10c gemma 4",
         Gemma4,
         r#"<|tool_call>call:get_weather{location:<|"|>Paris<|"|>,units:<|"|>metric<|"|>}<tool_call|>"#,
