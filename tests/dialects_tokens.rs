@@ -536,6 +536,108 @@ fn harmony_non_json_truncated_and_values() {
     assert_eq!((p.thinking.as_str(), p.text.as_str()), ("Hmm.", "Ok."));
 }
 
+/// Headers without `<|start|>` (and without `<|channel|>`), as servers give
+/// the first message: read in auto mode and with Harmony alone.
+#[test]
+fn harmony_headers_without_their_opening_token() {
+    for cfg in [auto(), only(Dialect::Harmony)] {
+        let input = "analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>";
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.thinking, "Need the weather.");
+        assert!(p.text.is_empty());
+        assert_eq!(p.calls.len(), 1);
+        assert!(clean(&p.calls[0]));
+        assert_eq!(args(&p.calls[0]), json!({"city": "Paris"}));
+        // The bare header is part of the Thinking span.
+        let th = p
+            .events
+            .iter()
+            .find(|e| matches!(e, Event::Thinking { .. }))
+            .unwrap()
+            .span();
+        assert_eq!(th.start, 0);
+        // Recipient before the channel, and the role replaced by it.
+        for (input, text) in [
+            ("assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>", ""),
+            ("to=functions.get_weather<|channel|>commentary<|message|>{\"city\":\"Paris\"}<|call|>", ""),
+            ("Let me check.\ncommentary to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>", "Let me check.\n"),
+        ] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            assert_eq!(p.calls[0].name, "get_weather");
+            assert!(clean(&p.calls[0]), "{input}");
+            assert_eq!(args(&p.calls[0]), json!({"city": "Paris"}));
+            assert_eq!(p.text, text);
+        }
+        // A final message: its bare header is markup.
+        let p = check_all(b"final<|message|>It is sunny.<|return|>", &cfg);
+        assert_eq!(p.text, "It is sunny.");
+        assert!(p.calls.is_empty());
+    }
+}
+
+/// A header cut off before `<|message|>` names its tool: the call is
+/// reported, truncated, with `{}` (the header fixtures of ollama's parser).
+#[test]
+fn harmony_header_cut_before_its_message() {
+    for input in [
+        "assistant<|channel|>analysis to=functions.get_weather",
+        "assistant to=functions.get_weather<|channel|>analysis",
+        "to=functions.get_weather<|channel|>analysis",
+        "assistant to=functions.get_weather abc<|channel|>analysis",
+        "assistant<|channel|>commentary to=functions.get_weather <|constrain|>json",
+        "assistant to=functions.get_weather<|channel|>commentary<|constrain|>json",
+        "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>js",
+        "<|channel|>commentary to=functions.get_weather",
+    ] {
+        for cfg in [auto(), only(Dialect::Harmony)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            let c = &p.calls[0];
+            assert_eq!(
+                (c.name.as_str(), c.arguments.as_str()),
+                ("get_weather", "{}")
+            );
+            assert!(c.truncated, "{input}");
+            assert!(p.text.is_empty() && p.thinking.is_empty(), "{input}");
+        }
+    }
+    // Headers that are not calls, cut off: text, as before.
+    for input in [
+        "assistant<|channel|>analysis",
+        "<|channel|>thinking",
+        "<|start|>assistant to=user",
+    ] {
+        let p = check_all(input.as_bytes(), &auto());
+        assert!(p.calls.is_empty(), "{input}");
+        assert_eq!(p.text, input);
+    }
+}
+
+/// Prose that starts like a bare header, and `to=` headers of other formats
+/// (no `<|channel|>`), stay text.
+#[test]
+fn harmony_bare_headers_no_false_positives() {
+    let prose = [
+        "analysis shows the weather is fine.\nfinal answer: 4\nassistant to the manager\ncommentary to=x and two more words\n",
+        "commentary\nanalysis\nfinal",
+        "The analysis<|message|>x and the final<|message|>y",
+        "to=get_weather<|message|>{\"city\":\"SF\"}",
+        " to=user<|message|>Hello",
+        "read<|message|>",
+        "keep <|message|> literal",
+        "Analysis<|message|>capitalised",
+    ];
+    for input in prose {
+        for cfg in [auto(), only(Dialect::Harmony)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert!(p.calls.is_empty(), "{input}");
+            assert_eq!(p.text, input, "{input}");
+            assert!(p.thinking.is_empty());
+        }
+    }
+}
+
 // ---- Granite, Phi-4, InternLM, Nemotron, Cohere, Functionary, TGI, GLM-4 ------------------
 
 #[test]
@@ -707,6 +809,76 @@ fn functiongemma_values() {
         args(&p.calls[0]),
         json!({"a": "x, \"y\"", "b": [1, 2], "c": true})
     );
+}
+
+/// FunctionGemma without `<start_function_call>`: read when FunctionGemma
+/// is configured or the model id routes to it, and in auto mode by its
+/// `<escape>` strings.
+#[test]
+fn functiongemma_without_its_wrapper() {
+    let input = "call:get_weather{city:<escape>Paris<escape>,days:3}";
+    for cfg in [
+        auto(),
+        only(Dialect::FunctionGemma),
+        Config::for_model("google/functiongemma-270m-it"),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.calls.len(), 1, "{:?}", cfg.dialects);
+        assert_eq!(p.calls[0].name, "get_weather");
+        assert_eq!(args(&p.calls[0]), json!({"city": "Paris", "days": 3}));
+        assert!(clean(&p.calls[0]));
+        assert!(p.text.is_empty());
+        // After prose, on its own line; a second call on the next line.
+        let input = "Checking.\ncall:a{s:<escape>x, {y}<escape>}\ncall:b{n:1}\nDone.";
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(
+            p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!(args(&p.calls[0]), json!({"s": "x, {y}"}));
+        assert_eq!(p.text, "Checking.\n\n\nDone.");
+    }
+    // Configured: a bare call without strings, and one cut off, are calls.
+    let fg = only(Dialect::FunctionGemma);
+    let p = check_all(b"call:get_weather{city:<escape>Par", &fg);
+    assert!(p.calls[0].truncated);
+    assert_eq!(args(&p.calls[0]), json!({"city": "Par"}));
+    // The first delimiter decides: a Gemma 4 string keeps `<escape>` literally.
+    let p = check_all(br#"call:f{s:<|"|>a<escape>b<|"|>}"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "a<escape>b"}));
+    let p = check_all(br#"call:f{s:<escape>a<|"|>b<escape>}"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"s": "a<|\"|>b"}));
+    // Gemma 4 alone reads `<escape>` as it always did (not its delimiter).
+    let p = check_all(input.as_bytes(), &only(Dialect::Gemma4));
+    assert_ne!(args(&p.calls[0]), json!({"city": "Paris", "days": 3}));
+}
+
+/// Prose with `call:` is text, whichever Gemma dialect is configured; in
+/// auto mode a bare `call:NAME{…}` line needs evidence.
+#[test]
+fn gemma_bare_call_no_false_positives() {
+    let prose = [
+        "Please call: 555-1234.",
+        "You can call:me{maybe} later.",
+        "call:me{maybe} later.",
+        "call: get_weather{city}",
+        "To call:get_weather{city:<escape>x<escape>} mid-line is prose.",
+        "call:\nfoo{bar}",
+        "call:get_weather{location:",
+        "call:f{a b c}",
+    ];
+    for input in prose {
+        let p = check_all(input.as_bytes(), &auto());
+        assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+        assert_eq!(p.text, input);
+    }
+    for input in [prose[0], prose[3], prose[4], prose[5]] {
+        for cfg in [only(Dialect::FunctionGemma), only(Dialect::Gemma4)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+            assert_eq!(p.text, input);
+        }
+    }
 }
 
 // ---- Auto-detection --------------------------------------------------------------------------

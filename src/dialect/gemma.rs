@@ -13,13 +13,20 @@
 //! inside an unclosed string, and closers at the end of such a string close
 //! the structure (`{command:<|"|>ls}<tool_call|>` → `{"command": "ls"}`).
 //! Stray `<tool_call|>`, `<|tool_response>` and `<end_of_turn>` are
-//! [markup](crate::Event::Markup). A line starting with `call:NAME{` (the
-//! wrapper tokens stripped by the server) is read as a Gemma 4 call too.
-//! Reasoning is `<|channel>thought⏎…<channel|>`.
+//! [markup](crate::Event::Markup). Reasoning is `<|channel>thought⏎…<channel|>`.
+//!
+//! **Without the wrapper tokens** (stripped by the server), a line starting
+//! with `call:NAME{` is a call too: Gemma 4's when that dialect alone is
+//! configured, FunctionGemma's (`<escape>` strings) when that one alone is.
+//! With both (auto mode), the first string delimiter the value uses,
+//! `<|"|>` or `<escape>`, decides; and in auto mode the line is a call
+//! only with evidence: a delimited string, a closing token, or a value
+//! read without any repair (`call:f{n:1}`). `call:me{maybe} later` stays
+//! text.
 
 use super::args::is_name_byte;
 use super::pyvalue::{Flavor, VStep, ValueLexer, Writer};
-use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use super::{enabled, Action, Block, BlockArgs, Cx, Dialect, Flow, Resume, Trigger};
 use crate::config::Limits;
 use crate::event::{Repair, RepairKind, Span};
 use crate::scan::{match_lit, Match, Pattern};
@@ -47,13 +54,20 @@ pub(crate) const GEMMA4_TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Line { matches: bare_call },
         action: Action::Block {
-            open: open_gemma4_bare,
+            open: open_bare,
             consume: false,
         },
     },
 ];
 
 pub(crate) const FUNCTIONGEMMA_TRIGGERS: &[Trigger] = &[
+    Trigger {
+        pattern: Pattern::Line { matches: bare_call },
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
     Trigger {
         pattern: Pattern::Lit(b"<start_function_call>"),
         action: Action::Block {
@@ -73,9 +87,12 @@ pub(crate) const FUNCTIONGEMMA_TRIGGERS: &[Trigger] = &[
 
 const GEMMA4_CLOSE: &[&[u8]] = &[b"<tool_call|>"];
 const FG_CLOSE: &[&[u8]] = &[b"<end_function_call>"];
+const BOTH_CLOSE: &[&[u8]] = &[b"<tool_call|>", b"<end_function_call>"];
+const GEMMA4_DELIM: &[u8] = b"<|\"|>";
+const FG_DELIM: &[u8] = b"<escape>";
 
 fn open_gemma4(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    Box::new(GemmaCall::new(GEMMA4_CLOSE, b"<|\"|>", &a.cfg.limits))
+    Box::new(GemmaCall::new(GEMMA4_CLOSE, GEMMA4_DELIM, &a.cfg.limits))
 }
 
 /// A line that starts with `call:NAME{` (the wrapper tokens were stripped).
@@ -97,14 +114,26 @@ fn bare_call(at: &[u8]) -> Match {
     Match::Full(n + k)
 }
 
-fn open_gemma4_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    let mut g = GemmaCall::new(GEMMA4_CLOSE, b"<|\"|>", &a.cfg.limits);
+/// A bare `call:NAME{…}` line, read by whichever Gemma dialects are enabled.
+fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    let g4 = enabled(a.cfg, Dialect::Gemma4);
+    let fg = enabled(a.cfg, Dialect::FunctionGemma);
+    let mut g = if fg && !g4 {
+        GemmaCall::new(FG_CLOSE, FG_DELIM, &a.cfg.limits)
+    } else {
+        GemmaCall::new(GEMMA4_CLOSE, GEMMA4_DELIM, &a.cfg.limits)
+    };
+    if g4 && fg {
+        g.close = BOTH_CLOSE;
+        g.alt_delim = Some(FG_DELIM);
+    }
     g.bare = true;
+    g.needs_evidence = a.cfg.dialects.is_empty();
     Box::new(g)
 }
 
 fn open_functiongemma(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    Box::new(GemmaCall::new(FG_CLOSE, b"<escape>", &a.cfg.limits))
+    Box::new(GemmaCall::new(FG_CLOSE, FG_DELIM, &a.cfg.limits))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +158,10 @@ struct GemmaCall {
     fixes: Vec<Repair>,
     /// A bare `call:NAME{…}` line: no wrapper tokens are expected.
     bare: bool,
+    /// A second string delimiter (both Gemma dialects enabled).
+    alt_delim: Option<&'static [u8]>,
+    /// Not a call until the value shows it is one (a bare line in auto mode).
+    needs_evidence: bool,
 }
 
 impl GemmaCall {
@@ -144,6 +177,8 @@ impl GemmaCall {
             limits: limits.clone(),
             fixes: Vec::new(),
             bare: false,
+            alt_delim: None,
+            needs_evidence: false,
         }
     }
 
@@ -151,13 +186,19 @@ impl GemmaCall {
         let name = String::from_utf8_lossy(&self.name).into_owned();
         self.local = Some(cx.start(name, None, Span::new(at, at)));
         self.w.repairs.append(&mut self.fixes);
-        self.lexer = Some(ValueLexer::new(
+        let mut lexer = ValueLexer::new(
             Flavor::Gemma { delim: self.delim },
             &self.limits,
             b"<",
             self.close,
-        ));
-        cx.commit();
+        );
+        if let Some(alt) = self.alt_delim {
+            lexer = lexer.alt_delim(alt);
+        }
+        self.lexer = Some(lexer);
+        if !self.needs_evidence {
+            cx.commit();
+        }
     }
 
     fn end(&mut self, cx: &mut Cx<'_>, at: u64, missing: bool, truncated: bool) {
@@ -245,12 +286,28 @@ impl Block for GemmaCall {
                     };
                     self.w.flush(cx, local, Span::new(base, base + n as u64));
                     i += n;
+                    if !cx.committed() && lx.delim_seen() {
+                        cx.commit();
+                    }
                     match step {
                         VStep::More => return Flow::More,
-                        VStep::Done(_) => self.st = St::After,
+                        VStep::Done(_) => {
+                            if !cx.committed() {
+                                if !self.w.repairs.is_empty() {
+                                    // No evidence, and not a clean value.
+                                    return Flow::Reject {
+                                        at: i,
+                                        then: Resume::Text,
+                                    };
+                                }
+                                cx.commit();
+                            }
+                            self.st = St::After;
+                        }
                         VStep::Partial(_) => return Flow::Partial(i),
                         VStep::Stop(_) => match super::args::match_any(self.close, &input[i..]) {
                             (Match::Full(k), _) => {
+                                cx.commit();
                                 self.end(cx, cx.abs(i + k), false, false);
                                 return Flow::Done(i + k);
                             }
@@ -260,6 +317,11 @@ impl Block for GemmaCall {
                     }
                 }
                 St::After => {
+                    if b == b'\n' && self.bare {
+                        // The line ends the call; the next may start a call.
+                        self.end(cx, cx.abs(i), true, false);
+                        return Flow::Done(i);
+                    }
                     if b.is_ascii_whitespace() {
                         i += 1;
                         continue;
@@ -282,6 +344,9 @@ impl Block for GemmaCall {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        if self.needs_evidence && !cx.committed() {
+            return false;
+        }
         if self.local.is_none() {
             if self.st != St::Name || self.name.is_empty() {
                 return false;

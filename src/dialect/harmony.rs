@@ -18,13 +18,29 @@
 //! * `final`, `commentary` without a recipient, and messages of other roles
 //!   are text.
 //!
+//! **Headers without their opening token.** Servers and templates often
+//! drop the first message's `<|start|>assistant` (the prompt ends with it),
+//! and sometimes its `<|channel|>` too, so the output begins
+//! `analysis<|message|>…`, `assistant<|channel|>commentary to=functions.f …`
+//! or `commentary to=functions.f <|constrain|>json<|message|>…`. At the
+//! start of a line such a header is read when it is one: its first word is
+//! `assistant` or a channel (`analysis`, `commentary`, `final`), or it is
+//! `to=RECIPIENT` followed by `<|channel|>`; then an optional `to=…` word
+//! and at most one more word, and a Harmony token. Prose is not a header
+//! (`analysis shows …` fails at its second word).
+//!
+//! A message becomes a call as soon as its recipient is certain (the role
+//! is the assistant's and the recipient's name cannot be `user`, `all` or
+//! `assistant` any more), so a header cut off by the end of the output
+//! before `<|message|>` still yields the call, `truncated`, with `{}`.
+//!
 //! Channel markup belongs to the span of the event it delimits: the header
 //! and end token of an analysis message are in its `Thinking` span, those of
 //! a call in its `ToolEnd` span; the header of a text message and the end
 //! tokens after text are [`crate::Event::Markup`].
 
 use super::args::{find_any, match_any, ArgsJson, RawArgs};
-use super::{Action, Block, BlockArgs, Cx, Flow, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
 use crate::config::Config;
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::Status;
@@ -38,7 +54,7 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         },
         action: Action::Block {
             open,
-            consume: true,
+            consume: false,
         },
     },
     Trigger {
@@ -52,6 +68,27 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         pattern: Pattern::Custom {
             first: b"<",
             matches: text_header,
+        },
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Line {
+            matches: bare_call_header,
+        },
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Line {
+            matches: bare_analysis_header,
+        },
+        action: Action::Reasoning { close: b"<|end|>" },
+    },
+    Trigger {
+        pattern: Pattern::Line {
+            matches: bare_text_header,
         },
         action: Action::Markup,
     },
@@ -74,181 +111,347 @@ const CHANNEL: &[u8] = b"<|channel|>";
 const CONSTRAIN: &[u8] = b"<|constrain|>";
 const MESSAGE: &[u8] = b"<|message|>";
 const ENDS: &[&[u8]] = &[b"<|call|>", b"<|end|>", b"<|return|>"];
+/// The tokens inside a header, in [`Seg`] order.
+const HEADER_TOKENS: &[&[u8]] = &[CHANNEL, CONSTRAIN, MESSAGE];
 const MAX_HEADER: usize = 512;
+/// Recipients that are not tools.
+const NOT_TOOLS: &[&[u8]] = &[b"user", b"all", b"assistant"];
+/// First words of a header without its `<|start|>` / `<|channel|>` token.
+const BARE_FIRST: &[&[u8]] = &[b"assistant", b"analysis", b"commentary", b"final"];
+const REASONING: &[&[u8]] = &[b"analysis", b"thinking", b"thought"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Analysis,
     Text,
-    Call,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-struct Header<'a> {
-    len: usize,
-    kind: Kind,
-    recipient: &'a [u8],
-}
-
-enum Hdr<'a> {
+/// What the bytes at a position hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scan {
+    /// Not a header.
     No,
+    /// The bytes end before it is decided.
     Partial,
-    Full(Header<'a>),
+    /// A message to a tool, certain after `len` bytes; the recipient's name
+    /// starts at byte `to`.
+    Call { len: usize, to: usize },
+    /// The complete `len`-byte header of a message that is not a call.
+    Other { len: usize, kind: Kind },
 }
 
-fn first_word(s: &[u8]) -> &[u8] {
-    let s = s.trim_ascii_start();
-    let end = s
-        .iter()
-        .position(|b| b.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    &s[..end]
+/// The header segments: the text after `<|start|>` (or at the start of a
+/// bare header), after `<|channel|>`, after `<|constrain|>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seg {
+    None,
+    Role,
+    Channel,
+    Constrain,
 }
 
-/// The word after `to=` in `s`.
-fn recipient(s: &[u8]) -> Option<&[u8]> {
-    let p = memchr::memmem::find(s, b"to=")?;
-    if p > 0 && !s[p - 1].is_ascii_whitespace() {
-        return None;
-    }
-    let w = first_word(&s[p + 3..]);
-    (!w.is_empty()).then_some(w)
+/// What a segment says about the recipient.
+enum Recip {
+    /// No `to=` word.
+    None,
+    /// Undecided: the bytes end inside it.
+    Open,
+    /// A recipient that is not a tool.
+    NotTool,
+    /// A tool, certain after `certain` bytes; its name starts at `to`.
+    Tool { to: usize, certain: usize },
 }
 
-/// Parses a message header at the start of `at`.
-fn parse_header(at: &[u8]) -> Hdr<'_> {
-    let mut i;
-    let mut role: &[u8] = &[];
-    let mut channel: &[u8] = &[];
-    let mut constrain: &[u8] = &[];
-    let mut started = false;
-    match match_lit(START, at) {
-        Match::Full(n) => {
-            i = n;
-            started = true;
+fn is_blank(b: u8) -> bool {
+    b.is_ascii_whitespace()
+}
+
+/// The words of `text` (split at whitespace) as `(start, end)`, with
+/// whether each is known to be complete (`complete`: the text is).
+fn words(text: &[u8], complete: bool) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < text.len() && is_blank(text[i]) {
+            i += 1;
         }
-        Match::Partial => return Hdr::Partial,
-        Match::No => match match_lit(CHANNEL, at) {
-            Match::Full(_) => i = 0,
-            Match::Partial => return Hdr::Partial,
-            Match::No => return Hdr::No,
-        },
-    }
-    // Segments: text up to the next `<|`, then a known token.
-    let mut seg_start = i;
-    let mut seg: u8 = if started { b's' } else { 0 };
-    loop {
-        let rest = &at[i..];
-        let Some(p) = memchr::memmem::find(rest, b"<|") else {
-            return if at.len() < MAX_HEADER {
-                Hdr::Partial
-            } else {
-                Hdr::No
-            };
-        };
-        i += p;
-        if i > MAX_HEADER {
-            return Hdr::No;
+        if i >= text.len() {
+            return None;
         }
-        let text = &at[seg_start..i];
-        match seg {
-            b's' => role = text,
-            b'c' => channel = text,
-            b'k' => constrain = text,
-            _ => {}
+        let s = i;
+        while i < text.len() && !is_blank(text[i]) {
+            i += 1;
         }
-        let tok = &at[i..];
-        let mut matched = None;
-        for (t, k) in [(CHANNEL, b'c'), (CONSTRAIN, b'k'), (MESSAGE, b'm')] {
-            match match_lit(t, tok) {
-                Match::Full(n) => matched = Some((n, k)),
-                Match::Partial => return Hdr::Partial,
-                Match::No => {}
-            }
-        }
-        let Some((n, k)) = matched else {
-            return Hdr::No;
-        };
-        i += n;
-        seg_start = i;
-        seg = k;
-        if k == b'm' {
-            break;
-        }
-    }
-    let role_word = first_word(role);
-    let to = recipient(role)
-        .or_else(|| recipient(channel))
-        .or_else(|| recipient(constrain));
-    let assistant = !started
-        || role_word == b"assistant"
-        || role_word.starts_with(b"to=")
-        || role_word.is_empty();
-    let kind = match to {
-        Some(r) if assistant && !matches!(r, b"user" | b"all" | b"assistant") => Kind::Call,
-        _ if !assistant => Kind::Text,
-        _ if matches!(first_word(channel), b"analysis" | b"thinking" | b"thought") => {
-            Kind::Analysis
-        }
-        _ => Kind::Text,
-    };
-    Hdr::Full(Header {
-        len: i,
-        kind,
-        recipient: to.unwrap_or_default(),
+        Some((s, i, i < text.len() || complete))
     })
 }
 
-fn header_of(kind: Kind, at: &[u8]) -> Match {
-    match parse_header(at) {
-        Hdr::Full(h) if h.kind == kind => Match::Full(h.len),
-        Hdr::Partial => Match::Partial,
+/// The first `to=` word of `text` (at absolute offset `base` of the
+/// header) from word `skip` on.
+fn recipient(text: &[u8], base: usize, complete: bool, skip: usize) -> Recip {
+    for (s, e, done) in words(text, complete).skip(skip) {
+        let w = &text[s..e];
+        if !w.starts_with(b"to=") {
+            if !done && b"to=".starts_with(w) {
+                return Recip::Open;
+            }
+            continue;
+        }
+        let r = &w[3..];
+        let to = base + s + 3;
+        for k in 0..r.len() {
+            if !NOT_TOOLS.iter().any(|n| n.starts_with(&r[..=k])) {
+                return Recip::Tool {
+                    to,
+                    certain: to + k + 1,
+                };
+            }
+        }
+        if !done {
+            return Recip::Open;
+        }
+        if r.is_empty() {
+            continue;
+        }
+        if NOT_TOOLS.contains(&r) {
+            return Recip::NotTool;
+        }
+        // A strict prefix of a non-tool (`to=us`): known at its end.
+        return Recip::Tool {
+            to,
+            certain: to + r.len(),
+        };
+    }
+    Recip::None
+}
+
+/// Whether the text before the first token of a bare header can be one:
+/// `WORD [to=R [WORD]]` or `to=R [WORD]`, WORD from [`BARE_FIRST`].
+fn bare_ok(text: &[u8], complete: bool) -> bool {
+    if text.first().is_some_and(|&b| is_blank(b)) || text.contains(&b'\n') || text.contains(&b'\r')
+    {
+        return false;
+    }
+    let mut after_to = None;
+    for (n, (s, e, done)) in words(text, complete).enumerate() {
+        let w = &text[s..e];
+        let ok = match (n, after_to) {
+            (0, _) if w.starts_with(b"to=") => {
+                after_to = Some(0);
+                true
+            }
+            (0, _) => {
+                if done {
+                    BARE_FIRST.contains(&w)
+                } else {
+                    BARE_FIRST.iter().any(|f| f.starts_with(w)) || b"to=".starts_with(w)
+                }
+            }
+            (1, None) if w.starts_with(b"to=") => {
+                after_to = Some(1);
+                true
+            }
+            (1, None) => !done && b"to=".starts_with(w),
+            (_, Some(t)) => n == t + 1,
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+fn word_at(at: &[u8], s: usize) -> &[u8] {
+    let e = at[s..]
+        .iter()
+        .position(|&b| is_blank(b) || b == b'<')
+        .map_or(at.len(), |p| s + p);
+    &at[s..e]
+}
+
+/// Reads the message header at the start of `at`: with `bare`, one without
+/// its opening token (see the module docs); with `eof`, `at` is all there
+/// is, and a header cut short is read as far as it goes.
+fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
+    let more = |at: &[u8]| {
+        if eof || at.len() >= MAX_HEADER {
+            Scan::No
+        } else {
+            Scan::Partial
+        }
+    };
+    let (mut i, started) = if bare {
+        (0, false)
+    } else {
+        match match_lit(START, at) {
+            Match::Full(n) => (n, true),
+            Match::Partial => return more(at),
+            Match::No => match match_lit(CHANNEL, at) {
+                Match::Full(_) => (0, false),
+                Match::Partial => return more(at),
+                Match::No => return Scan::No,
+            },
+        }
+    };
+    let mut seg = if started || bare {
+        Seg::Role
+    } else {
+        Seg::None
+    };
+    let mut assistant = !started;
+    let mut channel: &[u8] = &[];
+    let mut has_channel = false;
+    // A recipient that is not a tool came first: the message is no call.
+    let mut settled = false;
+    // A bare `to=R` header waits for `<|channel|>` as evidence.
+    let mut pending: Option<usize> = None;
+    let mut role_is_to = false;
+    loop {
+        let seg_start = i;
+        let (end, complete) = match memchr::memchr(b'<', &at[i..]) {
+            Some(p) => (i + p, true),
+            None => (at.len(), eof),
+        };
+        if end > MAX_HEADER {
+            return Scan::No;
+        }
+        let text = &at[seg_start..end];
+        let mut skip = 0;
+        match seg {
+            Seg::None => {}
+            Seg::Role => {
+                if bare && !bare_ok(text, complete) {
+                    return Scan::No;
+                }
+                let w0_end = text.iter().position(|&b| is_blank(b));
+                if w0_end.is_none() && !complete {
+                    return more(at);
+                }
+                let w0 = &text[..w0_end.unwrap_or(text.len())];
+                let w0 = if bare { w0 } else { w0.trim_ascii() };
+                role_is_to = w0.starts_with(b"to=");
+                if started {
+                    assistant = w0.is_empty() || w0 == b"assistant" || role_is_to;
+                } else if BARE_FIRST.contains(&w0) && w0 != b"assistant" {
+                    channel = w0;
+                }
+                if !role_is_to {
+                    skip = 1;
+                }
+            }
+            Seg::Channel => {
+                channel = words(text, complete)
+                    .next()
+                    .map_or(&[][..], |(s, e, _)| &text[s..e]);
+            }
+            Seg::Constrain => {}
+        }
+        if seg != Seg::None && assistant && !settled && pending.is_none() {
+            match recipient(text, seg_start, complete, skip) {
+                Recip::None => {}
+                Recip::Open => return more(at),
+                Recip::NotTool => settled = true,
+                Recip::Tool { to, certain } => {
+                    if bare && seg == Seg::Role && role_is_to {
+                        pending = Some(to);
+                    } else {
+                        return Scan::Call { len: certain, to };
+                    }
+                }
+            }
+        }
+        if !complete {
+            return more(at);
+        }
+        if end == at.len() {
+            // `eof` inside the last segment.
+            return Scan::No;
+        }
+        let (m, k) = match_any(HEADER_TOKENS, &at[end..]);
+        let n = match m {
+            Match::Full(n) => n,
+            Match::Partial => return more(at),
+            Match::No => return Scan::No,
+        };
+        i = end + n;
+        match k {
+            0 => {
+                has_channel = true;
+                if let Some(to) = pending {
+                    return Scan::Call { len: i, to };
+                }
+                seg = Seg::Channel;
+            }
+            1 => seg = Seg::Constrain,
+            _ => break,
+        }
+    }
+    if bare && role_is_to && !has_channel {
+        return Scan::No;
+    }
+    let kind = if assistant && REASONING.contains(&channel) {
+        Kind::Analysis
+    } else {
+        Kind::Text
+    };
+    Scan::Other { len: i, kind }
+}
+
+fn header_of(kind: Option<Kind>, at: &[u8], bare: bool) -> Match {
+    match scan(at, bare, false) {
+        Scan::Call { len, .. } if kind.is_none() => Match::Full(len),
+        Scan::Other { len, kind: k } if kind == Some(k) => Match::Full(len),
+        Scan::Partial => Match::Partial,
         _ => Match::No,
     }
 }
 
 fn call_header(at: &[u8]) -> Match {
-    header_of(Kind::Call, at)
+    header_of(None, at, false)
 }
 
 fn analysis_header(at: &[u8]) -> Match {
-    header_of(Kind::Analysis, at)
+    header_of(Some(Kind::Analysis), at, false)
 }
 
 fn text_header(at: &[u8]) -> Match {
-    header_of(Kind::Text, at)
+    header_of(Some(Kind::Text), at, false)
+}
+
+fn bare_call_header(at: &[u8]) -> Match {
+    header_of(None, at, true)
+}
+
+fn bare_analysis_header(at: &[u8]) -> Match {
+    header_of(Some(Kind::Analysis), at, true)
+}
+
+fn bare_text_header(at: &[u8]) -> Match {
+    header_of(Some(Kind::Text), at, true)
 }
 
 fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    let recipient = match parse_header(a.trigger) {
-        Hdr::Full(h) => h.recipient.to_vec(),
-        _ => Vec::new(),
-    };
-    let recipient = String::from_utf8_lossy(&recipient).into_owned();
-    let name = recipient
-        .strip_prefix("functions.")
-        .unwrap_or(&recipient)
-        .to_owned();
-    Box::new(HarmonyCall {
-        name,
-        st: St::Lead,
-        local: None,
-        json: None,
-        raw: None,
-        cfg: a.cfg.clone(),
-    })
+    Box::new(HarmonyCall::new(false, a.cfg))
+}
+
+fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    Box::new(HarmonyCall::new(true, a.cfg))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum St {
+    Header,
     Lead,
     Json,
     Raw,
     After,
 }
 
-/// A message addressed to a tool.
+/// A message addressed to a tool, read from its header on.
 struct HarmonyCall {
+    bare: bool,
+    /// The header's bytes, while it is read.
+    header: Vec<u8>,
     name: String,
     st: St,
     local: Option<usize>,
@@ -258,6 +461,30 @@ struct HarmonyCall {
 }
 
 impl HarmonyCall {
+    fn new(bare: bool, cfg: &Config) -> Self {
+        HarmonyCall {
+            bare,
+            header: Vec::new(),
+            name: String::new(),
+            st: St::Header,
+            local: None,
+            json: None,
+            raw: None,
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// The tool named by the header read so far (`eof`: all of it there is).
+    fn name_from_header(&mut self, eof: bool) -> bool {
+        let Scan::Call { to, .. } = scan(&self.header, self.bare, eof) else {
+            return false;
+        };
+        let r = String::from_utf8_lossy(word_at(&self.header, to)).into_owned();
+        self.name = r.strip_prefix("functions.").unwrap_or(&r).to_owned();
+        self.header = Vec::new();
+        true
+    }
+
     fn start(&mut self, cx: &mut Cx<'_>, at: u64) -> usize {
         let local = cx.start(self.name.clone(), None, Span::new(at, at));
         self.local = Some(local);
@@ -297,6 +524,53 @@ impl Block for HarmonyCall {
         let mut i = 0;
         while i < input.len() {
             match self.st {
+                St::Header => {
+                    let rest = &input[i..];
+                    let Some(p) = memchr::memchr(b'<', rest) else {
+                        self.header.extend_from_slice(rest);
+                        if self.header.len() > MAX_HEADER {
+                            return Flow::Reject {
+                                at: input.len(),
+                                then: Resume::Text,
+                            };
+                        }
+                        return Flow::More;
+                    };
+                    self.header.extend_from_slice(&rest[..p]);
+                    i += p;
+                    let toks: &[&[u8]] = if self.header.is_empty() && !self.bare {
+                        &[START, CHANNEL]
+                    } else {
+                        HEADER_TOKENS
+                    };
+                    let n = match match_any(toks, &input[i..]) {
+                        (Match::Full(n), _) => n,
+                        (Match::Partial, _) => return Flow::Partial(i),
+                        (Match::No, _) => {
+                            return Flow::Reject {
+                                at: i,
+                                then: Resume::Text,
+                            }
+                        }
+                    };
+                    self.header.extend_from_slice(&input[i..i + n]);
+                    i += n;
+                    if self.header.len() > MAX_HEADER {
+                        return Flow::Reject {
+                            at: i,
+                            then: Resume::Text,
+                        };
+                    }
+                    if self.header.ends_with(MESSAGE) {
+                        if !self.name_from_header(false) {
+                            return Flow::Reject {
+                                at: i,
+                                then: Resume::Text,
+                            };
+                        }
+                        self.st = St::Lead;
+                    }
+                }
                 St::Lead => {
                     let b = input[i];
                     if b.is_ascii_whitespace() {
@@ -390,6 +664,9 @@ impl Block for HarmonyCall {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
+        if self.st == St::Header && !self.name_from_header(true) {
+            return false;
+        }
         let end = cx.base;
         let local = match self.local {
             Some(l) => l,
@@ -418,46 +695,147 @@ impl Block for HarmonyCall {
 mod tests {
     use super::*;
 
-    fn kind(h: &[u8]) -> Option<(Kind, String)> {
-        match parse_header(h) {
-            Hdr::Full(x) => Some((x.kind, String::from_utf8_lossy(x.recipient).into_owned())),
+    /// The recipient of a call header, or the kind of another one.
+    fn read(h: &[u8], bare: bool) -> Option<Result<String, Kind>> {
+        match scan(h, bare, false) {
+            Scan::Call { to, .. } => Some(Ok(String::from_utf8_lossy(word_at(h, to)).into_owned())),
+            Scan::Other { kind, len } => {
+                assert_eq!(len, h.len());
+                Some(Err(kind))
+            }
             _ => None,
         }
+    }
+
+    fn call(r: &str) -> Option<Result<String, Kind>> {
+        Some(Ok(r.into()))
     }
 
     #[test]
     fn headers() {
         assert_eq!(
-            kind(b"<|channel|>analysis<|message|>"),
-            Some((Kind::Analysis, String::new()))
+            read(b"<|channel|>analysis<|message|>", false),
+            Some(Err(Kind::Analysis))
         );
         assert_eq!(
-            kind(b"<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"),
-            Some((Kind::Call, "functions.get_weather".into()))
+            read(b"<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>", false),
+            call("functions.get_weather")
         );
         assert_eq!(
-            kind(b"<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>"),
-            Some((Kind::Call, "functions.f".into()))
+            read(b"<|start|>assistant to=functions.f<|channel|>commentary<|constrain|>json<|message|>", false),
+            call("functions.f")
         );
         assert_eq!(
-            kind(b"<|start|>assistant<|channel|>final<|message|>"),
-            Some((Kind::Text, String::new()))
+            read(b"<|start|>assistant<|channel|>final<|message|>", false),
+            Some(Err(Kind::Text))
         );
         assert_eq!(
-            kind(b"<|start|>user<|message|>"),
-            Some((Kind::Text, String::new()))
+            read(b"<|start|>user<|message|>", false),
+            Some(Err(Kind::Text))
         );
         assert_eq!(
-            kind(b"<|start|>functions.get_weather to=assistant<|message|>"),
-            Some((Kind::Text, "assistant".into()))
+            read(
+                b"<|start|>functions.get_weather to=assistant<|message|>",
+                false
+            ),
+            Some(Err(Kind::Text))
+        );
+        assert_eq!(
+            read(
+                b"<|start|>assistant to=user<|channel|>analysis<|message|>",
+                false
+            ),
+            Some(Err(Kind::Analysis))
+        );
+        assert_eq!(
+            scan(b"<|start|>assistant<|chan", false, false),
+            Scan::Partial
+        );
+        assert_eq!(scan(b"<|start|>assistant<|foo|>", false, false), Scan::No);
+    }
+
+    #[test]
+    fn a_call_is_known_at_its_recipient() {
+        let h = b"<|start|>assistant<|channel|>commentary to=functions.get_weather";
+        let at = h.len() - "unctions.get_weather".len();
+        // `to=f` cannot be `user`, `all` or `assistant` any more.
+        for n in at..=h.len() {
+            assert_eq!(
+                scan(&h[..n], false, false),
+                Scan::Call {
+                    len: at,
+                    to: at - 1
+                }
+            );
+        }
+        for n in 0..at {
+            assert_eq!(scan(&h[..n], false, false), Scan::Partial, "{n}");
+        }
+        // `to=us` is a tool once it ends.
+        assert_eq!(
+            scan(b"<|start|>assistant to=us", false, false),
+            Scan::Partial
         );
         assert!(matches!(
-            parse_header(b"<|start|>assistant<|chan"),
-            Hdr::Partial
+            scan(b"<|start|>assistant to=us ", false, false),
+            Scan::Call { .. }
         ));
+        assert_eq!(
+            scan(b"<|start|>assistant to=assistant", false, false),
+            Scan::Partial
+        );
+        // Cut off by the end of the input.
         assert!(matches!(
-            parse_header(b"<|start|>assistant<|foo|>"),
-            Hdr::No
+            scan(b"<|start|>assistant to=us", false, true),
+            Scan::Call { .. }
         ));
+        assert_eq!(scan(b"<|start|>assistant to=user", false, true), Scan::No);
+    }
+
+    #[test]
+    fn bare_headers() {
+        assert_eq!(
+            read(b"analysis<|message|>", true),
+            Some(Err(Kind::Analysis))
+        );
+        assert_eq!(read(b"final<|message|>", true), Some(Err(Kind::Text)));
+        assert_eq!(read(b"assistant<|message|>", true), Some(Err(Kind::Text)));
+        assert_eq!(
+            read(b"assistant<|channel|>analysis<|message|>", true),
+            Some(Err(Kind::Analysis))
+        );
+        for h in [
+            &b"assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"[..],
+            b"assistant to=functions.get_weather<|channel|>commentary<|message|>",
+            b"assistant to=functions.get_weather abc<|channel|>analysis<|message|>",
+            b"commentary to=functions.get_weather <|constrain|>json<|message|>",
+            b"to=functions.get_weather<|channel|>analysis<|message|>",
+        ] {
+            assert_eq!(read(h, true), call("functions.get_weather"), "{:?}", String::from_utf8_lossy(h));
+        }
+        // Without `<|channel|>`, a bare `to=R` is not enough.
+        assert_eq!(scan(b"to=get_weather<|message|>{}", true, false), Scan::No);
+        assert_eq!(scan(b" to=user<|message|>", true, false), Scan::No);
+        assert_eq!(scan(b"to=user<|message|>Hi", true, false), Scan::No);
+        // Prose is decided within its first two words.
+        for p in [
+            &b"analysis shows that"[..],
+            b"final answer",
+            b"assistant told me",
+            b"commentary to=x and more words",
+            b"read<|message|>",
+            b"keep <|message|> literal",
+            b"assistants",
+            b"Analysis<|message|>",
+        ] {
+            assert_eq!(
+                scan(p, true, false),
+                Scan::No,
+                "{:?}",
+                String::from_utf8_lossy(p)
+            );
+        }
+        assert_eq!(scan(b"analy", true, false), Scan::Partial);
+        assert_eq!(scan(b"analysis to", true, false), Scan::Partial);
     }
 }

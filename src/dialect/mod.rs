@@ -36,8 +36,9 @@
 //! ([`crate::RepairKind::MissingCloseTag`]) before: a new parameter the schema
 //! declares and the call has not had (without a schema: one the call has not
 //! had, on a new line); the invoke's closing tag followed by the container's
-//! close, the next call or the end; the container's closing tag followed by
-//! the next call or the end. A `<tool_call>` / invoke opened inside a value is
+//! close, the next call or the end (a bare Qwen3-Coder `</function>`, which
+//! has no container, whatever follows); the container's closing tag followed
+//! by the next call or the end. A `<tool_call>` / invoke opened inside a value is
 //! a nested example up to its matching close. CDATA is content. Entities stay
 //! literal unless [`crate::Config::decode_entities`] is set.
 //!

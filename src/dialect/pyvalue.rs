@@ -42,6 +42,17 @@ pub(crate) enum Flavor {
 }
 
 /// The arguments JSON of one call, append-only, bounded by `max_args_bytes`.
+///
+/// **The cut.** Arguments that would pass the limit are cut at the last
+/// position of the JSON text, at most `max_args_bytes` bytes in, where
+/// closing what is open gives valid JSON without changing what was written:
+/// inside a string value (not inside an escape or a UTF-8 character), after
+/// a complete value, or after an opening bracket. That position depends on
+/// the JSON text alone, never on how the input was chunked, and so do the
+/// arguments. Bytes after the last such position are not handed out as
+/// deltas until a later one is known, so a cut never takes back a delta.
+/// The [`RepairKind::LimitExceeded`] repair is recorded at the input offset
+/// where the arguments began.
 #[derive(Debug)]
 pub(crate) struct Writer {
     pub out: Vec<u8>,
@@ -49,6 +60,14 @@ pub(crate) struct Writer {
     pub repairs: Vec<Repair>,
     max: usize,
     pub limited: bool,
+    /// Reads `out` as it grows.
+    scan: JsonPos,
+    /// The last position of `out` known to be a possible cut.
+    safe: usize,
+    /// After a cut: what closes `out`.
+    close: Vec<u8>,
+    /// The input offset of the first byte written.
+    first_at: Option<u64>,
 }
 
 impl Writer {
@@ -59,29 +78,73 @@ impl Writer {
             repairs: Vec::new(),
             max: limits.max_args_bytes,
             limited: false,
+            scan: JsonPos::default(),
+            safe: 0,
+            close: Vec::new(),
+            first_at: None,
         }
     }
 
     pub(crate) fn put(&mut self, b: &[u8], at: u64) {
-        if self.limited {
+        if self.limited || b.is_empty() {
             return;
         }
-        if self.out.len() + b.len() > self.max {
-            self.limited = true;
-            self.repair(RepairKind::LimitExceeded, at);
+        let first_at = *self.first_at.get_or_insert(at);
+        if self.out.len() + b.len() <= self.max {
+            for &x in b {
+                if self.scan.cut_before(x) {
+                    self.safe = self.scan.pos;
+                }
+                self.scan.step(x);
+            }
+            self.out.extend_from_slice(b);
             return;
         }
-        self.out.extend_from_slice(b);
+        // The last possible cut at most `max` bytes in: `b` reaches past
+        // the limit, so the byte after every candidate is known.
+        let room = self.max.saturating_sub(self.out.len());
+        let mut s = self.scan.clone();
+        let mut best = self.safe;
+        for &x in &b[..=room] {
+            if s.cut_before(x) {
+                best = s.pos;
+            }
+            s.step(x);
+        }
+        let state = if best >= self.out.len() {
+            let mut s = self.scan.clone();
+            for &x in &b[..best - self.out.len()] {
+                s.step(x);
+            }
+            self.out.extend_from_slice(&b[..best - self.out.len()]);
+            s
+        } else {
+            // Not handed out yet (`best >= self.safe >= self.emitted`).
+            self.out.truncate(best);
+            let mut s = JsonPos::default();
+            for &x in &self.out {
+                s.step(x);
+            }
+            s
+        };
+        self.close = state.closers();
+        self.limited = true;
+        self.repair(RepairKind::LimitExceeded, first_at);
     }
 
     pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
         self.repairs.push(Repair { kind, offset });
     }
 
-    /// The bytes written since the last call.
+    /// The bytes written since the last call that no cut can take back.
     pub(crate) fn take_delta(&mut self) -> Vec<u8> {
-        let d = self.out[self.emitted..].to_vec();
-        self.emitted = self.out.len();
+        let upto = if self.limited {
+            self.out.len()
+        } else {
+            self.safe.max(self.emitted)
+        };
+        let d = self.out[self.emitted..upto].to_vec();
+        self.emitted = upto;
         d
     }
 
@@ -101,7 +164,9 @@ impl Writer {
         truncated: bool,
     ) {
         let span = Span::new(end, end);
-        self.flush(cx, local, span);
+        let rest = self.out[self.emitted..].to_vec();
+        self.emitted = self.out.len();
+        cx.args(local, &rest, span);
         let fin = self.final_json();
         if fin.len() > self.out.len() && fin.starts_with(&self.out) {
             cx.args(local, &fin[self.out.len()..], span);
@@ -118,9 +183,17 @@ impl Writer {
         );
     }
 
-    /// The final arguments: `out` itself, or (after a limit cut it) `out`
-    /// closed by a repairer, which only appends.
+    /// The final arguments: `out` itself, `out` and its closers after a
+    /// limit cut it, or (never expected) `out` closed by a repairer.
     pub(crate) fn final_json(&self) -> Vec<u8> {
+        if self.limited {
+            if self.out.is_empty() {
+                return b"{}".to_vec();
+            }
+            let mut fin = self.out.clone();
+            fin.extend_from_slice(&self.close);
+            return fin;
+        }
         if serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
             && self.out.first() == Some(&b'{')
         {
@@ -139,6 +212,136 @@ impl Writer {
         } else {
             b"{}".to_vec()
         }
+    }
+}
+
+/// Where a JSON text read so far stands, byte by byte: enough to tell the
+/// positions where it can be cut and closed (see [`Writer`]).
+#[derive(Clone, Debug, Default)]
+struct JsonPos {
+    /// Open containers: `{` or `[`.
+    stack: Vec<u8>,
+    in_str: bool,
+    /// The open string is an object key.
+    key: bool,
+    /// Escape bytes still to come: 5 right after `\`, then 4..1 in `\uXXXX`.
+    esc: u8,
+    /// Inside a number or literal.
+    tok: bool,
+    expect: Expect2,
+    /// Bytes read.
+    pos: usize,
+}
+
+/// What a [`JsonPos`] outside strings and tokens expects next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Expect2 {
+    /// The top-level value, or a value after `:` or after `,` in an array.
+    #[default]
+    Value,
+    /// After `{`: a key or `}`.
+    KeyOrClose,
+    /// After `[`: a value or `]`.
+    ValueOrClose,
+    /// After `,` in an object.
+    Key,
+    /// After a key.
+    Colon,
+    /// After a complete value.
+    After,
+}
+
+impl JsonPos {
+    fn is_tok(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
+    }
+
+    fn step(&mut self, b: u8) {
+        self.pos += 1;
+        if self.in_str {
+            if self.esc == 5 {
+                self.esc = if b == b'u' { 4 } else { 0 };
+            } else if self.esc > 0 {
+                self.esc -= 1;
+            } else if b == b'\\' {
+                self.esc = 5;
+            } else if b == b'"' {
+                self.in_str = false;
+                self.expect = if self.key {
+                    Expect2::Colon
+                } else {
+                    Expect2::After
+                };
+            }
+            return;
+        }
+        if self.tok {
+            if Self::is_tok(b) {
+                return;
+            }
+            self.tok = false;
+            self.expect = Expect2::After;
+        }
+        match b {
+            b'"' => {
+                self.in_str = true;
+                self.key = matches!(self.expect, Expect2::KeyOrClose | Expect2::Key);
+            }
+            b'{' | b'[' => {
+                self.stack.push(b);
+                self.expect = if b == b'{' {
+                    Expect2::KeyOrClose
+                } else {
+                    Expect2::ValueOrClose
+                };
+            }
+            b'}' | b']' => {
+                self.stack.pop();
+                self.expect = Expect2::After;
+            }
+            b',' => {
+                self.expect = if self.stack.last() == Some(&b'{') {
+                    Expect2::Key
+                } else {
+                    Expect2::Value
+                };
+            }
+            b':' => self.expect = Expect2::Value,
+            b if b.is_ascii_whitespace() => {}
+            _ => self.tok = true,
+        }
+    }
+
+    /// Can the text be cut here, `next` being the byte that follows?
+    fn cut_before(&self, next: u8) -> bool {
+        if self.pos == 0 {
+            return true;
+        }
+        if self.in_str {
+            return !self.key && self.esc == 0 && next & 0xC0 != 0x80;
+        }
+        if self.tok {
+            return !Self::is_tok(next);
+        }
+        matches!(
+            self.expect,
+            Expect2::After | Expect2::KeyOrClose | Expect2::ValueOrClose
+        )
+    }
+
+    /// What closes the text cut here.
+    fn closers(&self) -> Vec<u8> {
+        let mut c = Vec::with_capacity(self.stack.len() + 1);
+        if self.in_str {
+            c.push(b'"');
+        }
+        c.extend(
+            self.stack
+                .iter()
+                .rev()
+                .map(|&b| if b == b'{' { b'}' } else { b']' }),
+        );
+        c
     }
 }
 
@@ -209,6 +412,11 @@ enum Leaf {
 #[derive(Debug)]
 pub(crate) struct ValueLexer {
     flavor: Flavor,
+    /// Gemma: a second string delimiter; the first one the value uses is
+    /// its delimiter from then on.
+    alt_delim: Option<&'static [u8]>,
+    /// A delimited (Gemma) string was read.
+    delim_seen: bool,
     stack: Vec<Cont>,
     expect: Expect,
     /// The value being read is a dict key (its JSON form must be a string).
@@ -583,6 +791,8 @@ impl ValueLexer {
     ) -> Self {
         ValueLexer {
             flavor,
+            alt_delim: None,
+            delim_seen: false,
             stack: Vec::new(),
             expect: Expect::Value,
             key: false,
@@ -611,6 +821,17 @@ impl ValueLexer {
     pub(crate) fn dict_top(mut self) -> Self {
         self.dict_top = true;
         self
+    }
+
+    /// Gemma: `alt` delimits strings too, until one of the two is used.
+    pub(crate) fn alt_delim(mut self, alt: &'static [u8]) -> Self {
+        self.alt_delim = Some(alt);
+        self
+    }
+
+    /// True once a delimited (Gemma) string began.
+    pub(crate) fn delim_seen(&self) -> bool {
+        self.delim_seen
     }
 
     /// A line break ends single-line strings and expressions.
@@ -850,11 +1071,26 @@ impl ValueLexer {
         self.key = key;
         // Lookahead first: it may need more bytes before anything is written.
         let gemma_delim = match self.flavor {
-            Flavor::Gemma { delim } if b == delim[0] => match match_lit(delim, &input[i..]) {
-                Match::Full(n) => Some(n),
-                Match::Partial => return Err(VStep::Partial(i)),
-                Match::No => None,
-            },
+            Flavor::Gemma { delim } if b == b'<' => {
+                let mut found = None;
+                for d in std::iter::once(delim).chain(self.alt_delim) {
+                    match match_lit(d, &input[i..]) {
+                        Match::Full(n) => {
+                            found = Some((d, n));
+                            break;
+                        }
+                        Match::Partial => return Err(VStep::Partial(i)),
+                        Match::No => {}
+                    }
+                }
+                found.map(|(d, n)| {
+                    // The first delimiter used is the value's.
+                    self.flavor = Flavor::Gemma { delim: d };
+                    self.alt_delim = None;
+                    self.delim_seen = true;
+                    n
+                })
+            }
             _ => None,
         };
         let quote_open = if gemma_delim.is_none() && (b == b'\'' || b == b'"') {

@@ -63,6 +63,30 @@ pub(crate) const EXAMPLES: &[Example] = &[
         "Need weather.",
         [("get_weather", r#"{"location": "SF"}"#)]
     ),
+    ex!(
+        "7 harmony without <|start|>",
+        Harmony,
+        r#"analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"location":"SF"}<|call|>"#,
+        "",
+        "Need weather.",
+        [("get_weather", r#"{"location": "SF"}"#)]
+    ),
+    ex!(
+        "7 harmony bare commentary",
+        Harmony,
+        r#"commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>"#,
+        "",
+        "",
+        [("get_weather", r#"{"city": "Paris"}"#)]
+    ),
+    ex!(
+        "7 harmony bare role",
+        Harmony,
+        r#"assistant<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{"city":"Paris"}<|call|>"#,
+        "",
+        "",
+        [("get_weather", r#"{"city": "Paris"}"#)]
+    ),
     ex!("7 harmony final", Harmony, "<|start|>assistant<|channel|>final<|message|>It is sunny.<|return|>", "It is sunny.", "", []),
     ex!("8a granite 3.0", Granite, r#"<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Boston"}}]"#, "", "", [("get_weather", r#"{"city": "Boston"}"#)]),
     ex!("8b granite 3.1", Hermes, r#"<tool_call>[{"name": "f", "arguments": {}}]"#, "", "", [("f", "{}")]),
@@ -74,6 +98,14 @@ pub(crate) const EXAMPLES: &[Example] = &[
         "10b functiongemma",
         FunctionGemma,
         "<start_function_call>call:get_weather{city:<escape>paris<escape>}<end_function_call>",
+        "",
+        "",
+        [("get_weather", r#"{"city": "paris"}"#)]
+    ),
+    ex!(
+        "10b functiongemma without its wrapper",
+        FunctionGemma,
+        "call:get_weather{city:<escape>paris<escape>}",
         "",
         "",
         [("get_weather", r#"{"city": "paris"}"#)]

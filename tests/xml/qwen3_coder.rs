@@ -106,6 +106,54 @@ fn bare_function_with_the_wrappers_close() {
     assert_eq!(p.text, "");
 }
 
+/// A bare call whose `</parameter>` is missing: `</function>` closes the
+/// value (a repair) and ends the call, whatever follows; the prose after it
+/// is text, at every split.
+#[test]
+fn bare_function_missing_parameter_close_then_prose() {
+    let input = "<function=get_weather>\n<parameter=location>\nParis\n</function>\nThe weather in Paris is mild </function> today.";
+    for cfg in [
+        auto(),
+        Config::default().with_dialects(vec![Dialect::Qwen3Coder]),
+        weather_tools(),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.calls.len(), 1);
+        assert_eq!(args(&p, 0), json!({"location": "Paris"}));
+        assert_eq!(kinds(&p, 0), [RepairKind::MissingCloseTag]);
+        assert!(!p.calls[0].truncated);
+        assert_eq!(p.text, "\nThe weather in Paris is mild </function> today.");
+        // The repair is recorded where `</function>` begins.
+        let at = input.find("</function>").unwrap() as u64;
+        assert_eq!(p.calls[0].repairs[0].offset, at);
+    }
+    // Several parameters, the last one unclosed; then another bare call.
+    let input = "Sure.\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=b>\ntwo words\n</function>\nthen\n<function=g>\n<parameter=c>\nx\n</parameter>\n</function>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(args(&p, 0), json!({"a": 1, "b": "two words"}));
+    assert_eq!(kinds(&p, 0), [RepairKind::MissingCloseTag]);
+    assert_eq!(args(&p, 1), json!({"c": "x"}));
+    assert!(p.calls[1].repairs.is_empty());
+    assert_eq!(p.text, "Sure.\n\nthen\n");
+    // Inside `<tool_call>` a `</function>` followed by prose stays content
+    // (the container's close decides), as before.
+    let input = "<tool_call>\n<function=write_file>\n<parameter=content>\nend with </function> and more\n</parameter>\n</function>\n</tool_call>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        args(&p, 0),
+        json!({"content": "end with </function> and more"})
+    );
+    // A nested example invoke inside a bare call's value is still content.
+    let input = "<function=w>\n<parameter=b>\n<function=inner>\n</function>\nz\n</parameter>\n</function>\nAfter.";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(
+        args(&p, 0),
+        json!({"b": "<function=inner>\n</function>\nz"})
+    );
+    assert_eq!(p.text, "\nAfter.");
+}
+
 #[test]
 fn names_with_spaces_and_quotes() {
     let p = check_all(

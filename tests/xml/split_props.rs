@@ -13,6 +13,7 @@ const EXAMPLES: &[(&str, &str, bool)] = &[
     ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=location>\nHangzhou\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>", false),
     ("qwen3_coder_bare", "Sure.\n<function=get_weather>\n<parameter=location>\nSF\n</parameter>\n</function>\nok", false),
     ("qwen3_coder_delims", "<tool_call>\n<function=write_file>\n<parameter=content>\ns = \"</parameter>\" < x && y\n<![CDATA[</function>]]>\n</parameter>\n</function>\n</tool_call>", true),
+    ("qwen3_coder_bare_missing_param_close", "<function=get_weather>\n<parameter=location>\nSF\n</function>\nIt is sunny </function> there.", false),
     ("qwen3_coder_truncated", "<tool_call>\n<function=get_weather>\n<parameter=location>\nHang", false),
     ("seed_oss", "<seed:think>hmm</seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n</function>\n</seed:tool_call>", false),
     ("xml_emulation", "<tool_call><name>get_weather</name><arguments><city>Paris</city><days>3</days></arguments></tool_call>", false),

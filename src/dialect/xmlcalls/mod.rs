@@ -43,7 +43,9 @@
 //!   when the value is followed by: a new parameter the schema declares and
 //!   the call has not had yet (without a schema: one the call has not had,
 //!   starting a line; GLM's `<arg_key>` always); the invoke's closing tag
-//!   followed by the container's close, the next invoke or the end; the
+//!   followed by the container's close, the next invoke or the end (in a
+//!   bare Qwen3-Coder call, which has no container, `</function>` whatever
+//!   follows it: the call ends there and the text after it is text); the
 //!   container's closing tag followed by the next call or the end.
 //! * **Nested calls**: a `<tool_call>` / invoke opening tag inside a value
 //!   opens a nested example; tags up to its matching close are content.
@@ -1467,6 +1469,13 @@ impl XmlCalls {
                 return Lt::Content(n);
             }
             match kind {
+                Kind::InvokeClose
+                    if self.container.is_none() && self.syn.family == Family::Qwen =>
+                {
+                    // A bare `<function=…>` has no container whose close
+                    // could follow: its `</function>` ends the call.
+                    return self.accept(kind, n, abs);
+                }
                 Kind::ParamClose | Kind::InvokeClose | Kind::ContainerClose => {
                     self.phase = Phase::Follow {
                         cand: kind,

@@ -1,0 +1,129 @@
+//! Property: with a small [`Limits::max_args_bytes`], a call whose
+//! arguments exceed it is cut at the same place (same arguments, same
+//! repairs) however the input is split, in every dialect family: pythonic,
+//! Gemma 4, FunctionGemma, JSON and XML. Every contract holds at every
+//! split, and the cut arguments are valid JSON no longer than the limit
+//! (plus the closers that complete them).
+
+mod common;
+
+use common::{check_contracts, run_split, summary};
+use proptest::prelude::*;
+use toolstream::{Config, Dialect, Limits, RepairKind};
+
+const LIMIT: usize = 64;
+
+/// (dialect, input): arguments well past 64 bytes, with strings holding
+/// escapes, quotes and multi-byte characters at various places, numbers,
+/// nested structures, and text after the call.
+const INPUTS: &[(Dialect, &str)] = &[
+    (Dialect::Pythonic, "[get_weather(city='Paris, \"the\" city of light é日本', days=12345678, opts={'a': [1, 2.5, True, None], 'b': 'x\\ny'}, tail='zzzzzzzzzzzzzzzzzzzzzz')]\nAfter."),
+    (Dialect::Pythonic, "[f(a=1111111111, b=2222222222, c=3333333333, d=4444444444, e=5555555555, f=6666666666, g=7777777777)]"),
+    (Dialect::Pythonic, "[f(s='\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x0b\\x0c\\x0e\\x0f\\x10\\x11\\x12\\x13'), g(n=1)]"),
+    (Dialect::Gemma4, "<|tool_call>call:get_weather{location:<|\"|>Paris, \"the\" city é日本 of light and more<|\"|>,days:12345678,opts:{a:[1,2.5,true,null],b:<|\"|>x\ny<|\"|>}}<tool_call|>After."),
+    (Dialect::Gemma4, "<|tool_call>call:f{a:1111111111,b:2222222222,c:3333333333,d:4444444444,e:5555555555,f:6666666666}<tool_call|>"),
+    (Dialect::FunctionGemma, "<start_function_call>call:get_weather{city:<escape>Paris \\ \"quoted\" 日本語のテキスト and a long tail of text<escape>,n:42}<end_function_call>After."),
+    (Dialect::FunctionGemma, "call:get_weather{city:<escape>Paris \"quoted\" 日本語のテキスト and a long tail of text here<escape>,n:42}\nAfter."),
+    (Dialect::Json, "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris \\\"the\\\" city é日本 \\u00e9 of light\", \"days\": 12345678, \"opts\": {\"a\": [1, 2.5, true, null]}}}\nAfter."),
+    (Dialect::Hermes, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1111111111, \"b\": 2222222222, \"c\": 3333333333, \"d\": 4444444444, \"e\": 5555555555}}\n</tool_call>After."),
+    (Dialect::Qwen3Coder, "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis \"the\" city é日本 of light and more text\n</parameter>\n<parameter=days>\n12345678\n</parameter>\n</function>\n</tool_call>After."),
+    (Dialect::MiniMaxM2, "<minimax:tool_call>\n<invoke name=\"bash\">\n<parameter name=\"command\">echo \"日本語\" && ls -la /some/very/long/path/that/goes/on</parameter>\n</invoke>\n</minimax:tool_call>"),
+];
+
+fn cfg(d: Dialect, auto: bool) -> Config {
+    let c = Config::default().with_limits(Limits {
+        max_args_bytes: LIMIT,
+        ..Limits::default()
+    });
+    if auto {
+        c
+    } else {
+        c.with_dialects(vec![d])
+    }
+}
+
+/// The whole input is cut, and sanely.
+#[test]
+fn every_input_is_cut() {
+    for &(d, input) in INPUTS {
+        for auto in [false, true] {
+            let ev = run_split(input.as_bytes(), &[], &cfg(d, auto));
+            check_contracts(input.as_bytes(), &ev);
+            let (_, _, calls) = summary(&ev);
+            let c = calls
+                .iter()
+                .find(|c| {
+                    c.repairs
+                        .iter()
+                        .any(|r| r.kind == RepairKind::LimitExceeded)
+                })
+                .unwrap_or_else(|| panic!("{d} (auto {auto}): no call was cut: {calls:?}"));
+            assert!(c.truncated, "{d}: a cut call is truncated");
+            let v: serde_json::Value = serde_json::from_str(&c.arguments).unwrap();
+            assert!(v.is_object());
+            assert!(
+                c.arguments.len() <= LIMIT + 16,
+                "{d}: {} bytes: {}",
+                c.arguments.len(),
+                c.arguments
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_cut_does_not_depend_on_chunking(
+        which in 0usize..1000,
+        auto in any::<bool>(),
+        cuts in prop::collection::vec(0usize..10_000, 0..24),
+    ) {
+        let (d, input) = INPUTS[which % INPUTS.len()];
+        let input = input.as_bytes();
+        let cfg = cfg(d, auto);
+        let whole = run_split(input, &[], &cfg);
+        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        let events = run_split(input, &splits, &cfg);
+        check_contracts(input, &events);
+        prop_assert_eq!(summary(&events), summary(&whole), "{} splits {:?}", d, splits);
+    }
+
+    /// Every byte-by-byte run agrees too (the hardest split).
+    #[test]
+    fn one_byte_chunks_agree(which in 0usize..1000, auto in any::<bool>()) {
+        let (d, input) = INPUTS[which % INPUTS.len()];
+        let input = input.as_bytes();
+        let cfg = cfg(d, auto);
+        let whole = run_split(input, &[], &cfg);
+        let splits: Vec<usize> = (1..input.len()).collect();
+        let events = run_split(input, &splits, &cfg);
+        check_contracts(input, &events);
+        prop_assert_eq!(summary(&events), summary(&whole), "{}", d);
+    }
+}
+
+/// The pythonic and Gemma cut keeps whole values and characters: the
+/// arguments are a prefix of the uncut ones, closed.
+#[test]
+fn the_cut_keeps_whole_tokens() {
+    let input = "[f(a=1111111111, b=2222222222, c=3333333333, d=4444444444, e=5555555555, f=6666666666, g=7777777777)]";
+    let ev = run_split(input.as_bytes(), &[], &cfg(Dialect::Pythonic, false));
+    let (_, _, calls) = summary(&ev);
+    assert_eq!(
+        calls[0].arguments,
+        r#"{"a": 1111111111, "b": 2222222222, "c": 3333333333}"#
+    );
+    let input =
+        "call:f{s:<escape>日本語のテキストです。日本語のテキストです。日本語のテキスト<escape>}";
+    let ev = run_split(input.as_bytes(), &[], &cfg(Dialect::FunctionGemma, false));
+    let (_, _, calls) = summary(&ev);
+    let a = &calls[0].arguments;
+    assert!(
+        a.len() <= LIMIT + 2 && a.starts_with(r#"{"s": "日本語"#) && a.ends_with("\"}"),
+        "{a}"
+    );
+}
