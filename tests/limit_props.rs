@@ -127,3 +127,43 @@ fn the_cut_keeps_whole_tokens() {
         "{a}"
     );
 }
+
+/// An XML value cut by the limit ends on a character boundary: no
+/// `invalid_utf8` repair, the value is the input's text up to the cut, and
+/// the text after the call starts on a whole character — at every split.
+#[test]
+fn xml_limit_cut_never_splits_a_character() {
+    // The 3-byte characters put the limit byte inside one of them for some
+    // prefix length; try every alignment.
+    for pad in 0..4 {
+        let value = format!("{}{}", "a".repeat(pad), "日本語のテキスト".repeat(8));
+        let input = format!(
+            "<tool_call>\n<function=write>\n<parameter=text>\n{value}\n</parameter>\n</function>\n</tool_call>After."
+        );
+        let cfg = cfg(Dialect::Qwen3Coder, true);
+        let parsed = common::check_all(input.as_bytes(), &cfg);
+        let call = &parsed.calls[0];
+        assert!(
+            call.repairs
+                .iter()
+                .any(|r| r.kind == RepairKind::LimitExceeded),
+            "{call:?}"
+        );
+        assert!(
+            !call
+                .repairs
+                .iter()
+                .any(|r| r.kind == RepairKind::InvalidUtf8),
+            "pad {pad}: {call:?}"
+        );
+        let args = call.arguments_value().expect("valid JSON");
+        let text = args["text"].as_str().expect("a string value");
+        assert!(value.starts_with(text), "pad {pad}: {text:?}");
+        assert!(!text.is_empty());
+        assert!(
+            !parsed.text.contains('\u{FFFD}'),
+            "pad {pad}: {:?}",
+            parsed.text
+        );
+    }
+}

@@ -68,8 +68,9 @@
 //! resumes on it. At the end of the input every open value, parameter and
 //! invoke is closed; a call whose invoke was not closed is `truncated`.
 //! Arguments are cut when the call's input reaches
-//! [`crate::Limits::max_args_bytes`] (at that exact byte, so the result does
-//! not depend on chunking).
+//! [`crate::Limits::max_args_bytes`]: at that byte, or inside a value at the
+//! end of the character that byte belongs to (never inside a UTF-8
+//! character), so the result depends on the input alone, not on chunking.
 
 pub(crate) mod value;
 
@@ -1298,8 +1299,12 @@ impl XmlCalls {
                     };
                     let body = rest.len() - keep;
                     if body > room {
-                        self.push(&rest[..room], cx.abs(i), true);
-                        return Step::Out(self.limit(cx, i + room));
+                        let Some(k) = char_end(rest, room) else {
+                            self.push(&rest[..room], cx.abs(i), true);
+                            return Step::Out(Flow::Partial(i + room));
+                        };
+                        self.push(&rest[..k], cx.abs(i), true);
+                        return Step::Out(self.limit(cx, i + k));
                     }
                     self.push(&rest[..body], cx.abs(i), true);
                     if keep > 0 {
@@ -1319,8 +1324,12 @@ impl XmlCalls {
         };
         let room = cut.saturating_sub(cx.abs(i)) as usize;
         if p > room {
-            self.push(&rest[..room], cx.abs(i), false);
-            return Step::Out(self.limit(cx, i + room));
+            let Some(k) = char_end(rest, room) else {
+                self.push(&rest[..room], cx.abs(i), false);
+                return Step::Out(Flow::Partial(i + room));
+            };
+            self.push(&rest[..k], cx.abs(i), false);
+            return Step::Out(self.limit(cx, i + k));
         }
         self.push(&rest[..p], cx.abs(i), false);
         if p == rest.len() {
@@ -1332,8 +1341,12 @@ impl XmlCalls {
             Lt::Content(n) => {
                 if cx.abs(at + n) > cut {
                     let room = cut.saturating_sub(cx.abs(at)) as usize;
-                    self.push(&input[at..at + room], cx.abs(at), false);
-                    return Step::Out(self.limit(cx, at + room));
+                    let Some(k) = char_end(&input[at..], room) else {
+                        self.push(&input[at..at + room], cx.abs(at), false);
+                        return Step::Out(Flow::Partial(at + room));
+                    };
+                    self.push(&input[at..at + k], cx.abs(at), false);
+                    return Step::Out(self.limit(cx, at + k));
                 }
                 self.push(&input[at..at + n], cx.abs(at), false);
                 Step::At(at + n)
@@ -1735,4 +1748,18 @@ impl super::Block for XmlBlock {
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         self.0.finish(cx)
     }
+}
+
+/// The limit cut inside a value: the first character boundary at or after
+/// `room` in `rest` (a limit never splits a UTF-8 character, so the value
+/// stays valid and the text after the call starts on a character). The
+/// cut depends only on the input bytes: `None` when the bytes that decide
+/// it have not arrived yet.
+fn char_end(rest: &[u8], room: usize) -> Option<usize> {
+    let mut k = room;
+    // At most three continuation bytes follow a lead byte.
+    while k < rest.len() && k < room + 3 && rest[k] & 0xC0 == 0x80 {
+        k += 1;
+    }
+    (k < rest.len() || k == room + 3).then_some(k)
 }
