@@ -18,7 +18,10 @@ use crate::error::ToolsError;
 /// released as text with a [`crate::DiagnosticKind::LimitExceeded`] diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Maximum nesting depth of a JSON value (default 128).
+    /// Maximum nesting depth of a JSON value (default 100: below
+    /// serde_json's default recursion limit of 128, with room for the
+    /// levels a call's envelope and a `{"value": …}` wrapping add, so the
+    /// final arguments always parse with `serde_json::from_str`).
     pub max_depth: usize,
     /// Maximum size of one call's arguments JSON, in bytes (default 16 MiB).
     pub max_args_bytes: usize,
@@ -40,7 +43,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_depth: 128,
+            max_depth: 100,
             max_args_bytes: 16 << 20,
             max_held_bytes: 1 << 20,
             max_token_bytes: 64 << 10,

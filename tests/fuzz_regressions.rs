@@ -179,3 +179,27 @@ fn content_split_2() {
 fn sse_1() {
     regression("sse-1");
 }
+
+/// 136 `(` then `"@a":\xb2.6e-e,}`: the repairer turns each `(` into `[`
+/// and closes them all; nested past serde_json's recursion limit (128), the
+/// output "is not JSON" for serde_json.
+#[test]
+fn json_repair_1() {
+    regression("json_repair-1");
+}
+
+/// Auto mode, 7-byte chunks: text with multi-byte characters, then a
+/// `<tool_>c\ll{"name": …, "arguments"@[ge(_weather-city=~…` soup with
+/// invalid UTF-8 and repeated fragments: "calls differ whole vs split".
+#[test]
+fn content_split_3() {
+    regression("content_split-3");
+}
+
+/// Pythonic dialect, byte by byte: `[f(a=True, b=[THFalse\0a < b and
+/// <tool_call> is not JSON \xb4\xb4, c=None, …)]` then invalid bytes:
+/// "calls differ whole vs split".
+#[test]
+fn pythonic_2() {
+    regression("pythonic-2");
+}

@@ -1627,7 +1627,9 @@ impl ValueLexer {
         w: &mut Writer,
     ) -> Result<usize, VStep> {
         let mut run = Vec::new();
-        let at0 = self.abs(i);
+        // Blanks held from the previous chunk come first in `run`: they sit
+        // right before this input.
+        let at0 = self.abs(i).saturating_sub(self.ws.len() as u64);
         let mut result = Ok(input.len());
         while i < input.len() {
             let b = input[i];
