@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the git-ignored fuzz/corpus/<target>/ from the committed seeds,
-# corpus/handmade/* and ../shared/captures (when present).
+# corpus/handmade/*, the real model outputs of corpus/real and corpus/streams,
+# and ../shared/captures (when present).
 #
 # Every corpus file gets the header the target reads (see fuzz/src/lib.rs):
 #   content_split, pythonic, json_repair: split header, then the input
@@ -28,6 +29,37 @@ for f in "$here"/seeds/content/* "$root"/corpus/handmade/*; do
         put $t "$b.c7" '\x86' "$f"
     done
     n=$((n + 1))
+done
+# The project's real model outputs (corpus/real/*.jsonl): each entry's text,
+# whole and in 7-byte chunks, for both content targets.
+if command -v python3 >/dev/null; then
+    python3 - "$root/corpus/real" "$out" <<'PY'
+import json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+for t in ("content_split", "pythonic"):
+    os.makedirs(os.path.join(out, t), exist_ok=True)
+k = 0
+for name in sorted(os.listdir(src)):
+    if not name.endswith(".jsonl"):
+        continue
+    for line in open(os.path.join(src, name), encoding="utf-8"):
+        e = json.loads(line)
+        text = e["text"].encode("utf-8")
+        for t in ("content_split", "pythonic"):
+            for tag, head in (("whole", b"\x00"), ("c7", b"\x86")):
+                with open(os.path.join(out, t, f"real_{e['id']}.{tag}"), "wb") as f:
+                    f.write(head + text)
+        k += 1
+print(f"seed.sh: {k} real corpus entries")
+PY
+fi
+# Real llama.cpp-server SSE recordings (corpus/streams) for the stream targets.
+for f in "$root"/corpus/streams/*.sse; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f")
+    put provider "real_$b.auto" '\x07\x00' "$f"
+    put provider "real_$b.reparse.c5" '\x08\x84' "$f"
+    put sse "real_$b.c3" '\x00\x82' "$f"
 done
 for f in "$here"/seeds/pythonic/*; do
     b=$(basename "$f")
