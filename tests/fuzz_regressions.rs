@@ -203,3 +203,20 @@ fn content_split_3() {
 fn pythonic_2() {
     regression("pythonic-2");
 }
+
+/// Byte by byte (whole too): `<|python_tag|>{"name": "f", "parameters":
+/// {"a": 1}}; {"name": "g", "parameters": {}}d ` — the input ends while the
+/// wrapper waits to see whether `d ` starts another value: "tiling spans do
+/// not cover the input" (the last two bytes were in no event).
+#[test]
+fn content_split_4() {
+    regression("content_split-4");
+}
+
+/// Byte by byte: `[f(a\\\0rue, c=None, d={'e'\x8d ''', b''@```…`: an empty
+/// string with a prefix (`b''`) left the prefix token open, so the bytes
+/// after it were written raw into the arguments: "deltas do not add up".
+#[test]
+fn pythonic_3() {
+    regression("pythonic-3");
+}

@@ -1216,8 +1216,9 @@ impl ValueLexer {
             w.repair(RepairKind::SingleQuotes, at);
         }
         if n == 2 {
-            // `''`
+            // `''` (also after a prefix, `b''`: the prefix token is over).
             self.end_content(w, at);
+            self.leaf = Leaf::None;
             self.value_done();
             return i + 2;
         }

@@ -104,7 +104,17 @@ impl Wrap {
     /// Ends the calls of the current body; the last ends at `end`.
     fn end_body(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
         match std::mem::replace(&mut self.body, Body::None) {
-            Body::None => {}
+            Body::None => {
+                // Between values (after `; `, or before bytes that may
+                // start another one): the last JSON value's calls end with
+                // the block, so its span reaches the block's end.
+                if let Some((mut p, _)) = self.prev_json.take() {
+                    if !p.is_closed() {
+                        p.close(cx, false);
+                    }
+                    p.end_all(cx, end, extra);
+                }
+            }
             Body::Json(mut j) => {
                 if !j.is_closed() {
                     j.close(cx, false);
@@ -297,10 +307,12 @@ impl Block for Wrap {
                         // A JSON value's calls end only when the next value
                         // starts a call (or with the block): a next value that
                         // holds no call then stays inside their span.
+                        // Deciding what the next value is may need more
+                        // input (`Flow::Partial`), so the calls stay open
+                        // until `begin` knows, or until the block ends.
                         match std::mem::replace(&mut self.body, Body::None) {
-                            Body::Json(j) if b == b'{' || b == b'[' => {
-                                self.prev_json = Some((j, at));
-                            }
+                            Body::Json(j) => self.prev_json = Some((j, at)),
+                            Body::None => {}
                             other => {
                                 self.body = other;
                                 self.end_body(cx, at, Vec::new());
