@@ -7,7 +7,7 @@ use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
-use crate::scan::{ByteFinder, Match, Pattern};
+use crate::scan::{ByteFinder, Match, Pattern, ScanState};
 
 /// What the parser is in the middle of.
 enum Mode {
@@ -57,6 +57,9 @@ pub struct Parser {
     /// Trigger indices by first byte.
     by_first: Vec<Vec<u16>>,
     finder: ByteFinder,
+    /// The finder's cached hits in the buffer being processed: kept across
+    /// the texts between blocks, so no trigger byte is searched for twice.
+    scan: ScanState,
     /// Absolute offset of `carry[0]` (the first byte not yet processed).
     offset: u64,
     /// Bytes received but not processed yet (a partial trigger or tag).
@@ -116,6 +119,7 @@ impl Parser {
             triggers,
             by_first,
             finder,
+            scan: ScanState::default(),
             offset: 0,
             carry: BytesMut::new(),
             mode,
@@ -219,6 +223,7 @@ impl Parser {
     }
 
     fn process(&mut self, data: Bytes, out: &mut Vec<Event>) {
+        self.scan.reset();
         let mut i = 0;
         while i < data.len() {
             let step = match self.mode {
@@ -279,10 +284,9 @@ impl Parser {
                 return self.enter(t, data, i, n, out);
             }
         }
-        let mut cursor = self.finder.cursor();
         let mut from = i;
         loop {
-            let Some(p) = cursor.find(data, from) else {
+            let Some(p) = self.finder.find(&mut self.scan, data, from) else {
                 // Release everything but an unfinished UTF-8 character.
                 let cut = utf8_cut(data, i);
                 self.push_text(data, i, cut, out);
