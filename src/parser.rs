@@ -147,13 +147,14 @@ impl Parser {
         if chunk.is_empty() {
             return;
         }
-        let data = if self.carry.is_empty() {
-            Bytes::copy_from_slice(chunk)
+        if self.carry.is_empty() {
+            // Copied only if an event shares it (text), not for call bytes.
+            self.process(&Data::borrowed(chunk), out);
         } else {
             self.carry.extend_from_slice(chunk);
-            self.carry.split().freeze()
-        };
-        self.process(data, out);
+            let data = self.carry.split().freeze();
+            self.process(&Data::owned(&data), out);
+        }
     }
 
     /// Feeds the next chunk without copying it: `Text` and `Thinking` events
@@ -168,7 +169,7 @@ impl Parser {
             self.carry.extend_from_slice(&chunk);
             self.carry.split().freeze()
         };
-        self.process(data, out);
+        self.process(&Data::owned(&data), out);
     }
 
     /// Ends the stream: flushes held-back bytes and closes any open call (with
@@ -222,15 +223,15 @@ impl Parser {
         *self = Parser::new(next_cfg);
     }
 
-    fn process(&mut self, data: Bytes, out: &mut Vec<Event>) {
+    fn process(&mut self, data: &Data<'_>, out: &mut Vec<Event>) {
         self.scan.reset();
         let mut i = 0;
         while i < data.len() {
             let step = match self.mode {
-                Mode::Text => self.text(&data, i, out),
-                Mode::Reasoning { .. } => self.reasoning(&data, i, out),
-                Mode::FenceText => self.fence_text(&data, i, out),
-                Mode::Block(_) => self.block(&data, i, out),
+                Mode::Text => self.text(data, i, out),
+                Mode::Reasoning { .. } => self.reasoning(data, i, out),
+                Mode::FenceText => self.fence_text(data, i, out),
+                Mode::Block(_) => self.block(data, i, out),
             };
             match step {
                 Next::At(n) => i = n,
@@ -249,7 +250,7 @@ impl Parser {
         self.offset + i as u64
     }
 
-    fn push_text(&self, data: &Bytes, from: usize, to: usize, out: &mut Vec<Event>) {
+    fn push_text(&self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
         if to > from {
             out.push(Event::Text {
                 text: data.slice(from..to),
@@ -259,7 +260,7 @@ impl Parser {
     }
 
     /// Text mode: release text up to the next trigger, then enter it.
-    fn text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn text(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         if self.bol {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
@@ -328,7 +329,14 @@ impl Parser {
         }
     }
 
-    fn enter(&mut self, t: usize, data: &Bytes, p: usize, n: usize, out: &mut Vec<Event>) -> Next {
+    fn enter(
+        &mut self,
+        t: usize,
+        data: &Data<'_>,
+        p: usize,
+        n: usize,
+        out: &mut Vec<Event>,
+    ) -> Next {
         match self.triggers[t].action {
             Action::Markup => {
                 out.push(Event::Markup {
@@ -362,7 +370,7 @@ impl Parser {
         }
     }
 
-    fn reasoning(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn reasoning(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         let Mode::Reasoning { close, span_start } = self.mode else {
             return Next::At(i);
         };
@@ -396,7 +404,7 @@ impl Parser {
         Next::Carry(safe)
     }
 
-    fn fence_text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn fence_text(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         let rest = &data[i..];
         if let Some(k) = memchr::memmem::find(rest, b"```") {
             let end = i + k + 3;
@@ -416,7 +424,7 @@ impl Parser {
         Next::Carry(safe)
     }
 
-    fn block(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn block(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         let Mode::Block(block) = &mut self.mode else {
             return Next::At(i);
         };
@@ -493,7 +501,14 @@ impl Parser {
     }
 
     /// The current block is not a call: its bytes up to `to` become text.
-    fn reject(&mut self, data: &Bytes, from: usize, to: usize, then: Resume, out: &mut Vec<Event>) {
+    fn reject(
+        &mut self,
+        data: &Data<'_>,
+        from: usize,
+        to: usize,
+        then: Resume,
+        out: &mut Vec<Event>,
+    ) {
         self.em.reject();
         out.append(&mut self.em.pending);
         let text = if self.held.is_empty() {
@@ -513,6 +528,43 @@ impl Parser {
             Resume::Text => Mode::Text,
             Resume::FenceText => Mode::FenceText,
         };
+    }
+}
+
+/// The bytes of one feed: a [`Bytes`] is made of them (one copy) only when
+/// an event shares them, so chunks read by a call block are never copied whole.
+struct Data<'a> {
+    raw: &'a [u8],
+    shared: std::cell::OnceCell<Bytes>,
+}
+
+impl<'a> Data<'a> {
+    fn borrowed(raw: &'a [u8]) -> Self {
+        Data {
+            raw,
+            shared: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn owned(bytes: &'a Bytes) -> Self {
+        Data {
+            raw: bytes,
+            shared: std::cell::OnceCell::from(bytes.clone()),
+        }
+    }
+
+    /// A shared slice of the bytes.
+    fn slice(&self, range: std::ops::Range<usize>) -> Bytes {
+        self.shared
+            .get_or_init(|| Bytes::copy_from_slice(self.raw))
+            .slice(range)
+    }
+}
+
+impl std::ops::Deref for Data<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.raw
     }
 }
 
