@@ -456,7 +456,7 @@ impl Repairer {
         }
         let mut i = 0;
         while i < input.len() {
-            if self.fast_ready() && sink.opaque() {
+            if self.fast_ready(i == 0) && sink.opaque() {
                 let n = self.fast(&input[i..], sink);
                 if n > 0 {
                     i += n;

@@ -530,3 +530,34 @@ mod fast_props {
         }
     }
 }
+
+#[test]
+fn fast_path_resumes_units_cut_by_chunks() {
+    // A chunk ending inside a key, after a key's quote, before its colon,
+    // inside a number or literal, after a string value's closing quote (with
+    // blanks): the next chunk's fast path completes the unit the slow path
+    // began, with the slow path's output and repairs, at every split.
+    for doc in [
+        "{\"k\": {\"label\"  :  \"item\"  ,  \"n\": -12.5e3 , \"t\": true, \"f\": false}}",
+        "{\"k\": [{\"a\\\"b\\u00e9\": null}, 123, \"x\"\n, 0]}",
+        "{\"k\": {\"a\": 1, \"b\" 2, \"c\": tru, \"d\": 12x, \"e\": \"q\" \"r\"}}",
+        "{\"k\": {\"a\": True, \"b\": 1.}, \"x\": [\"s\"  <y>]}",
+    ] {
+        same_as_slow_everywhere(doc.as_bytes());
+    }
+    // Many small chunks of a large valid document: unchanged.
+    let items: Vec<String> = (0..200)
+        .map(|k| format!("{{\"id\": {k}, \"label\": \"item {k}\", \"ok\": true, \"x\": -{k}.5}}"))
+        .collect();
+    let doc = format!("{{\"items\": [{}], \"note\": \"batch\"}}", items.join(", "));
+    for chunk in [1, 3, 4, 7] {
+        let mut r = Repairer::new();
+        let mut out = Vec::new();
+        for c in doc.as_bytes().chunks(chunk) {
+            r.feed(c, &mut out);
+        }
+        r.finish(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), doc);
+        assert!(r.repairs().is_empty());
+    }
+}

@@ -27,19 +27,131 @@ use super::{Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex, PLAIN};
 
 impl Repairer {
     /// True when the fast path may start in the current state: inside a
-    /// container, in a plain structural position or inside a double-quoted
-    /// string value with nothing pending.
+    /// container, in a plain structural position, inside a double-quoted
+    /// string value with nothing pending, or holding a unit the slow path
+    /// began that the fast path can complete (see [`Repairer::resume`]).
+    ///
+    /// Resuming is only tried at the start of a chunk (`resume`): a unit the
+    /// slow path took over within a chunk stays with it, so no byte is
+    /// scanned again and again.
     #[inline]
-    pub(super) fn fast_ready(&self) -> bool {
+    pub(super) fn fast_ready(&self, resume: bool) -> bool {
         if self.stack.is_empty() || self.lt_once || self.utf8_len != 0 {
             return false;
         }
         match self.lex {
-            Lex::None => matches!(self.pos, Pos::Value | Pos::ObjKey | Pos::AfterValue),
+            Lex::None => match self.pos {
+                Pos::Value | Pos::ObjKey | Pos::AfterValue => true,
+                Pos::AfterKey => resume,
+                Pos::Done => false,
+            },
             Lex::Str(s) => {
-                s.quote == Quote::Double && !s.key && s.esc == Esc::None && !s.quote_pending
+                s.quote == Quote::Double
+                    && s.esc == Esc::None
+                    && (resume || !(s.key || s.quote_pending))
             }
+            Lex::Bare(t) => resume && !t.key && !t.streaming && !t.ws_pending,
             _ => false,
+        }
+    }
+
+    /// Completes a unit the slow path began (a chunk ended inside it) when
+    /// the input finishes it as plain valid JSON: a key (in its string,
+    /// after its quote, or before its colon), the blanks after a string
+    /// value's closing quote, a number or literal. Writes what the slow path
+    /// held and returns the input bytes that complete the unit (they are
+    /// written by the caller); None leaves everything to the slow path.
+    #[inline(never)]
+    fn resume<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> Option<usize> {
+        let n = input.len();
+        let max_token = self.max_token;
+        // The input blanks then `want` at the end of the unit.
+        let ws_then = |from: usize, want: &[u8]| {
+            let j = skip_ws(input, from);
+            (j < n && want.contains(&input[j])).then_some(j)
+        };
+        match self.lex {
+            Lex::None if self.pos == Pos::AfterKey => {
+                // `"key"` (and blanks) held: blanks, then the colon.
+                let j = ws_then(0, b":")?;
+                if self.key.len() + j > max_token {
+                    return None;
+                }
+                self.flush_comma(sink);
+                sink.write(&self.key);
+                self.key.clear();
+                self.key_len = 0;
+                self.pos = Pos::Value;
+                Some(j + 1)
+            }
+            Lex::Str(s) if s.key => {
+                if self.key_truncated {
+                    return None;
+                }
+                let close = if s.quote_pending {
+                    0
+                } else {
+                    let k = str_body(input, 0);
+                    if k == n || input[k] != b'"' {
+                        return None;
+                    }
+                    k + 1
+                };
+                let j = ws_then(close, b":")?;
+                // The key, its quote, the blanks: within the token limit.
+                if self.key.len() + self.quote_ws.len() + j + 1 > max_token {
+                    return None;
+                }
+                self.flush_comma(sink);
+                sink.write(&self.key);
+                if s.quote_pending {
+                    sink.write(b"\"");
+                    sink.write(&self.quote_ws);
+                    self.quote_ws.clear();
+                }
+                self.key.clear();
+                self.key_len = 0;
+                self.lex = Lex::None;
+                self.pos = Pos::Value;
+                Some(j + 1)
+            }
+            Lex::Str(s) if s.quote_pending => {
+                // A string value's closing quote: it ends if `,` `}` `]` follows.
+                let j = ws_then(0, b",}]")?;
+                sink.write(b"\"");
+                sink.write(&self.quote_ws);
+                self.quote_ws.clear();
+                self.lex = Lex::None;
+                self.pos = Pos::AfterValue;
+                Some(j)
+            }
+            Lex::Bare(_) => {
+                // A number or literal: complete at a byte that ends it.
+                if !self.tok_ws.is_empty() {
+                    return None;
+                }
+                let j = input.iter().position(|&c| {
+                    matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                })?;
+                let held = self.tok.len();
+                if held + j > max_token {
+                    return None;
+                }
+                self.tok.extend_from_slice(&input[..j]);
+                let ok = matches!(&self.tok[..], b"true" | b"false" | b"null")
+                    || number_len(&self.tok) == Some(self.tok.len());
+                self.tok.truncate(held);
+                if !ok {
+                    return None;
+                }
+                self.flush_comma(sink);
+                sink.write(&self.tok);
+                self.tok.clear();
+                self.lex = Lex::None;
+                self.pos = Pos::AfterValue;
+                Some(j)
+            }
+            _ => Some(0),
         }
     }
 
@@ -48,6 +160,19 @@ impl Repairer {
     /// is for the slow path. Call only when [`Repairer::fast_ready`] and the
     /// sink is [`Sink::opaque`].
     pub(super) fn fast<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> usize {
+        let held_unit = match self.lex {
+            Lex::None => self.pos == Pos::AfterKey,
+            Lex::Str(s) => s.key || s.quote_pending,
+            _ => true,
+        };
+        let resumed = if held_unit {
+            match self.resume(input, sink) {
+                Some(n) => n,
+                None => return 0,
+            }
+        } else {
+            0
+        };
         let n = input.len();
         let floor = self.stack.len();
         let max_token = self.max_token;
@@ -58,9 +183,9 @@ impl Repairer {
         let mut comma = held_comma;
         // Blanks a comma may still hold (the slow path keeps at most `max_token`).
         let mut comma_room = max_token.saturating_sub(self.comma_ws.len());
-        let mut i = 0;
+        let mut i = resumed;
         // The last commit point and the state there.
-        let mut commit = 0;
+        let mut commit = resumed;
         let mut c_pos = pos;
         let mut c_in_str = in_str;
         macro_rules! commit {
