@@ -285,9 +285,10 @@ impl Parser {
                 return self.enter(t, data, i, n, out);
             }
         }
+        let bytes: &[u8] = data;
         let mut from = i;
         loop {
-            let Some(p) = self.finder.find(&mut self.scan, data, from) else {
+            let Some(p) = self.finder.find(&mut self.scan, bytes, from) else {
                 // Release everything but an unfinished UTF-8 character.
                 let cut = utf8_cut(data, i);
                 self.push_text(data, i, cut, out);
@@ -297,10 +298,10 @@ impl Parser {
                     Next::Carry(cut)
                 };
             };
-            let at = &data[p..];
+            let at = &bytes[p..];
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
-            for &t in &self.by_first[data[p] as usize] {
+            for &t in &self.by_first[bytes[p] as usize] {
                 match self.triggers[t as usize].pattern.matches(at) {
                     Match::Full(n) => {
                         if full.is_none() {
