@@ -441,6 +441,22 @@ impl Sink for CallRouter {
         }
     }
 
+    /// Inside the arguments of the current call, where only their writer
+    /// listens (and it needs no marks there).
+    fn opaque(&self) -> bool {
+        match self.calls.last() {
+            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque(),
+            _ => false,
+        }
+    }
+
+    fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
+        self.depth += opened;
+        if let Some(c) = self.current() {
+            c.args.write_opaque(bytes, opened);
+        }
+    }
+
     fn mark(&mut self, mark: Mark<'_>, offset: u64) {
         let depth_before = self.depth;
         match mark {
@@ -539,6 +555,9 @@ pub(crate) struct ArgsWriter {
     limits: Limits,
     /// `max_args_bytes` was reached: nothing more is written.
     pub limited: bool,
+    /// The arguments came through a nested repairer (stringified JSON), whose
+    /// output may have been cut by its own limits.
+    stringified: bool,
 }
 
 #[derive(Debug)]
@@ -554,6 +573,12 @@ impl Sink for ArgsWriter {
     }
     fn mark(&mut self, mark: Mark<'_>, _offset: u64) {
         ArgsWriter::mark(self, mark);
+    }
+    fn opaque(&self) -> bool {
+        ArgsWriter::opaque(self)
+    }
+    fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
+        ArgsWriter::write_opaque(self, bytes, opened);
     }
 }
 
@@ -571,7 +596,27 @@ impl ArgsWriter {
             repairs: Vec::new(),
             limits: limits.clone(),
             limited: false,
+            stringified: false,
         }
+    }
+
+    /// True when what is inside the innermost open container is passed
+    /// through unchanged and needs no marks (see [`Sink::opaque`]): the
+    /// writer only counts containers there and looks at the one that closes
+    /// the arguments (or the inner object of double-wrapped ones).
+    pub(crate) fn opaque(&self) -> bool {
+        match self.mode {
+            ArgsMode::Pass | ArgsMode::Wrap => self.depth >= 1,
+            ArgsMode::Unwrap => self.depth >= 2,
+            _ => false,
+        }
+    }
+
+    /// Bytes of a run inside the innermost open container (see [`Sink::write_opaque`]).
+    pub(crate) fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
+        debug_assert!(self.opaque());
+        self.depth += opened;
+        self.write(bytes);
     }
 
     /// True once the arguments value has begun.
@@ -585,6 +630,7 @@ impl ArgsWriter {
         self.out.clear();
         self.out.extend_from_slice(json);
         self.limited = false;
+        self.stringified = false;
         self.mode = ArgsMode::Done;
     }
 
@@ -792,6 +838,7 @@ impl ArgsWriter {
                         let text = std::mem::take(&mut self.text);
                         nested_feed(&mut nested, &text);
                         self.nested = Some(nested);
+                        self.stringified = true;
                         self.mode = ArgsMode::Stringified;
                         self.pull_nested();
                     }
@@ -875,6 +922,20 @@ impl ArgsWriter {
     /// Makes `out` valid after a limit cut it: nothing more is appended, so the
     /// final arguments fall back to what can be closed. Returns the final JSON.
     pub(crate) fn final_json(&self) -> Vec<u8> {
+        if self.mode == ArgsMode::Done
+            && !self.limited
+            && !self.stringified
+            && self.out.first() == Some(&b'{')
+        {
+            // Complete and never cut: the repairer's output (or JSON that was
+            // checked when it was set) is valid by construction.
+            debug_assert!(
+                serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok(),
+                "{:?}",
+                String::from_utf8_lossy(&self.out)
+            );
+            return self.out.clone();
+        }
         if serde_json::from_slice::<serde::de::IgnoredAny>(&self.out)
             .map(|_| self.out.first() == Some(&b'{'))
             .unwrap_or(false)
@@ -1030,6 +1091,93 @@ mod tests {
             one(r#"{"name": "f", "arguments": {"a": "x", "b": {"c": [1]}}}"#).1,
             r#"{"a": "x", "b": {"c": [1]}}"#
         );
+    }
+
+    /// Delegates to a sink but never takes bulk runs: the slow path reads everything.
+    struct NoFast<'a, S>(&'a mut S);
+
+    impl<S: Sink> Sink for NoFast<'_, S> {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.write(bytes);
+        }
+        fn mark(&mut self, mark: Mark<'_>, offset: u64) {
+            self.0.mark(mark, offset);
+        }
+        fn halted(&self) -> bool {
+            self.0.halted()
+        }
+    }
+
+    /// What a router found, to compare the fast and slow paths.
+    fn summary(input: &[u8], cut: usize, fast: bool, limits: &Limits) -> Vec<String> {
+        let mut r = Repairer::with_limits(limits);
+        let mut router = CallRouter::new(limits);
+        let mut out = Vec::new();
+        let mut deltas = Vec::new();
+        for part in [&input[..cut], &input[cut..]] {
+            let p = if fast {
+                r.feed(part, &mut router)
+            } else {
+                r.feed(part, &mut NoFast(&mut router))
+            };
+            out.push(format!("{p:?}"));
+            for c in &mut router.calls {
+                deltas.push(String::from_utf8_lossy(c.args.take_delta()).into_owned());
+            }
+            if p.status != Status::NeedMore {
+                break;
+            }
+        }
+        r.finish(&mut router);
+        out.push(format!("{:?}", r.take_repairs()));
+        for c in &mut router.calls {
+            let rep = c.finish_args(0);
+            out.push(format!(
+                "{:?} {:?} {} {:?} {:?} {}",
+                c.name,
+                c.id,
+                String::from_utf8_lossy(&c.args.final_json()),
+                rep,
+                c.args.repairs,
+                c.closed
+            ));
+        }
+        out.push(deltas.concat());
+        out
+    }
+
+    #[test]
+    fn fast_path_routes_like_the_slow_path() {
+        let small = Limits {
+            max_args_bytes: 24,
+            max_depth: 5,
+            ..Limits::default()
+        };
+        for input in [
+            r#"{"name": "f", "arguments": {"a": [1, {"b": "x\"y"}], "c": null}}"#,
+            r#"[{"name": "a", "arguments": {"x": [1, 2]}}, {"name": "b", "arguments": {"y": {"z": "é"}}}]"#,
+            r#"{"tool_calls": [{"name": "a", "arguments": {"x": {"y": [true]}}}, {"name": "b", "arguments": {}}]}"#,
+            r#"{"name": "f", "arguments": {"arguments": {"a": {"b": 1}}, "x": [2]}}"#,
+            r#"{"type": "function", "function": {"name": "f", "arguments": {"a": [[1], {"b": 2}]}}}"#,
+            r#"{"name": "f", "arguments": "{\"a\": [1, {\"b\": 2}]}"}"#,
+            r#"{"name": "f", "arguments": [1, {"a": 2}, [3]]}"#,
+            r#"{"arguments": {"a": {"name": "x"}, "b": [1]}, "name": "f"}"#,
+            r#"{"name": "f", "arguments": {"a": {"b": [1, 2,], c: 'd'}, "e": [1 2]}}"#,
+            r#"{"name": "f", "arguments": {"a": {"b": [1, {"c": "d"#,
+            r#"{"name": "f", "arguments": {"long": {"k": "a string longer than the args limit"}}}"#,
+        ] {
+            let input = input.as_bytes();
+            for limits in [Limits::default(), small.clone()] {
+                for cut in 0..=input.len() {
+                    assert_eq!(
+                        summary(input, cut, true, &limits),
+                        summary(input, cut, false, &limits),
+                        "{} cut at {cut}",
+                        String::from_utf8_lossy(input)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
-use crate::scan::{ByteFinder, Match, Pattern};
+use crate::scan::{ByteFinder, Match, Pattern, ScanState};
 
 /// What the parser is in the middle of.
 enum Mode {
@@ -57,6 +57,9 @@ pub struct Parser {
     /// Trigger indices by first byte.
     by_first: Vec<Vec<u16>>,
     finder: ByteFinder,
+    /// The finder's cached hits in the buffer being processed: kept across
+    /// the texts between blocks, so no trigger byte is searched for twice.
+    scan: ScanState,
     /// Absolute offset of `carry[0]` (the first byte not yet processed).
     offset: u64,
     /// Bytes received but not processed yet (a partial trigger or tag).
@@ -116,6 +119,7 @@ impl Parser {
             triggers,
             by_first,
             finder,
+            scan: ScanState::default(),
             offset: 0,
             carry: BytesMut::new(),
             mode,
@@ -143,13 +147,14 @@ impl Parser {
         if chunk.is_empty() {
             return;
         }
-        let data = if self.carry.is_empty() {
-            Bytes::copy_from_slice(chunk)
+        if self.carry.is_empty() {
+            // Copied only if an event shares it (text), not for call bytes.
+            self.process(&Data::borrowed(chunk), out);
         } else {
             self.carry.extend_from_slice(chunk);
-            self.carry.split().freeze()
-        };
-        self.process(data, out);
+            let data = self.carry.split().freeze();
+            self.process(&Data::owned(&data), out);
+        }
     }
 
     /// Feeds the next chunk without copying it: `Text` and `Thinking` events
@@ -164,7 +169,7 @@ impl Parser {
             self.carry.extend_from_slice(&chunk);
             self.carry.split().freeze()
         };
-        self.process(data, out);
+        self.process(&Data::owned(&data), out);
     }
 
     /// Ends the stream: flushes held-back bytes and closes any open call (with
@@ -218,14 +223,15 @@ impl Parser {
         *self = Parser::new(next_cfg);
     }
 
-    fn process(&mut self, data: Bytes, out: &mut Vec<Event>) {
+    fn process(&mut self, data: &Data<'_>, out: &mut Vec<Event>) {
+        self.scan.reset();
         let mut i = 0;
         while i < data.len() {
             let step = match self.mode {
-                Mode::Text => self.text(&data, i, out),
-                Mode::Reasoning { .. } => self.reasoning(&data, i, out),
-                Mode::FenceText => self.fence_text(&data, i, out),
-                Mode::Block(_) => self.block(&data, i, out),
+                Mode::Text => self.text(data, i, out),
+                Mode::Reasoning { .. } => self.reasoning(data, i, out),
+                Mode::FenceText => self.fence_text(data, i, out),
+                Mode::Block(_) => self.block(data, i, out),
             };
             match step {
                 Next::At(n) => i = n,
@@ -244,7 +250,7 @@ impl Parser {
         self.offset + i as u64
     }
 
-    fn push_text(&self, data: &Bytes, from: usize, to: usize, out: &mut Vec<Event>) {
+    fn push_text(&self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
         if to > from {
             out.push(Event::Text {
                 text: data.slice(from..to),
@@ -254,7 +260,7 @@ impl Parser {
     }
 
     /// Text mode: release text up to the next trigger, then enter it.
-    fn text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn text(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         if self.bol {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
@@ -279,10 +285,10 @@ impl Parser {
                 return self.enter(t, data, i, n, out);
             }
         }
-        let mut cursor = self.finder.cursor();
+        let bytes: &[u8] = data;
         let mut from = i;
         loop {
-            let Some(p) = cursor.find(data, from) else {
+            let Some(p) = self.finder.find(&mut self.scan, bytes, from) else {
                 // Release everything but an unfinished UTF-8 character.
                 let cut = utf8_cut(data, i);
                 self.push_text(data, i, cut, out);
@@ -292,10 +298,10 @@ impl Parser {
                     Next::Carry(cut)
                 };
             };
-            let at = &data[p..];
+            let at = &bytes[p..];
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
-            for &t in &self.by_first[data[p] as usize] {
+            for &t in &self.by_first[bytes[p] as usize] {
                 match self.triggers[t as usize].pattern.matches(at) {
                     Match::Full(n) => {
                         if full.is_none() {
@@ -324,7 +330,14 @@ impl Parser {
         }
     }
 
-    fn enter(&mut self, t: usize, data: &Bytes, p: usize, n: usize, out: &mut Vec<Event>) -> Next {
+    fn enter(
+        &mut self,
+        t: usize,
+        data: &Data<'_>,
+        p: usize,
+        n: usize,
+        out: &mut Vec<Event>,
+    ) -> Next {
         match self.triggers[t].action {
             Action::Markup => {
                 out.push(Event::Markup {
@@ -358,7 +371,7 @@ impl Parser {
         }
     }
 
-    fn reasoning(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn reasoning(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         let Mode::Reasoning { close, span_start } = self.mode else {
             return Next::At(i);
         };
@@ -392,7 +405,7 @@ impl Parser {
         Next::Carry(safe)
     }
 
-    fn fence_text(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn fence_text(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         let rest = &data[i..];
         if let Some(k) = memchr::memmem::find(rest, b"```") {
             let end = i + k + 3;
@@ -412,7 +425,7 @@ impl Parser {
         Next::Carry(safe)
     }
 
-    fn block(&mut self, data: &Bytes, i: usize, out: &mut Vec<Event>) -> Next {
+    fn block(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
         let Mode::Block(block) = &mut self.mode else {
             return Next::At(i);
         };
@@ -489,7 +502,14 @@ impl Parser {
     }
 
     /// The current block is not a call: its bytes up to `to` become text.
-    fn reject(&mut self, data: &Bytes, from: usize, to: usize, then: Resume, out: &mut Vec<Event>) {
+    fn reject(
+        &mut self,
+        data: &Data<'_>,
+        from: usize,
+        to: usize,
+        then: Resume,
+        out: &mut Vec<Event>,
+    ) {
         self.em.reject();
         out.append(&mut self.em.pending);
         let text = if self.held.is_empty() {
@@ -509,6 +529,43 @@ impl Parser {
             Resume::Text => Mode::Text,
             Resume::FenceText => Mode::FenceText,
         };
+    }
+}
+
+/// The bytes of one feed: a [`Bytes`] is made of them (one copy) only when
+/// an event shares them, so chunks read by a call block are never copied whole.
+struct Data<'a> {
+    raw: &'a [u8],
+    shared: std::cell::OnceCell<Bytes>,
+}
+
+impl<'a> Data<'a> {
+    fn borrowed(raw: &'a [u8]) -> Self {
+        Data {
+            raw,
+            shared: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn owned(bytes: &'a Bytes) -> Self {
+        Data {
+            raw: bytes,
+            shared: std::cell::OnceCell::from(bytes.clone()),
+        }
+    }
+
+    /// A shared slice of the bytes.
+    fn slice(&self, range: std::ops::Range<usize>) -> Bytes {
+        self.shared
+            .get_or_init(|| Bytes::copy_from_slice(self.raw))
+            .slice(range)
+    }
+}
+
+impl std::ops::Deref for Data<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.raw
     }
 }
 

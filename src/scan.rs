@@ -124,43 +124,28 @@ impl ByteFinder {
         }
     }
 
-    /// A cursor that yields candidate positions of one buffer in order.
-    pub(crate) fn cursor(&self) -> Cursor<'_> {
-        Cursor {
-            finder: self,
-            next: [None; MAX_GROUPS],
-            valid_from: [usize::MAX; MAX_GROUPS],
-        }
-    }
-}
-
-/// Candidate search state over one buffer: each group's next hit is cached,
-/// so each group scans each byte at most once.
-pub(crate) struct Cursor<'f> {
-    finder: &'f ByteFinder,
-    next: [Option<usize>; MAX_GROUPS],
-    valid_from: [usize; MAX_GROUPS],
-}
-
-impl Cursor<'_> {
-    /// First position ≥ `from` holding one of the finder's bytes.
-    pub(crate) fn find(&mut self, hay: &[u8], from: usize) -> Option<usize> {
+    /// First position ≥ `from` of `hay` holding one of the finder's bytes.
+    /// `state` caches each group's next hit: keep it for every search of
+    /// the same buffer ([`ScanState::reset`] for a new one), so that each
+    /// group scans each byte at most once however many searches there are.
+    pub(crate) fn find(&self, state: &mut ScanState, hay: &[u8], from: usize) -> Option<usize> {
         if from >= hay.len() {
             return None;
         }
-        let groups = &self.finder.groups;
+        let groups = &self.groups;
         if groups.len() > MAX_GROUPS {
-            let t = &self.finder.table;
+            let t = &self.table;
             return hay[from..]
                 .iter()
                 .position(|&b| t[b as usize])
                 .map(|p| p + from);
         }
+        state.used = true;
         let mut best: Option<usize> = None;
         for (g, bytes) in groups.iter().enumerate() {
-            let cached_ok = self.valid_from[g] != usize::MAX
-                && self.valid_from[g] <= from
-                && self.next[g].is_none_or(|p| p >= from);
+            let cached_ok = state.valid_from[g] != usize::MAX
+                && state.valid_from[g] <= from
+                && state.next[g].is_none_or(|p| p >= from);
             if !cached_ok {
                 let rest = &hay[from..];
                 let hit = match bytes.len() {
@@ -168,14 +153,43 @@ impl Cursor<'_> {
                     2 => memchr::memchr2(bytes[0], bytes[1], rest),
                     _ => memchr::memchr3(bytes[0], bytes[1], bytes[2], rest),
                 };
-                self.next[g] = hit.map(|p| p + from);
-                self.valid_from[g] = from;
+                state.next[g] = hit.map(|p| p + from);
+                state.valid_from[g] = from;
             }
-            if let Some(p) = self.next[g] {
+            if let Some(p) = state.next[g] {
                 best = Some(best.map_or(p, |b: usize| b.min(p)));
             }
         }
         best
+    }
+}
+
+/// Candidate search state over one buffer: each group's next hit (or that
+/// it has none) from some position on.
+#[derive(Clone, Debug)]
+pub(crate) struct ScanState {
+    next: [Option<usize>; MAX_GROUPS],
+    valid_from: [usize; MAX_GROUPS],
+    /// Something is cached.
+    used: bool,
+}
+
+impl Default for ScanState {
+    fn default() -> Self {
+        ScanState {
+            next: [None; MAX_GROUPS],
+            valid_from: [usize::MAX; MAX_GROUPS],
+            used: false,
+        }
+    }
+}
+
+impl ScanState {
+    /// Forgets the cached hits: the next search is of another buffer.
+    pub(crate) fn reset(&mut self) {
+        if self.used {
+            *self = ScanState::default();
+        }
     }
 }
 
@@ -187,14 +201,37 @@ mod tests {
     fn finds_in_order() {
         let f = ByteFinder::new(b"<{[`");
         let hay = b"ab<cd{ef[gh`ij";
-        let mut c = f.cursor();
+        let mut st = ScanState::default();
         let mut found = Vec::new();
         let mut from = 0;
-        while let Some(p) = c.find(hay, from) {
+        while let Some(p) = f.find(&mut st, hay, from) {
             found.push(p);
             from = p + 1;
         }
         assert_eq!(found, vec![2, 5, 8, 11]);
+    }
+
+    #[test]
+    fn cached_state_agrees_with_a_plain_scan() {
+        // One state for many searches of one buffer, skipping ahead by
+        // various steps (as the parser does between blocks).
+        let bytes = b"<{[`|\xe2\xef\x01\x02\x03\x04\x05\x06";
+        let f = ByteFinder::new(bytes);
+        let mut hay = vec![b'a'; 5000];
+        for (i, at) in [3usize, 300, 301, 900, 2500, 4999].into_iter().enumerate() {
+            hay[at] = bytes[i % bytes.len()];
+        }
+        let naive = |from: usize| (from..hay.len()).find(|&i| bytes.contains(&hay[i]));
+        for step in [1usize, 7, 250, 1000] {
+            let mut st = ScanState::default();
+            let mut from = 0;
+            while from < hay.len() {
+                assert_eq!(f.find(&mut st, &hay, from), naive(from), "from {from}");
+                from += step;
+            }
+            st.reset();
+            assert_eq!(f.find(&mut st, b"xx{", 0), Some(2));
+        }
     }
 
     #[test]

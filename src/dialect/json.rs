@@ -313,9 +313,8 @@ impl JsonCalls {
                 self.locals[k] = Some(local);
             }
             if let (Some(local), false) = (self.locals[k], self.ended[k]) {
-                let c = &mut self.router.calls[k];
-                let d = c.args.take_delta().to_vec();
-                cx.args(local, &d, span);
+                let d = self.router.calls[k].args.take_delta();
+                cx.args(local, d, span);
             }
         }
         while self.settled < n
@@ -368,9 +367,8 @@ impl JsonCalls {
             }
         }
         // Deltas so far, then whatever closing the arguments needs.
-        let pending = c.args.take_delta().to_vec();
         let span = Span::new(end, end);
-        cx.args(local, &pending, span);
+        cx.args(local, c.args.take_delta(), span);
         let final_json = c.args.final_json();
         if final_json.len() > c.args.out.len() && final_json.starts_with(&c.args.out) {
             let tail = final_json[c.args.out.len()..].to_vec();

@@ -35,6 +35,8 @@
 use crate::config::Limits;
 use crate::event::{Repair, RepairKind};
 
+mod fast;
+
 /// The kind of a JSON value, as announced by [`Mark::Begin`] and [`Mark::End`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueKind {
@@ -74,11 +76,29 @@ pub trait Sink {
     fn halted(&self) -> bool {
         false
     }
+    /// True when the sink needs no marks for what is inside the innermost
+    /// open container (until that container closes): the repairer may then
+    /// write runs of such content with [`Sink::write_opaque`], unmarked.
+    /// Asked when the repairer is in a plain state; the default is false.
+    fn opaque(&self) -> bool {
+        false
+    }
+    /// Output bytes written while [`Sink::opaque`]: valid JSON text inside the
+    /// innermost open container, whose marks are not reported. The run leaves
+    /// `opened` more containers open than before it (it never closes the
+    /// container that was innermost when it began).
+    fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
+        let _ = opened;
+        self.write(bytes);
+    }
 }
 
 impl Sink for Vec<u8> {
     fn write(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+    fn opaque(&self) -> bool {
+        true
     }
 }
 
@@ -436,6 +456,14 @@ impl Repairer {
         }
         let mut i = 0;
         while i < input.len() {
+            if self.fast_ready(i == 0) && sink.opaque() {
+                let n = self.fast(&input[i..], sink);
+                if n > 0 {
+                    i += n;
+                    self.offset += n as u64;
+                    continue;
+                }
+            }
             let step = match self.lex {
                 Lex::Str(s) => self.lex_string(s, &input[i..], sink),
                 Lex::Bare(b) => self.lex_bare(b, &input[i..], sink),

@@ -268,3 +268,296 @@ fn multibyte_characters_split_across_chunks() {
         assert!(!whole.repairs.iter().any(|r| r.kind == K::InvalidUtf8));
     }
 }
+
+// ----- the fast path (runs of valid JSON) against the slow path ---------------
+
+/// A sink that never takes bulk runs: the repairer reads every byte on its
+/// slow path. Marks are recorded to compare them.
+#[derive(Default)]
+struct Slow {
+    out: Vec<u8>,
+}
+
+impl Sink for Slow {
+    fn write(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+}
+
+/// Feeds `input` cut at `cuts` to a repairer writing to `sink`; returns the
+/// (consumed, status) of every feed and the repairs.
+fn feed_cuts<S: Sink>(
+    input: &[u8],
+    cuts: &[usize],
+    stop_on_lt: bool,
+    sink: &mut S,
+) -> (Vec<(usize, Status)>, Vec<crate::event::Repair>, bool) {
+    let mut r = Repairer::new().stop_on_lt(stop_on_lt);
+    let mut steps = Vec::new();
+    let mut last = 0;
+    for &c in cuts.iter().chain(std::iter::once(&input.len())) {
+        let c = c.min(input.len());
+        if c <= last {
+            continue;
+        }
+        let p = r.feed(&input[last..c], sink);
+        steps.push((p.consumed, p.status));
+        last = c;
+        if p.status != Status::NeedMore {
+            break;
+        }
+    }
+    let truncated = r.finish(sink);
+    (steps, r.take_repairs(), truncated)
+}
+
+/// The fast path (taken with a `Vec<u8>` sink) gives the same output,
+/// repairs and progress as the slow path, for these cuts.
+fn same_as_slow(input: &[u8], cuts: &[usize]) {
+    for stop_on_lt in [false, true] {
+        let mut fast = Vec::new();
+        let f = feed_cuts(input, cuts, stop_on_lt, &mut fast);
+        let mut slow = Slow::default();
+        let s = feed_cuts(input, cuts, stop_on_lt, &mut slow);
+        assert_eq!(
+            String::from_utf8_lossy(&fast),
+            String::from_utf8_lossy(&slow.out),
+            "output of {:?} cut at {cuts:?}",
+            String::from_utf8_lossy(input)
+        );
+        assert_eq!(
+            f,
+            s,
+            "progress/repairs of {:?} cut at {cuts:?}",
+            String::from_utf8_lossy(input)
+        );
+    }
+}
+
+/// [`same_as_slow`] whole, at every split point, every pair of split points
+/// (short inputs) and in 1-byte chunks.
+fn same_as_slow_everywhere(input: &[u8]) {
+    same_as_slow(input, &[]);
+    for a in 1..input.len() {
+        same_as_slow(input, &[a]);
+        if input.len() <= 40 {
+            for b in a + 1..input.len() {
+                same_as_slow(input, &[a, b]);
+            }
+        }
+    }
+    let ones: Vec<usize> = (1..input.len()).collect();
+    same_as_slow(input, &ones);
+}
+
+#[test]
+fn fast_path_valid_runs_are_copied_whole() {
+    // A valid document comes out byte for byte, whatever the chunks.
+    let doc = r#"{"items": [{"id": 0, "label": "item 0-0", "ok": true}, {"id": -1.5e3, "label": "x\"y\\z\u00e9\ud83d\ude00", "ok": false, "n": null}], "note": "batch", "e": {}, "a": [], "u": "日本 😀"}"#;
+    assert_eq!(fixed(doc), doc);
+    same_as_slow_everywhere(doc.as_bytes());
+    let pretty = "{\n  \"a\" : [ 1 ,\n 2 ]\t,\r\n  \"b\" :{ } }";
+    assert_eq!(fixed(pretty), pretty);
+    same_as_slow_everywhere(pretty.as_bytes());
+}
+
+#[test]
+fn fast_path_boundaries() {
+    // Chunks ending inside a string, an escape, a \u escape, a surrogate
+    // pair, a number, a literal, a UTF-8 character, after a comma, after a
+    // key, after a closing quote: every split of each.
+    for doc in [
+        r#"{"k": ["abcdef", "gh"]}"#,
+        r#"{"k": ["a\"b\\c\/d\ne"]}"#,
+        r#"{"k": ["\u00e9\u20AC", 1]}"#,
+        r#"{"k": ["\ud83d\ude00x"]}"#,
+        r#"{"k": [123456, -0.25e-7, 0]}"#,
+        r#"{"k": [true, false, null]}"#,
+        "{\"k\": [\"é日😀\", \"\u{2028}\"]}",
+        "{\"k\": [1 , 2\n,3\t]}",
+        "{\"k\": {\"a\" :1, \"b\"\n:\"x\" , \"c\": [ ] }}",
+    ] {
+        same_as_slow_everywhere(doc.as_bytes());
+        assert_eq!(fixed(doc), doc);
+    }
+}
+
+#[test]
+fn fast_path_then_repair_mid_run() {
+    // Valid runs broken by something to repair: the fast path stops before
+    // it, the slow path repairs, the fast path resumes.
+    for doc in [
+        r#"{"k": ["ab\dc", "x"]}"#,                // invalid escape
+        r#"{"k": ["a\u12", "x"]}"#,                // cut-off \u escape
+        r#"{"k": ["\ud83dx", 1]}"#,                // lone high surrogate
+        r#"{"k": ["\ude00", 1]}"#,                 // lone low surrogate
+        "{\"k\": [\"a\u{1}b\nc\", 1]}",            // control characters
+        r#"{"k": ["say "hi" now", 1]}"#,           // unescaped quotes
+        r#"{"k": [1, 2,], "j": {"a": 1,}}"#,       // trailing commas
+        r#"{"k": [1 2], "j": {"a": 1 "b": 2}}"#,   // missing commas
+        r#"{"k": [01, 1., .5, -, +1, 1e, 0x1F]}"#, // bad numbers
+        r#"{"k": [True, None, nul, truex, NaN]}"#, // literals
+        r#"{"k": [abc def, 'single', “smart”]}"#,  // unquoted, other quotes
+        r#"{"k": {a: 1, "b" 2, "c":: 3, "d": }}"#, // keys and colons
+        r#"{"k": [1, /* c */ 2, // d
+3, # e
+4]}"#,
+        r#"{"k": [{"a": 1]], "x": (1, 2)}"#, // mismatched closers, tuples
+        r#"{"k": {{"a": 1}}, "z": [1]]}"#,   // stray opener, redundant closer
+        r#"{"k": [1, <x>, "<y>"], "m": 2 <z>}"#, // `<` in and out of strings
+        "{\"k\": [\"a\"\n\"b\", \"c\"   \n  ]}", // quote after a line break
+        r#"{"k": "ab"#,                      // cut off
+        r#"{"k": [1, {"a": "b", "c"#,
+        "{\"k\": [\"\u{a0}x\", \u{a0}1, \u{feff}2]}", // exotic blanks
+    ] {
+        same_as_slow_everywhere(doc.as_bytes());
+        let r = check(doc);
+        assert!(!r.repairs.is_empty(), "{doc}");
+    }
+    // Invalid UTF-8 inside a string: a stray continuation byte, a cut-off
+    // sequence before ASCII, an overlong form.
+    for doc in [
+        &b"{\"k\": [\"a\xffb\", 1]}"[..],
+        b"{\"k\": [\"a\xe6\x97x\", 1]}",
+        b"{\"k\": [\"\xc0\xafz\", \"\xe6\x97\xa5\"]}",
+    ] {
+        same_as_slow_everywhere(doc);
+        assert!(!repair(doc).unwrap().repairs.is_empty());
+    }
+}
+
+#[test]
+fn fast_path_limits() {
+    // Keys, blanks and numbers longer than the token limit, and depth limits,
+    // are left to the slow path.
+    let limits = crate::Limits {
+        max_token_bytes: 16,
+        max_depth: 4,
+        ..crate::Limits::default()
+    };
+    for doc in [
+        r#"{"k": {"a_very_long_key_name": 1, "b": 2}}"#.to_string(),
+        format!("{{\"k\": [1,{}2, 3]}}", " ".repeat(40)),
+        r#"{"k": [123456789012345678901234567890, 1]}"#.to_string(),
+        r#"{"k": [[[[[[1]]]]], 2]}"#.to_string(),
+        format!("{{\"k\": {{\"a\"{}: 1}}}}", " ".repeat(20)),
+    ] {
+        let input = doc.as_bytes();
+        for split in 0..input.len() {
+            let cuts = [split];
+            let run = |fast: bool| {
+                let mut r = Repairer::with_limits(&limits);
+                let mut v = Vec::new();
+                let mut s = Slow::default();
+                let mut st = Vec::new();
+                for part in [&input[..split], &input[split..]] {
+                    let p = if fast {
+                        r.feed(part, &mut v)
+                    } else {
+                        r.feed(part, &mut s)
+                    };
+                    st.push(p);
+                    if p.status != Status::NeedMore {
+                        break;
+                    }
+                }
+                if fast {
+                    r.finish(&mut v);
+                } else {
+                    r.finish(&mut s);
+                    v = s.out;
+                }
+                (v, st, r.take_repairs())
+            };
+            assert_eq!(run(true), run(false), "{doc} cut at {cuts:?}");
+        }
+    }
+}
+
+mod fast_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of JSON, valid and not, that make the paths meet.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "{", "}", "[", "]", ",", ":", " ", "\n", "\"", "\"k\": ", "\"abc\"", "\\", "\\u",
+            "\\ud83d", "\\ude00", "\\n", "00e9", "12", "-3.5e2", "0", ".", "e", "true", "nul", "l",
+            "None", "'", "x", "é", "\u{e2}", "日", "<", "<x>", "/", "*", "#", "\u{1}", "(", ")",
+            "=", "“", "\u{a0}", "\t",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn fast_path_matches_slow_path(
+            head in prop::sample::select(vec!["{\"a\": [", "[", "{\"k\": {", "{\"s\": \""]),
+            pieces in prop::collection::vec(piece(), 0..40),
+            cuts in prop::collection::vec(0usize..200, 0..6),
+        ) {
+            let mut input = head.as_bytes().to_vec();
+            for p in pieces {
+                input.extend_from_slice(p.as_bytes());
+            }
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            same_as_slow(&input, &cuts);
+        }
+
+        #[test]
+        fn fast_path_matches_slow_path_on_mutated_json(
+            doc in prop::sample::select(vec![
+                r#"{"items": [{"id": 0, "label": "item 0-0", "ok": true}, {"id": 1, "label": "é\"\\", "ok": null}], "note": "batch"}"#,
+                "{\n  \"a\": [1, 2.5, -3e4],\n  \"b\": {\"c\": \"\\u00e9\\ud83d\\ude00\"}\n}",
+            ]),
+            edits in prop::collection::vec((0usize..200, piece(), any::<bool>()), 0..4),
+            cuts in prop::collection::vec(0usize..200, 0..6),
+        ) {
+            let mut input = doc.as_bytes().to_vec();
+            for (at, p, delete) in edits {
+                let at = at.min(input.len());
+                if delete && at < input.len() {
+                    input.remove(at);
+                } else {
+                    input.splice(at..at, p.bytes());
+                }
+            }
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            same_as_slow(&input, &cuts);
+        }
+    }
+}
+
+#[test]
+fn fast_path_resumes_units_cut_by_chunks() {
+    // A chunk ending inside a key, after a key's quote, before its colon,
+    // inside a number or literal, after a string value's closing quote (with
+    // blanks): the next chunk's fast path completes the unit the slow path
+    // began, with the slow path's output and repairs, at every split.
+    for doc in [
+        "{\"k\": {\"label\"  :  \"item\"  ,  \"n\": -12.5e3 , \"t\": true, \"f\": false}}",
+        "{\"k\": [{\"a\\\"b\\u00e9\": null}, 123, \"x\"\n, 0]}",
+        "{\"k\": {\"a\": 1, \"b\" 2, \"c\": tru, \"d\": 12x, \"e\": \"q\" \"r\"}}",
+        "{\"k\": {\"a\": True, \"b\": 1.}, \"x\": [\"s\"  <y>]}",
+    ] {
+        same_as_slow_everywhere(doc.as_bytes());
+    }
+    // Many small chunks of a large valid document: unchanged.
+    let items: Vec<String> = (0..200)
+        .map(|k| format!("{{\"id\": {k}, \"label\": \"item {k}\", \"ok\": true, \"x\": -{k}.5}}"))
+        .collect();
+    let doc = format!("{{\"items\": [{}], \"note\": \"batch\"}}", items.join(", "));
+    for chunk in [1, 3, 4, 7] {
+        let mut r = Repairer::new();
+        let mut out = Vec::new();
+        for c in doc.as_bytes().chunks(chunk) {
+            r.feed(c, &mut out);
+        }
+        r.finish(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), doc);
+        assert!(r.repairs().is_empty());
+    }
+}

@@ -1,0 +1,86 @@
+//! Profiling driver (for callgrind): parses the tool-dense Hermes input of
+//! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
+//!
+//! `cargo run --release --example profile_hermes -- [hermes|text|string] [chunk] [reps]`
+
+use toolstream::{Config, Event, Parser};
+
+fn prose(len: usize) -> Vec<u8> {
+    let base = "The quick brown fox jumps over the lazy dog; it was a bright cold day in April, and the clocks were striking thirteen. ";
+    base.as_bytes().iter().copied().cycle().take(len).collect()
+}
+
+fn hermes_calls(total: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < total {
+        let items: Vec<String> = (0..180)
+            .map(|k| format!("{{\"id\": {k}, \"label\": \"item {i}-{k}\", \"ok\": true}}"))
+            .collect();
+        out.extend_from_slice(
+            format!(
+                "Calling the tool.\n<tool_call>\n{{\"name\": \"store_{i}\", \"arguments\": {{\"items\": [{}], \"note\": \"batch\"}}}}\n</tool_call>\n",
+                items.join(", ")
+            )
+            .as_bytes(),
+        );
+        i += 1;
+    }
+    out
+}
+
+fn string_arg(len: usize) -> Vec<u8> {
+    let mut out = b"<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"".to_vec();
+    out.extend(
+        prose(len)
+            .into_iter()
+            .map(|b| if b == b';' { b'.' } else { b }),
+    );
+    out.extend_from_slice(b"\"}}</tool_call>");
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let kind = args.get(1).map(String::as_str).unwrap_or("hermes");
+    let chunk: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let input = match kind {
+        "text" => prose(1 << 20),
+        "string" => string_arg(1 << 20),
+        _ => hermes_calls(1 << 20),
+    };
+    let mut events: Vec<Event> = Vec::with_capacity(64);
+    let mut calls = 0usize;
+    let mut arg_bytes = 0usize;
+    let t = std::time::Instant::now();
+    for _ in 0..reps {
+        let mut p = Parser::new(Config::default());
+        let mut count = |events: &mut Vec<Event>| {
+            for e in events.iter() {
+                match e {
+                    Event::ToolEnd { .. } => calls += 1,
+                    Event::ToolArgs { delta, .. } => arg_bytes += delta.len(),
+                    _ => {}
+                }
+            }
+            events.clear();
+        };
+        if chunk == 0 {
+            p.feed(&input, &mut events);
+            count(&mut events);
+        } else {
+            for c in input.chunks(chunk) {
+                p.feed(c, &mut events);
+                count(&mut events);
+            }
+        }
+        p.finish(&mut events);
+        count(&mut events);
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{kind} chunk={chunk} reps={reps}: {calls} calls, {arg_bytes} arg bytes, {:.1} MiB/s",
+        (input.len() * reps) as f64 / secs / (1 << 20) as f64
+    );
+}

@@ -1,0 +1,490 @@
+//! The repairer's fast path: runs of valid JSON inside a container whose
+//! content the sink takes in bulk ([`Sink::opaque`]).
+//!
+//! The slow path looks at one token per step and holds back whatever is
+//! ambiguous (a closing quote, a comma, a key, a bare token). The fast path
+//! scans ahead instead: it reads *units* — blanks, an opener, a closer, a
+//! member (`, "key" :`), a scalar value and the delimiter after it, a string
+//! value and what follows its closing quote — and commits a unit only when
+//! it is complete, is plain valid JSON that the slow path would copy through
+//! unchanged (no repair), and ends in a state the slow path could be in
+//! there. The committed bytes are then exactly the output the slow path would
+//! write for them, and they are a slice of the input, written in one call.
+//!
+//! On anything else (a repair to make, a `<`, the end of the input inside an
+//! undecided unit) the fast path stops at its last commit point and the slow
+//! path takes the next byte; the fast path resumes when the slow path is back
+//! in a plain state. So the output, the repairs and the state after each byte
+//! do not depend on which path read it, and chunk invariance carries over.
+//!
+//! Commit points: after an opener, after a member's `:`, after a value (a
+//! closer, a scalar, or a string once the `,` `}` `]` after it is seen), after
+//! blanks that no comma is holding, and inside a string value after any
+//! complete character or escape. The stack only changes at commit points, so
+//! stopping never has anything to undo.
+
+use super::{Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex, PLAIN};
+
+impl Repairer {
+    /// True when the fast path may start in the current state: inside a
+    /// container, in a plain structural position, inside a double-quoted
+    /// string value with nothing pending, or holding a unit the slow path
+    /// began that the fast path can complete (see [`Repairer::resume`]).
+    ///
+    /// Resuming is only tried at the start of a chunk (`resume`): a unit the
+    /// slow path took over within a chunk stays with it, so no byte is
+    /// scanned again and again.
+    #[inline]
+    pub(super) fn fast_ready(&self, resume: bool) -> bool {
+        if self.stack.is_empty() || self.lt_once || self.utf8_len != 0 {
+            return false;
+        }
+        match self.lex {
+            Lex::None => match self.pos {
+                Pos::Value | Pos::ObjKey | Pos::AfterValue => true,
+                Pos::AfterKey => resume,
+                Pos::Done => false,
+            },
+            Lex::Str(s) => {
+                s.quote == Quote::Double
+                    && s.esc == Esc::None
+                    && (resume || !(s.key || s.quote_pending))
+            }
+            Lex::Bare(t) => resume && !t.key && !t.streaming && !t.ws_pending,
+            _ => false,
+        }
+    }
+
+    /// Completes a unit the slow path began (a chunk ended inside it) when
+    /// the input finishes it as plain valid JSON: a key (in its string,
+    /// after its quote, or before its colon), the blanks after a string
+    /// value's closing quote, a number or literal. Writes what the slow path
+    /// held and returns the input bytes that complete the unit (they are
+    /// written by the caller); None leaves everything to the slow path.
+    #[inline(never)]
+    fn resume<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> Option<usize> {
+        let n = input.len();
+        let max_token = self.max_token;
+        // The input blanks then `want` at the end of the unit.
+        let ws_then = |from: usize, want: &[u8]| {
+            let j = skip_ws(input, from);
+            (j < n && want.contains(&input[j])).then_some(j)
+        };
+        match self.lex {
+            Lex::None if self.pos == Pos::AfterKey => {
+                // `"key"` (and blanks) held: blanks, then the colon.
+                let j = ws_then(0, b":")?;
+                if self.key.len() + j > max_token {
+                    return None;
+                }
+                self.flush_comma(sink);
+                sink.write(&self.key);
+                self.key.clear();
+                self.key_len = 0;
+                self.pos = Pos::Value;
+                Some(j + 1)
+            }
+            Lex::Str(s) if s.key => {
+                if self.key_truncated {
+                    return None;
+                }
+                let close = if s.quote_pending {
+                    0
+                } else {
+                    let k = str_body(input, 0);
+                    if k == n || input[k] != b'"' {
+                        return None;
+                    }
+                    k + 1
+                };
+                let j = ws_then(close, b":")?;
+                // The key, its quote, the blanks: within the token limit.
+                if self.key.len() + self.quote_ws.len() + j + 1 > max_token {
+                    return None;
+                }
+                self.flush_comma(sink);
+                sink.write(&self.key);
+                if s.quote_pending {
+                    sink.write(b"\"");
+                    sink.write(&self.quote_ws);
+                    self.quote_ws.clear();
+                }
+                self.key.clear();
+                self.key_len = 0;
+                self.lex = Lex::None;
+                self.pos = Pos::Value;
+                Some(j + 1)
+            }
+            Lex::Str(s) if s.quote_pending => {
+                // A string value's closing quote: it ends if `,` `}` `]` follows.
+                let j = ws_then(0, b",}]")?;
+                sink.write(b"\"");
+                sink.write(&self.quote_ws);
+                self.quote_ws.clear();
+                self.lex = Lex::None;
+                self.pos = Pos::AfterValue;
+                Some(j)
+            }
+            Lex::Bare(_) => {
+                // A number or literal: complete at a byte that ends it.
+                if !self.tok_ws.is_empty() {
+                    return None;
+                }
+                let j = input.iter().position(|&c| {
+                    matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                })?;
+                let held = self.tok.len();
+                if held + j > max_token {
+                    return None;
+                }
+                self.tok.extend_from_slice(&input[..j]);
+                let ok = matches!(&self.tok[..], b"true" | b"false" | b"null")
+                    || number_len(&self.tok) == Some(self.tok.len());
+                self.tok.truncate(held);
+                if !ok {
+                    return None;
+                }
+                self.flush_comma(sink);
+                sink.write(&self.tok);
+                self.tok.clear();
+                self.lex = Lex::None;
+                self.pos = Pos::AfterValue;
+                Some(j)
+            }
+            _ => Some(0),
+        }
+    }
+
+    /// Reads and writes a run of plain valid JSON from the start of `input`
+    /// (see the module docs). Returns the bytes consumed; 0 when the next byte
+    /// is for the slow path. Call only when [`Repairer::fast_ready`] and the
+    /// sink is [`Sink::opaque`].
+    pub(super) fn fast<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> usize {
+        let held_unit = match self.lex {
+            Lex::None => self.pos == Pos::AfterKey,
+            Lex::Str(s) => s.key || s.quote_pending,
+            _ => true,
+        };
+        let resumed = if held_unit {
+            match self.resume(input, sink) {
+                Some(n) => n,
+                None => return 0,
+            }
+        } else {
+            0
+        };
+        let n = input.len();
+        let floor = self.stack.len();
+        let max_token = self.max_token;
+        let held_comma = self.comma.is_some();
+        let mut pos = self.pos;
+        let mut in_str = matches!(self.lex, Lex::Str(_));
+        // An uncommitted comma precedes `i` (held by the slow path, or read here).
+        let mut comma = held_comma;
+        // Blanks a comma may still hold (the slow path keeps at most `max_token`).
+        let mut comma_room = max_token.saturating_sub(self.comma_ws.len());
+        let mut i = resumed;
+        // The last commit point and the state there.
+        let mut commit = resumed;
+        let mut c_pos = pos;
+        let mut c_in_str = in_str;
+        macro_rules! commit {
+            ($at:expr) => {{
+                commit = $at;
+                c_pos = pos;
+                c_in_str = in_str;
+            }};
+        }
+        loop {
+            if in_str {
+                let k = str_body(input, i);
+                commit!(k);
+                if k == n || input[k] != b'"' {
+                    // Cut off, or something the slow path repairs.
+                    break;
+                }
+                // A closing quote ends the string when `,` `}` or `]` follows it.
+                let j = skip_ws(input, k + 1);
+                if j == n || !matches!(input[j], b',' | b'}' | b']') {
+                    break;
+                }
+                in_str = false;
+                pos = Pos::AfterValue;
+                i = j;
+                commit!(j);
+                continue;
+            }
+            let Some(&b) = input.get(i) else { break };
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    let j = skip_ws(input, i);
+                    if comma {
+                        // Held with the comma until the next member or element.
+                        if j - i > comma_room {
+                            break;
+                        }
+                        i = j;
+                    } else {
+                        i = j;
+                        commit!(j);
+                    }
+                }
+                b'"' => match pos {
+                    Pos::Value => {
+                        // The opening quote flushes the comma; the content follows.
+                        in_str = true;
+                        comma = false;
+                        i += 1;
+                    }
+                    Pos::ObjKey => {
+                        // A member: `"key"`, blanks, `:`.
+                        let k = str_body(input, i + 1);
+                        if k == n || input[k] != b'"' {
+                            break;
+                        }
+                        let j = skip_ws(input, k + 1);
+                        if j == n || input[j] != b':' || j - i > max_token {
+                            break;
+                        }
+                        pos = Pos::Value;
+                        comma = false;
+                        i = j + 1;
+                        commit!(i);
+                    }
+                    _ => break,
+                },
+                b',' => {
+                    if pos != Pos::AfterValue {
+                        break;
+                    }
+                    pos = match self.stack.last().map(|f| f.kind) {
+                        Some(Kind::Obj) => Pos::ObjKey,
+                        _ => Pos::Value,
+                    };
+                    comma = true;
+                    comma_room = max_token;
+                    i += 1;
+                }
+                b'{' | b'[' => {
+                    if pos != Pos::Value || self.stack.len() >= self.max_depth {
+                        break;
+                    }
+                    let kind = if b == b'{' { Kind::Obj } else { Kind::Arr };
+                    self.stack.push(Frame {
+                        kind,
+                        tuple: false,
+                        phantoms: 0,
+                    });
+                    pos = if kind == Kind::Obj {
+                        Pos::ObjKey
+                    } else {
+                        Pos::Value
+                    };
+                    comma = false;
+                    i += 1;
+                    commit!(i);
+                }
+                b'}' | b']' => {
+                    // The container open at the start is closed by the slow
+                    // path (the sink wants that mark).
+                    if comma || self.stack.len() <= floor {
+                        break;
+                    }
+                    let Some(top) = self.stack.last() else { break };
+                    let kind = if b == b'}' { Kind::Obj } else { Kind::Arr };
+                    let empty_ok = match kind {
+                        Kind::Obj => pos == Pos::ObjKey,
+                        Kind::Arr => pos == Pos::Value,
+                    };
+                    if top.kind != kind
+                        || top.tuple
+                        || top.phantoms > 0
+                        || !(pos == Pos::AfterValue || empty_ok)
+                    {
+                        break;
+                    }
+                    self.stack.pop();
+                    pos = Pos::AfterValue;
+                    i += 1;
+                    commit!(i);
+                }
+                b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                    if pos != Pos::Value {
+                        break;
+                    }
+                    let Some(j) = scalar(input, i, max_token) else {
+                        break;
+                    };
+                    pos = Pos::AfterValue;
+                    comma = false;
+                    i = j;
+                    commit!(j);
+                }
+                _ => break,
+            }
+        }
+        if commit == 0 {
+            return 0;
+        }
+        if held_comma {
+            // The first committed unit is the one after the held comma.
+            self.comma = None;
+            sink.write(b",");
+            if !self.comma_ws.is_empty() {
+                sink.write(&self.comma_ws);
+                self.comma_ws.clear();
+            }
+        }
+        sink.write_opaque(&input[..commit], self.stack.len() - floor);
+        self.pos = c_pos;
+        self.lex = if c_in_str {
+            Lex::Str(StrLex {
+                quote: Quote::Double,
+                key: false,
+                esc: Esc::None,
+                quote_pending: false,
+                newline: false,
+            })
+        } else {
+            Lex::None
+        };
+        commit
+    }
+}
+
+/// End of the JSON blanks at `i`.
+#[inline]
+fn skip_ws(input: &[u8], mut i: usize) -> usize {
+    while i < input.len() && matches!(input[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// End of the plain string content at `i`: the index of the closing quote,
+/// of the end, or of the first byte the slow path must see (a control
+/// character, an escape that is invalid or cut off, UTF-8 that is invalid or
+/// cut off).
+fn str_body(input: &[u8], mut i: usize) -> usize {
+    let n = input.len();
+    loop {
+        while i < n && PLAIN[input[i] as usize] {
+            i += 1;
+        }
+        let Some(&c) = input.get(i) else { return i };
+        match c {
+            b'\\' => match escape_len(&input[i..]) {
+                Some(l) => i += l,
+                None => return i,
+            },
+            0x80..=0xFF => {
+                let end = input[i..]
+                    .iter()
+                    .position(|&c| c < 0x80)
+                    .map_or(n, |p| i + p);
+                let valid = match std::str::from_utf8(&input[i..end]) {
+                    Ok(_) => end - i,
+                    Err(e) => e.valid_up_to(),
+                };
+                if valid == 0 {
+                    return i;
+                }
+                i += valid;
+            }
+            // `"` or a control character.
+            _ => return i,
+        }
+    }
+}
+
+/// Length of the valid escape at the start of `s` (which starts with `\`),
+/// or None if it is invalid or cut off. A high surrogate counts only with
+/// its low half.
+fn escape_len(s: &[u8]) -> Option<usize> {
+    match *s.get(1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let unit = hex4(s.get(2..6)?)?;
+            match unit {
+                0xD800..=0xDBFF => {
+                    if s.get(6..8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(s.get(8..12)?)?;
+                    (0xDC00..=0xDFFF).contains(&low).then_some(12)
+                }
+                0xDC00..=0xDFFF => None,
+                _ => Some(6),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    h.iter().try_fold(0u32, |acc, &c| {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        Some(acc * 16 + u32::from(d))
+    })
+}
+
+/// End of the number or literal at `i`, if it is valid JSON, at most
+/// `max_token` bytes long, and followed by a byte that ends a bare token
+/// (`,` `}` `]` or a blank) in the slow path.
+fn scalar(input: &[u8], i: usize, max_token: usize) -> Option<usize> {
+    let rest = &input[i..];
+    let len = match rest[0] {
+        b't' if rest.starts_with(b"true") => 4,
+        b'f' if rest.starts_with(b"false") => 5,
+        b'n' if rest.starts_with(b"null") => 4,
+        b't' | b'f' | b'n' => return None,
+        _ => number_len(rest)?,
+    };
+    if len > max_token {
+        return None;
+    }
+    match rest.get(len)? {
+        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' => Some(i + len),
+        _ => None,
+    }
+}
+
+/// Length of the JSON number at the start of `s` (None if there is none).
+fn number_len(s: &[u8]) -> Option<usize> {
+    let digits = |mut i: usize| {
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = usize::from(s.first() == Some(&b'-'));
+    match s.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = digits(i + 1),
+        _ => return None,
+    }
+    if s.get(i) == Some(&b'.') {
+        let j = digits(i + 1);
+        if j == i + 1 {
+            return None;
+        }
+        i = j;
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let j = digits(i);
+        if j == i {
+            return None;
+        }
+        i = j;
+    }
+    Some(i)
+}
