@@ -9,9 +9,10 @@
 //! * the body of a long XML parameter (Qwen3-Coder): same, JSON-escaped.
 //!
 //! The event buffer is reused (cleared) between chunks, as the push API
-//! intends. Run with `--nocapture` to see the counts. Prose must not
-//! allocate at all; the argument paths have a per-chunk ceiling (the count
-//! of copies a delta costs), so a regression to per-byte work fails.
+//! intends. Run with `--nocapture` to see the counts. None of the three
+//! may allocate per chunk: deltas are cut from one reusable buffer whose
+//! space comes back once the consumer drops them (the ceiling below is the
+//! few regrowths that buffer may need while warming).
 
 use std::alloc::System;
 
@@ -73,13 +74,13 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
             "hermes string argument",
             b"<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"",
             body(1 << 20, false),
-            2,
+            0,
         ),
         (
             "qwen3-coder parameter",
             b"<tool_call>\n<function=write_file>\n<parameter=content>\n",
             body(1 << 20, true),
-            1,
+            0,
         ),
     ];
     let mut report = Vec::new();
@@ -94,7 +95,7 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
                 "{name}: the hot path emits as it goes"
             );
             assert!(
-                allocs <= ceiling * chunks + 1,
+                allocs <= ceiling * chunks + 2,
                 "{name}, {chunk}-byte chunks: {allocs} allocations over {chunks} warm chunks"
             );
         }

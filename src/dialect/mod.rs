@@ -449,7 +449,13 @@ pub(crate) struct Emitter {
     span_cursor: u64,
     /// Calls ended in this block.
     pub(crate) ended: usize,
+    /// The buffer `ToolArgs` deltas are cut from (see [`Cx::args`]).
+    deltas: bytes::BytesMut,
 }
+
+/// The size the delta buffer grows by: one allocation serves many deltas
+/// while the consumer keeps them.
+const DELTA_BUF: usize = 8 << 10;
 
 impl Emitter {
     pub(crate) fn begin_block(&mut self, start: u64) {
@@ -542,9 +548,17 @@ impl Cx<'_> {
             return;
         }
         let index = self.em.locals[local].index;
+        // Deltas are cut from one reusable buffer: once the consumer has
+        // dropped the earlier ones, `reserve` reclaims its space, so the
+        // warm path does not allocate per delta.
+        let buf = &mut self.em.deltas;
+        if buf.capacity() - buf.len() < delta.len() {
+            buf.reserve(delta.len().max(DELTA_BUF));
+        }
+        buf.extend_from_slice(delta);
         self.em.pending.push(Event::ToolArgs {
             index,
-            delta: bytes::Bytes::copy_from_slice(delta),
+            delta: buf.split().freeze(),
             span,
         });
     }

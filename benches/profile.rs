@@ -1,7 +1,9 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo run --release --example profile_hermes -- [hermes|text|string] [chunk] [reps]`
+//! `cargo bench --bench profile -- [hermes|text|string] [chunk] [reps]`, or
+//! under callgrind: `valgrind --tool=callgrind target/release/deps/profile-* hermes 4 1`
+//! (instruction counts repeat exactly, whatever else the machine is doing).
 
 use toolstream::{Config, Event, Parser};
 
@@ -41,7 +43,8 @@ fn string_arg(len: usize) -> Vec<u8> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` passes `--bench`: flags are not ours.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let kind = args.get(1).map(String::as_str).unwrap_or("hermes");
     let chunk: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
