@@ -220,3 +220,20 @@ fn content_split_4() {
 fn pythonic_3() {
     regression("pythonic-3");
 }
+
+/// Whole: `<|python_start|>[f(a=1)]n_en` — the Llama 4 wrapper ended its
+/// pythonic call when `n` came, then waited to learn whether `n_en` starts
+/// another call; at the end of input the last four bytes were in no event.
+#[test]
+fn content_split_5() {
+    regression("content_split-5");
+}
+
+/// Byte by byte: `[f(a=True, …, d={'e':\xb4 , cTrue, b=F, d={'e':\xb4 , cTrue, ]]]]…`:
+/// a dict closed by a mismatched `]` right after a trailing comma was taken
+/// for a key of the enclosing dict (`{…}: null`), invalid JSON that the
+/// final arguments then re-repaired: "deltas do not add up".
+#[test]
+fn pythonic_4() {
+    regression("pythonic-4");
+}

@@ -1779,6 +1779,9 @@ impl ValueLexer {
             }
             None => {}
         }
+        // The container was a value (containers in key position are read as
+        // expression text), even when a trailing `,` left a key expected.
+        self.expect = Expect::Value;
         self.value_done();
     }
 

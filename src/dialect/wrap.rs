@@ -70,6 +70,9 @@ pub(crate) struct Wrap {
     delegate: Option<Box<dyn Block>>,
     /// The previous JSON value, chained to the next one if that is JSON too.
     prev_json: Option<(JsonCalls, u64)>,
+    /// The previous non-JSON body, ended where it stopped once the next
+    /// value's kind is known (or with the block).
+    prev_body: Option<(Body, u64)>,
 }
 
 impl Wrap {
@@ -79,6 +82,7 @@ impl Wrap {
             trigger: a.trigger.to_vec(),
             delegate: None,
             prev_json: None,
+            prev_body: None,
             spec,
             st: St::Lead,
             body: Body::None,
@@ -106,13 +110,16 @@ impl Wrap {
         match std::mem::replace(&mut self.body, Body::None) {
             Body::None => {
                 // Between values (after `; `, or before bytes that may
-                // start another one): the last JSON value's calls end with
-                // the block, so its span reaches the block's end.
+                // start another one): the last value's calls end with the
+                // block, so their span reaches the block's end.
                 if let Some((mut p, _)) = self.prev_json.take() {
                     if !p.is_closed() {
                         p.close(cx, false);
                     }
                     p.end_all(cx, end, extra);
+                } else if let Some((b, _)) = self.prev_body.take() {
+                    self.body = b;
+                    self.end_body(cx, end, extra);
                 }
             }
             Body::Json(mut j) => {
@@ -207,6 +214,10 @@ impl Wrap {
             }
             _ => Kind::Other,
         };
+        if let Some((b, at)) = self.prev_body.take() {
+            self.body = b;
+            self.end_body(cx, at, Vec::new());
+        }
         if !matches!(kind, Kind::Json) {
             if let Some((mut p, at)) = self.prev_json.take() {
                 if !p.is_closed() {
@@ -313,10 +324,7 @@ impl Block for Wrap {
                         match std::mem::replace(&mut self.body, Body::None) {
                             Body::Json(j) => self.prev_json = Some((j, at)),
                             Body::None => {}
-                            other => {
-                                self.body = other;
-                                self.end_body(cx, at, Vec::new());
-                            }
+                            other => self.prev_body = Some((other, at)),
                         }
                     }
                     if self.st == St::Lead && b == b'<' && self.trigger.starts_with(b"<") {
