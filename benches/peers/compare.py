@@ -34,6 +34,7 @@ Options: --quick (small subset, for trying the script), --budget SECONDS (defaul
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import json
 import math
@@ -105,13 +106,13 @@ class Worker:
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
                                      env=self.env, cwd=ROOT, bufsize=1)
-        self.q = queue.Queue()
+        self.q = q = queue.Queue()
         proc = self.proc
 
-        def pump():
+        def pump():  # bound to this process and its queue (a killed worker's EOF stays in its own)
             for line in proc.stdout:
-                self.q.put(line)
-            self.q.put(None)
+                q.put(line)
+            q.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
 
@@ -126,6 +127,7 @@ class Worker:
             self.start()
             raise Budget()
         if line is None:
+            self.proc.kill()
             self.proc.wait()
             self.start()
             return {"harness_error": f"{self.name} worker died"}
@@ -189,6 +191,7 @@ def run_tool(P: Peers, tool, text, chunk, repeat, opts, timeout):
         req = {"input": text, "chunk": chunk, "repeat": repeat, "dialect": opts.get("dialect", "auto"),
                "tools": opts.get("tools")}
         r = P.ts.ask(req, timeout)
+        r = r if "harness_error" in r else {"out": r}
     elif tool == "sglang":
         argv = ["--parser", opts["parser"], "--repeat", repeat]
         if chunk:
@@ -218,6 +221,14 @@ def run_tool(P: Peers, tool, text, chunk, repeat, opts, timeout):
     if "out" not in r:
         return {"ok": False, "harness_error": r.get("harness_error"), "timing_ms": {}}
     return r["out"]
+
+
+def run_safe(P, tool, text, chunk, opts, timeout):
+    """run_tool for the correctness runs: a case over the time limit gives no calls, counted apart."""
+    try:
+        return run_tool(P, tool, text, chunk, 1, opts, timeout)
+    except Budget:
+        return {"ok": False, "timeout": True, "timing_ms": {"parse_last": timeout * 1000}}
 
 
 TOOL_PARSERS = ["toolstream", "sglang", "agent-tool-parser", "ai-sdk"]
@@ -391,13 +402,13 @@ def run_corpus(P, args, results):
                 r = json.loads(l)
                 labels[r["id"]] = [{"name": c["name"], "arguments": c["arguments"]} for c in r["calls"]]
     if args.quick:
-        entries = entries[::12]
+        entries = entries[::7]
     tools = ["toolstream", "toolstream-notools", "sglang", "agent-tool-parser", "ai-sdk"] + REPAIRERS
-    per = {t: {"expected": 0, "found": 0, "extra": 0, "exact": 0, "entries": 0, "errors": 0,
+    per = {t: {"expected": 0, "found": 0, "extra": 0, "exact": 0, "entries": 0, "errors": 0, "timeouts": 0,
                "agree": {c: 0 for c in CHUNKS[1:]}, "time_ms": {c: 0.0 for c in CHUNKS},
                "by_style": {}} for t in tools}
     # toolstream given only the JSON part, as the repairers are (same inputs, for the speed rows)
-    per["toolstream-json"] = json.loads(json.dumps(per["json-repair"]))
+    per["toolstream-json"] = copy.deepcopy(per["json-repair"])
     rows = []
     t0 = time.time()
     for n, e in enumerate(entries):
@@ -415,18 +426,20 @@ def run_corpus(P, args, results):
                     calls, ms, err = [], 0.0, False
                     for s in segs:
                         real = "toolstream" if tool == "toolstream-json" else tool
-                        o = run_tool(P, real, s, chunk, 1, {}, args.budget)
+                        o = run_safe(P, real, s, chunk, {}, args.case_timeout)
                         ms += (o.get("timing_ms") or {}).get("parse_last") or 0.0
                         err |= "harness_error" in o
+                        st["timeouts"] += int(bool(o.get("timeout")))
                         if real == "toolstream":
                             calls += calls_of_tool_parser(o)
                         elif o.get("ok"):
                             calls += calls_from_value(o.get("result"))
                 else:
                     real = "toolstream" if tool.startswith("toolstream") else tool
-                    o = run_tool(P, real, e["text"], chunk, 1, plan[tool], args.budget)
+                    o = run_safe(P, real, e["text"], chunk, plan[tool], args.case_timeout)
                     ms = (o.get("timing_ms") or {}).get("parse_last") or 0.0
                     err = "harness_error" in o
+                    st["timeouts"] += int(bool(o.get("timeout")))
                     calls = calls_of_tool_parser(o)
                 st["errors"] += int(err)
                 st["time_ms"][chunk] += ms
@@ -490,6 +503,7 @@ def run_bfcl(P, args, results):
                                   if r["dialect_guess"] == "hermes" else None),
     }
     outcome = {t: {} for t in plan}  # tool -> id -> pass?
+    timeouts, bfcl_ms = {}, {}
     subset = {t: [] for t in plan}
     t0 = time.time()
     for n, (r, rec) in enumerate(rows):
@@ -497,7 +511,10 @@ def run_bfcl(P, args, results):
             opts = mk(r, rec)
             if opts is None:
                 continue
-            o = run_tool(P, tool, r["raw_output"], 0, 1, opts, args.budget)
+            o = run_safe(P, tool, r["raw_output"], 0, opts, args.case_timeout)
+            if o.get("timeout"):
+                timeouts[tool] = timeouts.get(tool, 0) + 1
+            bfcl_ms[tool] = bfcl_ms.get(tool, 0.0) + ((o.get("timing_ms") or {}).get("parse_last") or 0.0)
             calls = calls_of_tool_parser(o)
             try:
                 ok = bool(bfcl_check.check(calls, rec)["pass"])
@@ -528,7 +545,7 @@ def run_bfcl(P, args, results):
                     s["toolstream_rescued"] += outcome["toolstream"][i]
             s["dialects"] = sorted({dialect[i] for i in ids})
             score[f"{tool} ({name})"] = s
-    results["bfcl"] = {"n_rows": len(rows), "score": score}
+    results["bfcl"] = {"n_rows": len(rows), "score": score, "timeouts": timeouts, "time_ms": bfcl_ms}
 
 
 # --------------------------------------------------------------------------------------------
@@ -629,6 +646,14 @@ def run_synthetic(P, args, results):
 # harness agreement check for the Node worker (it re-implements the harness bodies)
 
 
+def norm(result):
+    """A harness result without the harness-only extras (the AI SDK harness adds streamed_args)."""
+    if isinstance(result, dict) and "tool_calls" in result:
+        return canon({"content": result.get("content"),
+                      "calls": [(c.get("name"), c.get("arguments")) for c in result["tool_calls"]]})
+    return canon(result)
+
+
 def check_node_worker(P, results):
     samples = [os.path.join(PEERS, "inputs", n) for n in ("broken.json", "hermes.txt", "hermes_broken.txt")]
     report = []
@@ -648,7 +673,7 @@ def check_node_worker(P, results):
                 if harness.startswith("js_ai_sdk"):
                     req["tools"] = [{"type": "function", "function": {"name": "get_weather"}}]
                 wo = P.node.ask(req, 60).get("out", {})
-                same = (ro.get("ok"), canon(ro.get("result"))) == (wo.get("ok"), canon(wo.get("result")))
+                same = (ro.get("ok"), norm(ro.get("result"))) == (wo.get("ok"), norm(wo.get("result")))
                 report.append({"input": os.path.basename(path), "harness": harness, "chunk": chunk, "same": same})
     results["node_worker_check"] = report
     bad = [r for r in report if not r["same"]]
@@ -1003,10 +1028,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small subset (to try the script)")
     ap.add_argument("--budget", type=float, default=15.0, help="seconds per peer case (default 15)")
+    ap.add_argument("--case-timeout", type=float, default=60.0,
+                    help="seconds per corpus/BFCL input before it counts as a timeout (default 60)")
     ap.add_argument("--total-budget", type=float, default=19 * 60, help="seconds for the synthetic part's end")
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: corpus,bfcl,synthetic")
+    ap.add_argument("--report-only", action="store_true",
+                    help="re-write the report from target/peers/results.json (the last run) without measuring")
     args = ap.parse_args()
+    if args.report_only:
+        with open(os.path.join(TARGET, "results.json")) as f:
+            write_report(json.load(f), args.out)
+        return
     if not os.path.isdir(PEERS):
         sys.exit(f"compare.py: {PEERS} not found (the shared folder must sit next to the repository)")
     ensure_peers()
