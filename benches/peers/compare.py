@@ -1061,6 +1061,18 @@ def write_report(results, path):
           + ", ".join(f"{LABEL[t]} {n}" for t, n in b["timeouts"].items()) + ".")
     w(f"* more expected calls recovered than every peer: **{'met' if met else 'NOT met'}** (corpus table above).")
     w("")
+    w("## The Rust peer: `tool-parser` (SGLang's model gateway, lightseekorg/smg)")
+    w("")
+    w("The Rust `tool-parser` crate (1.6.0, a dev-dependency only) cannot run in this Python/Node driver; it is "
+      "compared in-process by the criterion bench `benches/tool_parser.rs` (`cargo bench --bench tool_parser`): "
+      "the same Hermes call with a 10 KB / 100 KB / 1 MB string argument, as `<tool_call>` text (SMG "
+      "`QwenParser`) and as a bare JSON object (SMG `JsonParser`), whole (`parse_complete`) and in 4/16/64-byte "
+      "chunks (`parse_incremental` + `get_unstreamed_tool_args`), both checked for the right call before "
+      "timing. SMG cases whose single run exceeds 2 s are reported by the bench as `> budget`. It builds with "
+      "the toolchain above; it adds about 150 crates to the dev-dependency tree (openai-protocol with "
+      "validator/schemars, rustpython-parser, tokio rt-multi-thread). Its numbers belong to the criterion "
+      "results, not to this run.")
+    w("")
     w("## Throughput matrix")
     w("")
     w("<!-- Filled from criterion (cargo bench) by another engineer; compare.py leaves this section as is. -->")
