@@ -6,9 +6,11 @@
 //! toolstream repair [--chunk-size N] [FILE|-]
 //! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
 //!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
+//! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
 //! ```
 
 mod decode;
+mod harness;
 mod output;
 
 use std::io::{self, BufWriter, Read, Write};
@@ -37,6 +39,9 @@ enum Command {
     Repair(RepairArgs),
     /// Decode a provider stream (SSE / NDJSON) into events, or re-encode it for another provider.
     Decode(decode::DecodeArgs),
+    /// Parse with in-process timing and print the peer-harness JSON format
+    /// (used by benches/peers/compare.py).
+    Harness(harness::HarnessArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -270,5 +275,6 @@ fn main() -> ExitCode {
         Command::Parse(a) => parse(a),
         Command::Repair(a) => repair(a),
         Command::Decode(a) => decode::run(a),
+        Command::Harness(a) => harness::run_cmd(a),
     }
 }
