@@ -116,7 +116,8 @@ repair_kinds! {
     PythonLiteral => "python_literal",
     /// An upper-case or JavaScript literal (`TRUE`, `NULL`, `undefined`) became its JSON form.
     NonJsonLiteral => "non_json_literal",
-    /// `NaN` or `Infinity` became `null`.
+    /// `NaN` or `Infinity` became `null`; a number too large for a double
+    /// (`1e999`, which JSON parsers reject) became a string of its text.
     NonFiniteNumber => "non_finite_number",
     /// A number was normalised (`.5`, `1.`, `+1`, `1e`).
     NumberFormat => "number_format",

@@ -237,3 +237,20 @@ fn content_split_5() {
 fn pythonic_4() {
     regression("pythonic-4");
 }
+
+/// Pythonic dialect: an argument `888…8.5e888…8`, a number no double holds:
+/// "arguments not JSON (number out of range)" for serde_json.
+#[test]
+fn pythonic_5() {
+    regression("pythonic-5");
+}
+
+/// Auto mode, 7-byte chunks: a GLM block `<tool_call>get_weather\n<arg_key>city<"arguments": {…` whose key is
+/// never closed, followed by ~1 KB of fenced JSON calls and prose: whole and
+/// 7-byte feeding end the GLM block at different places ("text differs
+/// whole vs split").
+#[test]
+#[ignore = "open: GLM key never closed, block end depends on chunking (fuzz/regressions/README.md)"]
+fn content_split_6() {
+    regression("content_split-6");
+}

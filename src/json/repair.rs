@@ -1811,6 +1811,16 @@ impl Repairer {
             self.scalar(sink, ValueKind::Number, tok);
             return;
         }
+        if json_number_syntax(tok) {
+            // `1e999`: a number no double holds; its text is kept as a string.
+            self.repair(RepairKind::NonFiniteNumber, start);
+            let mut s = Vec::with_capacity(tok.len() + 2);
+            s.push(b'"');
+            s.extend_from_slice(tok);
+            s.push(b'"');
+            self.scalar(sink, ValueKind::String, &s);
+            return;
+        }
         if eof && (tok.len() > 1 || tok.first().is_some_and(u8::is_ascii_alphabetic)) {
             if let Some((_, out, _)) = LITERALS.iter().find(|(l, _, _)| l.starts_with(tok)) {
                 self.repair(RepairKind::TruncatedValue, start);
@@ -1924,6 +1934,11 @@ fn incomplete_utf8_tail(b: &[u8]) -> usize {
 }
 
 pub(crate) fn is_json_number(s: &[u8]) -> bool {
+    json_number_syntax(s) && fits_f64(s)
+}
+
+/// `s` is a JSON number by the grammar (whatever its magnitude).
+fn json_number_syntax(s: &[u8]) -> bool {
     let mut i = 0;
     if s.first() == Some(&b'-') {
         i += 1;
@@ -1959,6 +1974,19 @@ pub(crate) fn is_json_number(s: &[u8]) -> bool {
         }
     }
     i == s.len()
+}
+
+/// A JSON number serde_json accepts: its value is a finite double (`1e999`
+/// and 400-digit integers overflow and are rejected as "number out of
+/// range"). Short plain numbers are accepted without parsing.
+pub(crate) fn fits_f64(s: &[u8]) -> bool {
+    if s.len() <= 300 && !s.iter().any(|b| matches!(b, b'e' | b'E')) {
+        return true;
+    }
+    std::str::from_utf8(s)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .is_some_and(f64::is_finite)
 }
 
 enum NumberFix {

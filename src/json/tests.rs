@@ -165,6 +165,24 @@ fn numbers() {
 }
 
 #[test]
+fn numbers_no_double_holds_become_strings() {
+    // Grammatical JSON that serde_json rejects ("number out of range").
+    assert_eq!(
+        fixed(r#"{"a": 1e999, "b": 2}"#),
+        r#"{"a": "1e999", "b": 2}"#
+    );
+    assert_eq!(kinds(r#"{"a": 1e999}"#), vec![K::NonFiniteNumber]);
+    let big = format!("[{}.5e400]", "9".repeat(80));
+    assert_eq!(fixed(&big), format!("[\"{}.5e400\"]", "9".repeat(80)));
+    // Large but finite, and underflow to zero, stay numbers.
+    assert_eq!(fixed("[1.5e300, 1e-999]"), "[1.5e300, 1e-999]");
+    assert_eq!(
+        fixed(&format!("[{}]", "9".repeat(300))),
+        format!("[{}]", "9".repeat(300))
+    );
+}
+
+#[test]
 fn structure() {
     assert_eq!(fixed(r#"{"a": {"b": 1}"#), r#"{"a": {"b": 1}}"#);
     assert_eq!(fixed(r#"{"a": [1, 2}"#), r#"{"a": [1, 2]}"#);

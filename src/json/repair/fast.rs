@@ -139,7 +139,8 @@ impl Repairer {
                 }
                 self.tok.extend_from_slice(&input[..j]);
                 let ok = matches!(&self.tok[..], b"true" | b"false" | b"null")
-                    || number_len(&self.tok) == Some(self.tok.len());
+                    || (number_len(&self.tok) == Some(self.tok.len())
+                        && super::fits_f64(&self.tok));
                 self.tok.truncate(held);
                 if !ok {
                     return None;
@@ -445,6 +446,10 @@ fn scalar(input: &[u8], i: usize, max_token: usize) -> Option<usize> {
         b't' | b'f' | b'n' => return None,
         _ => number_len(rest)?,
     };
+    // A number no double holds (`1e999`) is the slow path's to repair.
+    if !super::fits_f64(&rest[..len]) {
+        return None;
+    }
     if len > max_token {
         return None;
     }
