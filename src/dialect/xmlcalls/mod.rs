@@ -1199,7 +1199,15 @@ impl XmlCalls {
         let rest = &input[i..];
         let p = memchr::memchr(b'<', rest).unwrap_or(rest.len());
         if self.word.len() + p > self.max_tag() {
-            return Step::Out(self.stray(cx, i));
+            // Too long for a key or name: the text ends the block at the
+            // byte that crosses the limit, the same byte however the input
+            // is split.
+            let mut room = self.max_tag().saturating_sub(self.word.len());
+            while room > 0 && rest[room] & 0xC0 == 0x80 {
+                room -= 1;
+            }
+            self.word.extend_from_slice(&rest[..room]);
+            return Step::Out(self.stray(cx, i + room));
         }
         self.word.extend_from_slice(&rest[..p]);
         if p == rest.len() {
