@@ -254,3 +254,14 @@ fn pythonic_5() {
 fn content_split_6() {
     regression("content_split-6");
 }
+
+/// Byte by byte vs whole (513 bytes, one more than Harmony's 512-byte
+/// header bound): `<|channel|>sistant<|channel|>comma<|channel|>aaaa…` with
+/// invalid UTF-8, `to=\x07functions.get_nnel|>commentary …` and a JSON list
+/// of calls: whole input reads a Harmony call, byte by byte does not
+/// ("text differs whole vs split").
+#[test]
+#[ignore = "open: Harmony header bound decided differently whole vs split (fuzz/regressions/README.md)"]
+fn content_split_7() {
+    regression("content_split-7");
+}
