@@ -259,9 +259,10 @@ fn content_split_6() {
 /// header bound): `<|channel|>sistant<|channel|>comma<|channel|>aaaa…` with
 /// invalid UTF-8, `to=\x07functions.get_nnel|>commentary …` and a JSON list
 /// of calls: whole input reads a Harmony call, byte by byte does not
-/// ("text differs whole vs split").
+/// ("text differs whole vs split"). With the whole input the header's last
+/// segment ran past the bound (no header); fed in pieces, its recipient was
+/// certain before the bound was reached (a call).
 #[test]
-#[ignore = "open: Harmony header bound decided differently whole vs split (fuzz/regressions/README.md)"]
 fn content_split_7() {
     regression("content_split-7");
 }

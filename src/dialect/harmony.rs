@@ -312,9 +312,15 @@ fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
             Some(p) => (i + p, true),
             None => (at.len(), eof),
         };
-        if end > MAX_HEADER {
-            return Scan::No;
-        }
+        // A header is read within its first MAX_HEADER bytes only, so the
+        // answer never depends on how much input happens to be there: past
+        // the bound the segment is seen as cut, exactly as a shorter input
+        // would show it.
+        let (end, complete) = if end > MAX_HEADER {
+            (MAX_HEADER.max(seg_start), false)
+        } else {
+            (end, complete)
+        };
         let text = &at[seg_start..end];
         let mut skip = 0;
         match seg {
