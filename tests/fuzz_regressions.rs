@@ -266,3 +266,12 @@ fn content_split_6() {
 fn content_split_7() {
     regression("content_split-7");
 }
+
+/// Byte by byte vs whole: `<|channel|>` then ~490 bytes of junk and
+/// `…analysis<|message|>` ending past Harmony's 512-byte header bound:
+/// whole input read a header, byte by byte reached the bound inside
+/// `<|message|>` and did not ("text differs whole vs split").
+#[test]
+fn content_split_8() {
+    regression("content_split-8");
+}

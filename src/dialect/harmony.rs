@@ -380,6 +380,11 @@ fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
             Match::No => return Scan::No,
         };
         i = end + n;
+        if i > MAX_HEADER {
+            // The token ends past the bound: no header, as a shorter input
+            // (cut inside the token at the bound) would say.
+            return Scan::No;
+        }
         match k {
             0 => {
                 has_channel = true;
