@@ -275,3 +275,11 @@ fn content_split_7() {
 fn content_split_8() {
     regression("content_split-8");
 }
+
+/// 7-byte chunks: `[web_search({"x": 1}query="tokio tutori…` — a positional
+/// dict is the whole arguments object; a keyword argument after it without
+/// a comma was written after the closed object ("deltas do not add up").
+#[test]
+fn content_split_9() {
+    regression("content_split-9");
+}

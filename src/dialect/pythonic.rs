@@ -695,6 +695,18 @@ impl PyCalls {
                         };
                         Ok(i + 1)
                     }
+                    _ if self.cur().dict_args && is_ident_start(b) => {
+                        // The same, without the comma (`f({"x": 1} q=2)`).
+                        let at = self.abs(i);
+                        self.cur().w.repair(RepairKind::TrailingGarbage, at);
+                        self.st = St::Skip {
+                            depth: 0,
+                            quote: 0,
+                            esc: false,
+                            list: false,
+                        };
+                        Ok(i)
+                    }
                     b',' => {
                         self.st = St::ArgStart;
                         Ok(i + 1)
