@@ -12,40 +12,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use std::hint::black_box;
 use toolstream::{Config, Event, Parser};
 
-fn prose(len: usize) -> Vec<u8> {
-    let base = "The quick brown fox jumps over the lazy dog; it was a bright cold day in April, and the clocks were striking thirteen. ";
-    base.as_bytes().iter().copied().cycle().take(len).collect()
-}
-
-fn hermes_calls(total: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while out.len() < total {
-        let items: Vec<String> = (0..180)
-            .map(|k| format!("{{\"id\": {k}, \"label\": \"item {i}-{k}\", \"ok\": true}}"))
-            .collect();
-        out.extend_from_slice(
-            format!(
-                "Calling the tool.\n<tool_call>\n{{\"name\": \"store_{i}\", \"arguments\": {{\"items\": [{}], \"note\": \"batch\"}}}}\n</tool_call>\n",
-                items.join(", ")
-            )
-            .as_bytes(),
-        );
-        i += 1;
-    }
-    out
-}
-
-fn string_arg(len: usize) -> Vec<u8> {
-    let mut out = b"<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"".to_vec();
-    out.extend(
-        prose(len)
-            .into_iter()
-            .map(|b| if b == b';' { b'.' } else { b }),
-    );
-    out.extend_from_slice(b"\"}}</tool_call>");
-    out
-}
+mod inputs;
+use inputs::{hermes_calls, prose, string_arg};
 
 /// Feeds `input` in `chunk`-byte pieces (0: whole) and returns the number of calls.
 fn run(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {

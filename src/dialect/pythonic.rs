@@ -683,8 +683,9 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 match b {
-                    b',' if self.cur().dict_args => {
-                        // More arguments after a dict that already is the object.
+                    _ if self.cur().dict_args && (b == b',' || is_ident_start(b)) => {
+                        // More arguments after a dict that already is the
+                        // object, with or without a comma (`f({"x": 1} q=2)`).
                         let at = self.abs(i);
                         self.cur().w.repair(RepairKind::TrailingGarbage, at);
                         self.st = St::Skip {
@@ -693,19 +694,7 @@ impl PyCalls {
                             esc: false,
                             list: false,
                         };
-                        Ok(i + 1)
-                    }
-                    _ if self.cur().dict_args && is_ident_start(b) => {
-                        // The same, without the comma (`f({"x": 1} q=2)`).
-                        let at = self.abs(i);
-                        self.cur().w.repair(RepairKind::TrailingGarbage, at);
-                        self.st = St::Skip {
-                            depth: 0,
-                            quote: 0,
-                            esc: false,
-                            list: false,
-                        };
-                        Ok(i)
+                        Ok(i + usize::from(b == b','))
                     }
                     b',' => {
                         self.st = St::ArgStart;

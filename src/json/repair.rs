@@ -1797,6 +1797,15 @@ impl Repairer {
         self.tok_ws.clear();
     }
 
+    /// Writes a token of number characters (no escaping needed) as a string.
+    fn digits_as_string<S: Sink + ?Sized>(&mut self, sink: &mut S, tok: &[u8]) {
+        let mut s = Vec::with_capacity(tok.len() + 2);
+        s.push(b'"');
+        s.extend_from_slice(tok);
+        s.push(b'"');
+        self.scalar(sink, ValueKind::String, &s);
+    }
+
     fn bare_value<S: Sink + ?Sized>(&mut self, tok: &[u8], sink: &mut S, eof: bool) {
         let start = self.tok_start;
         if let Some((_, out, repair)) = LITERALS.iter().find(|(l, _, _)| *l == tok) {
@@ -1814,11 +1823,7 @@ impl Repairer {
         if json_number_syntax(tok) {
             // `1e999`: a number no double holds; its text is kept as a string.
             self.repair(RepairKind::NonFiniteNumber, start);
-            let mut s = Vec::with_capacity(tok.len() + 2);
-            s.push(b'"');
-            s.extend_from_slice(tok);
-            s.push(b'"');
-            self.scalar(sink, ValueKind::String, &s);
+            self.digits_as_string(sink, tok);
             return;
         }
         if eof && (tok.len() > 1 || tok.first().is_some_and(u8::is_ascii_alphabetic)) {
@@ -1840,11 +1845,7 @@ impl Repairer {
                 }
                 NumberFix::LeadingZeros => {
                     self.repair(RepairKind::LeadingZeros, start);
-                    let mut s = Vec::with_capacity(tok.len() + 2);
-                    s.push(b'"');
-                    s.extend_from_slice(tok);
-                    s.push(b'"');
-                    self.scalar(sink, ValueKind::String, &s);
+                    self.digits_as_string(sink, tok);
                     return;
                 }
                 NumberFix::Nothing => {
