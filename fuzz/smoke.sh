@@ -30,6 +30,7 @@ runs() {
         pythonic) echo "${FUZZ_RUNS:-40000}" ;;
         provider) echo "${FUZZ_RUNS:-3000}" ;;
         sse) echo "${FUZZ_RUNS:-20000}" ;;
+        ndjson) echo "${FUZZ_RUNS:-40000}" ;;
         *) echo "${FUZZ_RUNS:-100000}" ;;
     esac
 }
