@@ -284,11 +284,10 @@ fn content_split_9() {
     regression("content_split-9");
 }
 
-/// Byte by byte: a JSON list of calls whose arguments nest further
-/// `{"name": …, "arguments": {…}}` objects five deep, with an unescaped quote,
-/// a NUL and a long run of Cyrillic text: whole input gives two calls, byte
-/// by byte one ("calls differ whole vs split"). Found in the last minutes of
-/// the session; open.
+/// Byte by byte, minimized: `[{name"",parameters""}{"","argument" {name:3"]`
+/// — whole input reads a second call named `3"`, byte by byte does not
+/// ("calls differ whole vs split"). Found in the last minutes of the
+/// session; open.
 #[test]
 #[ignore = "open: nested call envelopes, whole vs split (fuzz/regressions/README.md)"]
 fn content_split_10() {
