@@ -624,16 +624,6 @@ impl ArgsWriter {
         self.mode != ArgsMode::Start
     }
 
-    /// Replaces arguments of which nothing was handed out yet.
-    pub(crate) fn replace_unemitted(&mut self, json: &[u8]) {
-        debug_assert_eq!(self.emitted, 0);
-        self.out.clear();
-        self.out.extend_from_slice(json);
-        self.limited = false;
-        self.stringified = false;
-        self.mode = ArgsMode::Done;
-    }
-
     /// Sets the whole arguments at once (used when there was no arguments value).
     pub(crate) fn set_whole(&mut self, json: &[u8]) {
         self.out.extend_from_slice(json);

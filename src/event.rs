@@ -171,8 +171,6 @@ repair_kinds! {
     TypeCoercion => "type_coercion",
     /// An XML entity was decoded.
     EntityDecoded => "entity_decoded",
-    /// The tool name was found inside the arguments (`{"arguments": {…, "name": "f"}`) and moved out.
-    MisplacedName => "misplaced_name",
     /// A parameter given twice in one call: the later value was dropped.
     DuplicateKey => "duplicate_key",
     /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).

@@ -131,6 +131,26 @@ fn name_after_arguments() {
     assert_eq!(args(&p, 0), json!({"city": "Paris"}));
 }
 
+/// corpus/POLICY.md P7: a `name` inside the arguments is an argument, not
+/// the tool's name — in a Hermes block, bare, and as a later element of a
+/// list whose first call is complete (where, before, whether it was moved out
+/// depended on chunking: fuzz finding `content_split-10`).
+#[test]
+fn name_inside_arguments_is_no_name() {
+    let p = check_all(
+        b"<tool_call>\n{\"arguments\": {\"command\": \"pwd\", \"name\": \"run_shell\"}}\n</tool_call>",
+        &cfg(),
+    );
+    assert!(p.calls.is_empty());
+    let p = check_all(
+        br#"[{"name":"f","arguments":{}},{"argument" {"name":"g"}}]"#,
+        &cfg(),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].name, "f");
+    assert_eq!(args(&p, 0), json!({}));
+}
+
 #[test]
 fn no_false_positives() {
     for input in [

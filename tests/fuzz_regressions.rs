@@ -285,19 +285,19 @@ fn content_split_9() {
 }
 
 /// Byte by byte, minimized: `[{name"",parameters""}{"","argument" {name:3"]`
-/// — whole input reads a second call named `3"`, byte by byte does not
-/// ("calls differ whole vs split"). Found in the last minutes of the
-/// session; open.
+/// — whole input read a second call named `3"`, byte by byte did not
+/// ("calls differ whole vs split"): a name found inside a nameless call's
+/// arguments was moved out only while no earlier call had committed the
+/// block, and when that happened depended on chunking. Fixed by dropping that
+/// rescue (corpus/POLICY.md P7: a `name` inside the arguments is no name).
 #[test]
-#[ignore = "open: nested call envelopes, whole vs split (fuzz/regressions/README.md)"]
 fn content_split_10() {
     regression("content_split-10");
 }
 
 /// Byte by byte: "calls differ whole vs split", found by a parallel run at
-/// the same time as `content_split-10`; not yet minimized or diagnosed.
+/// the same time as `content_split-10`; same cause, same fix.
 #[test]
-#[ignore = "open: not yet diagnosed (fuzz/regressions/README.md)"]
 fn content_split_11() {
     regression("content_split-11");
 }

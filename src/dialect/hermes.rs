@@ -224,9 +224,6 @@ impl TagBlock {
             if !jc.is_closed() {
                 jc.close(cx, false);
             }
-            if !cx.committed() {
-                jc.rescue(cx);
-            }
             if !cx.committed() && jc.named() {
                 cx.commit();
             }
@@ -383,7 +380,6 @@ impl Block for TagBlock {
         };
         let named_before = jc.named();
         jc.close(cx, true);
-        jc.rescue(cx);
         if !cx.committed() && (named_before || jc.named()) {
             cx.commit();
         }

@@ -209,43 +209,6 @@ impl JsonCalls {
         })
     }
 
-    /// For calls that never got a name: a model that forgot to close its
-    /// arguments object writes the name inside it
-    /// (`{"arguments": {"a": 1, "name": "f"}`). Such a name is moved out.
-    /// Only calls that have not started (nothing emitted) are touched.
-    pub(crate) fn rescue_names(&mut self) {
-        for c in &mut self.router.calls {
-            if c.name.is_some() || !c.has_args || c.args.emitted > 0 {
-                continue;
-            }
-            let at = c.end;
-            let Ok(serde_json::Value::Object(mut obj)) =
-                serde_json::from_slice::<serde_json::Value>(&c.args.final_json())
-            else {
-                continue;
-            };
-            let Some(serde_json::Value::String(name)) = obj.get("name").cloned() else {
-                continue;
-            };
-            obj.shift_remove("name");
-            let json = serde_json::to_vec(&serde_json::Value::Object(obj))
-                .unwrap_or_else(|_| b"{}".to_vec());
-            c.args.replace_unemitted(&json);
-            c.args.repairs.push(Repair {
-                kind: RepairKind::MisplacedName,
-                offset: at,
-            });
-            c.name = Some(name);
-        }
-    }
-
-    /// [`JsonCalls::rescue_names`], then emits what that made known.
-    pub(crate) fn rescue(&mut self, cx: &mut Cx<'_>) {
-        self.rescue_names();
-        let at = self.rep.offset();
-        self.sync(cx, Span::new(at, at));
-    }
-
     /// Lets the repairer read the `<` it stopped on as JSON.
     pub(crate) fn accept_lt(&mut self) {
         self.rep.accept_lt();
@@ -408,9 +371,6 @@ struct BareJson {
 impl Block for BareJson {
     fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
         let p = self.jc.feed(input, cx);
-        if !cx.committed() && p.status == Status::Done {
-            self.jc.rescue(cx);
-        }
         if !cx.committed() {
             if p.status == Status::Halted || self.jc.rejected() {
                 return Flow::Reject {
@@ -443,7 +403,6 @@ impl Block for BareJson {
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         let named_before = self.jc.named();
         self.jc.close(cx, true);
-        self.jc.rescue(cx);
         let named_before = named_before || self.jc.named();
         if !cx.committed() && named_before && self.jc.confirmed(cx) {
             cx.commit();
@@ -700,9 +659,6 @@ impl Block for Fence {
                     let mut sub = cx.at(i);
                     let p = jc.feed(&input[i..], &mut sub);
                     i += p.consumed;
-                    if !sub.committed() && p.status == Status::Done {
-                        jc.rescue(&mut sub);
-                    }
                     if !sub.committed() {
                         if p.status == Status::Halted || jc.rejected() {
                             return Flow::Reject {
@@ -803,7 +759,6 @@ impl Block for Fence {
         };
         let named_before = jc.named();
         jc.close(cx, true);
-        jc.rescue(cx);
         let named_before = named_before || jc.named();
         if !cx.committed() && named_before && jc.confirmed(cx) {
             cx.commit();
