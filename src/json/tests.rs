@@ -379,6 +379,43 @@ fn fast_path_valid_runs_are_copied_whole() {
     same_as_slow_everywhere(pretty.as_bytes());
 }
 
+/// Counts how output reaches the sink: bulk runs vs slow-path writes.
+#[derive(Default)]
+struct Runs {
+    out: Vec<u8>,
+    runs: usize,
+    writes: usize,
+}
+
+impl Sink for Runs {
+    fn write(&mut self, bytes: &[u8]) {
+        self.writes += 1;
+        self.out.extend_from_slice(bytes);
+    }
+    fn opaque(&self) -> bool {
+        true
+    }
+    fn write_opaque(&mut self, bytes: &[u8], _opened: usize) {
+        self.runs += 1;
+        self.out.extend_from_slice(bytes);
+    }
+}
+
+#[test]
+fn fast_path_takes_literals_and_numbers() {
+    // Everything inside the outer object is one bulk run: `true`, `false`
+    // and `null` before a closer included (they once fell to the slow path
+    // because a literal was checked like a number with an exponent).
+    let doc = r#"{"k": [{"a": true}, {"b": false}, {"c": null}, {"d": -1.5e3}, 7]}"#;
+    let mut sink = Runs::default();
+    let mut r = Repairer::new();
+    let p = r.feed(doc.as_bytes(), &mut sink);
+    assert_eq!(p.status, Status::Done);
+    assert_eq!(sink.out, doc.as_bytes());
+    assert_eq!(sink.runs, 1, "one bulk run for the object's content");
+    assert_eq!(sink.writes, 2, "only the outer braces on the slow path");
+}
+
 #[test]
 fn fast_path_boundaries() {
     // Chunks ending inside a string, an escape, a \u escape, a surrogate

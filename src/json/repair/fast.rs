@@ -444,12 +444,15 @@ fn scalar(input: &[u8], i: usize, max_token: usize) -> Option<usize> {
         b'f' if rest.starts_with(b"false") => 5,
         b'n' if rest.starts_with(b"null") => 4,
         b't' | b'f' | b'n' => return None,
-        _ => number_len(rest)?,
+        _ => {
+            let len = number_len(rest)?;
+            // A number no double holds (`1e999`) is the slow path's to repair.
+            if !super::fits_f64(&rest[..len]) {
+                return None;
+            }
+            len
+        }
     };
-    // A number no double holds (`1e999`) is the slow path's to repair.
-    if !super::fits_f64(&rest[..len]) {
-        return None;
-    }
     if len > max_token {
         return None;
     }
