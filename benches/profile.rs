@@ -1,7 +1,7 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo bench --bench profile -- [hermes|text|string] [chunk] [reps]`, or
+//! `cargo bench --bench profile -- [hermes|text|string|empty] [chunk] [reps]`, or
 //! under callgrind: `valgrind --tool=callgrind target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
 
@@ -19,6 +19,8 @@ fn main() {
     let input = match kind {
         "text" => prose(1 << 20),
         "string" => string_arg(1 << 20),
+        // Parser set-up and finish alone (the fixed cost of a short reply).
+        "empty" => Vec::new(),
         _ => hermes_calls(1 << 20),
     };
     let mut events: Vec<Event> = Vec::with_capacity(64);

@@ -1,10 +1,12 @@
 //! The push parser: bytes in, [`Event`]s out.
 
+use std::sync::{Arc, Mutex, OnceLock};
+
 use bytes::{Bytes, BytesMut};
 
 use crate::config::Config;
 use crate::dialect::{
-    self, reasoning, Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger,
+    self, reasoning, Action, Block, BlockArgs, Cx, Dialect, Emitter, Flow, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
 use crate::scan::{ByteFinder, Match, Pattern, ScanState};
@@ -53,10 +55,8 @@ enum Mode {
 /// ```
 pub struct Parser {
     cfg: Config,
-    triggers: Vec<Trigger>,
-    /// Trigger indices by first byte.
-    by_first: Vec<Vec<u16>>,
-    finder: ByteFinder,
+    /// The triggers of the configured dialects (shared, see [`Table`]).
+    table: Arc<Table>,
     /// The finder's cached hits in the buffer being processed: kept across
     /// the texts between blocks, so no trigger byte is searched for twice.
     scan: ScanState,
@@ -72,8 +72,72 @@ pub struct Parser {
     /// The next text position starts the output (or the text after a
     /// reasoning block): line triggers apply there.
     bol: bool,
+}
+
+/// What a dialect list compiles to: its triggers in match order, indexed by
+/// first byte, and the byte finder over those first bytes.
+///
+/// It depends on nothing but the dialect list, and building it (sorting some
+/// hundred triggers) cost more than parsing a short reply, so tables are
+/// built once per dialect list and shared by every parser ([`Table::get`]).
+struct Table {
+    triggers: Vec<Trigger>,
+    /// Trigger indices by first byte.
+    by_first: Vec<Vec<u16>>,
+    finder: ByteFinder,
     /// Indices of the line triggers.
     line_triggers: Vec<u16>,
+}
+
+/// Most dialect lists kept by [`Table::get`] besides the default one (a
+/// process uses a handful; beyond this the oldest is dropped).
+const TABLE_CACHE: usize = 16;
+
+impl Table {
+    fn build(dialects: &[Dialect]) -> Table {
+        let triggers = dialect::triggers_for(dialects);
+        let mut by_first: Vec<Vec<u16>> = vec![Vec::new(); 256];
+        let mut firsts = Vec::new();
+        for (i, t) in triggers.iter().enumerate() {
+            for &b in t.pattern.first_bytes() {
+                by_first[b as usize].push(i as u16);
+                firsts.push(b);
+            }
+        }
+        let finder = ByteFinder::new(&firsts);
+        let line_triggers = (0..triggers.len())
+            .filter(|&i| matches!(triggers[i].pattern, Pattern::Line { .. }))
+            .map(|i| i as u16)
+            .collect();
+        Table {
+            triggers,
+            by_first,
+            finder,
+            line_triggers,
+        }
+    }
+
+    /// The table of `dialects`: the default list (empty = every dialect)
+    /// without locking, others from a small process-wide cache.
+    fn get(dialects: &[Dialect]) -> Arc<Table> {
+        static DEFAULT: OnceLock<Arc<Table>> = OnceLock::new();
+        static OTHERS: Mutex<Vec<(Vec<Dialect>, Arc<Table>)>> = Mutex::new(Vec::new());
+        if dialects.is_empty() {
+            return Arc::clone(DEFAULT.get_or_init(|| Arc::new(Table::build(&[]))));
+        }
+        // A poisoned lock only means another thread panicked while holding
+        // it; the list itself is always consistent.
+        let mut cache = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = cache.iter().find(|(d, _)| d == dialects) {
+            return Arc::clone(t);
+        }
+        let t = Arc::new(Table::build(dialects));
+        if cache.len() >= TABLE_CACHE {
+            cache.remove(0);
+        }
+        cache.push((dialects.to_vec(), Arc::clone(&t)));
+        t
+    }
 }
 
 impl std::fmt::Debug for Parser {
@@ -89,20 +153,7 @@ impl std::fmt::Debug for Parser {
 impl Parser {
     /// A parser for one output stream.
     pub fn new(cfg: Config) -> Parser {
-        let triggers = dialect::triggers_for(&cfg.dialects);
-        let mut by_first: Vec<Vec<u16>> = vec![Vec::new(); 256];
-        let mut firsts = Vec::new();
-        for (i, t) in triggers.iter().enumerate() {
-            for &b in t.pattern.first_bytes() {
-                by_first[b as usize].push(i as u16);
-                firsts.push(b);
-            }
-        }
-        let finder = ByteFinder::new(&firsts);
-        let line_triggers = (0..triggers.len())
-            .filter(|&i| matches!(triggers[i].pattern, Pattern::Line { .. }))
-            .map(|i| i as u16)
-            .collect();
+        let table = Table::get(&cfg.dialects);
         let mode = match cfg
             .prefill
             .as_deref()
@@ -116,9 +167,7 @@ impl Parser {
         };
         Parser {
             cfg,
-            triggers,
-            by_first,
-            finder,
+            table,
             scan: ScanState::default(),
             offset: 0,
             carry: BytesMut::new(),
@@ -127,7 +176,6 @@ impl Parser {
             held: BytesMut::new(),
             block_start: 0,
             bol: true,
-            line_triggers,
         }
     }
 
@@ -264,8 +312,8 @@ impl Parser {
         if self.bol {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
-            for &t in &self.line_triggers {
-                if let Pattern::Line { matches } = self.triggers[t as usize].pattern {
+            for &t in &self.table.line_triggers {
+                if let Pattern::Line { matches } = self.table.triggers[t as usize].pattern {
                     match matches(&data[i..]) {
                         Match::Full(n) => {
                             if full.is_none() {
@@ -288,7 +336,7 @@ impl Parser {
         let bytes: &[u8] = data;
         let mut from = i;
         loop {
-            let Some(p) = self.finder.find(&mut self.scan, bytes, from) else {
+            let Some(p) = self.table.finder.find(&mut self.scan, bytes, from) else {
                 // Release everything but an unfinished UTF-8 character.
                 let cut = utf8_cut(data, i);
                 self.push_text(data, i, cut, out);
@@ -301,8 +349,8 @@ impl Parser {
             let at = &bytes[p..];
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
-            for &t in &self.by_first[bytes[p] as usize] {
-                match self.triggers[t as usize].pattern.matches(at) {
+            for &t in &self.table.by_first[bytes[p] as usize] {
+                match self.table.triggers[t as usize].pattern.matches(at) {
                     Match::Full(n) => {
                         if full.is_none() {
                             full = Some((t as usize, n));
@@ -320,7 +368,7 @@ impl Parser {
             if let Some((t, n)) = full {
                 // A line trigger leaves its line break as text.
                 let skip = usize::from(matches!(
-                    self.triggers[t].pattern,
+                    self.table.triggers[t].pattern,
                     Pattern::Line { .. } | Pattern::After { .. }
                 ));
                 self.push_text(data, i, p + skip, out);
@@ -338,7 +386,7 @@ impl Parser {
         n: usize,
         out: &mut Vec<Event>,
     ) -> Next {
-        match self.triggers[t].action {
+        match self.table.triggers[t].action {
             Action::Markup => {
                 out.push(Event::Markup {
                     span: Span::new(self.abs(p), self.abs(p + n)),
@@ -656,4 +704,33 @@ pub fn parse_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, cfg: &Config
     }
     p.finish(&mut events);
     Parsed::from_events(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_built_once_per_dialect_list() {
+        let a = Table::get(&[]);
+        assert!(Arc::ptr_eq(&a, &Table::get(&[])));
+        let h = [Dialect::Hermes];
+        let b = Table::get(&h);
+        assert!(Arc::ptr_eq(&b, &Table::get(&h)));
+        assert!(!Arc::ptr_eq(&a, &b));
+        // The hermes-only table has fewer triggers than the default one, and
+        // a parser made from a config uses the table of its list.
+        assert!(b.triggers.len() < a.triggers.len());
+        let p = Parser::new(Config::default().with_dialects(h.to_vec()));
+        assert!(Arc::ptr_eq(&p.table, &b));
+        // More lists than the cache keeps: the oldest is rebuilt, and every
+        // table still matches its list.
+        for d in Dialect::ALL.iter().take(TABLE_CACHE + 2) {
+            let t = Table::get(std::slice::from_ref(d));
+            assert_eq!(
+                t.triggers.len(),
+                Table::build(std::slice::from_ref(d)).triggers.len()
+            );
+        }
+    }
 }
