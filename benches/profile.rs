@@ -1,7 +1,7 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo bench --bench profile -- [hermes|text|string|empty] [chunk] [reps]`, or
+//! `cargo bench --bench profile -- [hermes|text|string|empty] [chunk] [reps] [bytes]`, or
 //! under callgrind: `valgrind --tool=callgrind target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
 
@@ -16,12 +16,13 @@ fn main() {
     let kind = args.get(1).map(String::as_str).unwrap_or("hermes");
     let chunk: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let size: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1 << 20);
     let input = match kind {
-        "text" => prose(1 << 20),
-        "string" => string_arg(1 << 20),
+        "text" => prose(size),
+        "string" => string_arg(size),
         // Parser set-up and finish alone (the fixed cost of a short reply).
         "empty" => Vec::new(),
-        _ => hermes_calls(1 << 20),
+        _ => hermes_calls(size),
     };
     let mut events: Vec<Event> = Vec::with_capacity(64);
     let mut calls = 0usize;

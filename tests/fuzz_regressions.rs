@@ -301,3 +301,12 @@ fn content_split_10() {
 fn content_split_11() {
     regression("content_split-11");
 }
+
+/// Byte by byte: a Harmony header (`<|channel|>… to=…`) that runs past its
+/// 512-byte bound with no `<` in the rest of the chunk was rejected at the
+/// end of the chunk, so a call starting right after the bound was read only
+/// when the bytes came one by one ("text differs whole vs split").
+#[test]
+fn content_split_12() {
+    regression("content_split-12");
+}

@@ -530,6 +530,21 @@ impl HarmonyCall {
     }
 }
 
+impl HarmonyCall {
+    /// Appends header text that starts at `input[i]`. A header is at most
+    /// [`MAX_HEADER`] bytes: when `text` goes past that, nothing is appended
+    /// and the answer is the end of the byte that crossed the bound, the
+    /// same input position however the input was chunked.
+    fn header_text(&mut self, text: &[u8], i: usize) -> Option<usize> {
+        let room = MAX_HEADER.saturating_sub(self.header.len());
+        if text.len() > room {
+            return Some(i + room + 1);
+        }
+        self.header.extend_from_slice(text);
+        None
+    }
+}
+
 impl Block for HarmonyCall {
     fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
         let mut i = 0;
@@ -537,17 +552,16 @@ impl Block for HarmonyCall {
             match self.st {
                 St::Header => {
                     let rest = &input[i..];
-                    let Some(p) = memchr::memchr(b'<', rest) else {
-                        self.header.extend_from_slice(rest);
-                        if self.header.len() > MAX_HEADER {
-                            return Flow::Reject {
-                                at: input.len(),
-                                then: Resume::Text,
-                            };
-                        }
+                    let p = memchr::memchr(b'<', rest);
+                    if let Some(at) = self.header_text(&rest[..p.unwrap_or(rest.len())], i) {
+                        return Flow::Reject {
+                            at,
+                            then: Resume::Text,
+                        };
+                    }
+                    let Some(p) = p else {
                         return Flow::More;
                     };
-                    self.header.extend_from_slice(&rest[..p]);
                     i += p;
                     let toks: &[&[u8]] = if self.header.is_empty() && !self.bare {
                         &[START, CHANNEL]
