@@ -1,7 +1,7 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo bench --bench profile -- [hermes|text|string|empty] [chunk] [reps] [bytes]`, or
+//! `cargo bench --bench profile -- [hermes|text|string|empty|FILE] [chunk] [reps] [bytes]`, or
 //! under callgrind: `valgrind --tool=callgrind target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
 
@@ -22,7 +22,9 @@ fn main() {
         "string" => string_arg(size),
         // Parser set-up and finish alone (the fixed cost of a short reply).
         "empty" => Vec::new(),
-        _ => hermes_calls(size),
+        "hermes" => hermes_calls(size),
+        // Anything else is a file to parse.
+        path => std::fs::read(path).expect("hermes, text, string, empty or a file"),
     };
     let mut events: Vec<Event> = Vec::with_capacity(64);
     let mut calls = 0usize;

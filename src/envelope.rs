@@ -909,14 +909,39 @@ impl ArgsWriter {
         }
     }
 
-    /// Makes `out` valid after a limit cut it: nothing more is appended, so the
-    /// final arguments fall back to what can be closed. Returns the final JSON.
-    pub(crate) fn final_json(&self) -> Vec<u8> {
-        if self.mode == ArgsMode::Done
+    /// Complete and never cut: the repairer's output (or JSON that was
+    /// checked when it was set) is valid by construction.
+    fn complete_as_written(&self) -> bool {
+        self.mode == ArgsMode::Done
             && !self.limited
             && !self.stringified
             && self.out.first() == Some(&b'{')
-        {
+    }
+
+    /// Ends the arguments once every delta so far was handed out
+    /// ([`ArgsWriter::take_delta`]): the final JSON and the tail that closing
+    /// them appended (the last delta, empty when nothing had to be closed).
+    /// Arguments complete as written are moved out, not copied (a call with a
+    /// megabyte of arguments is not copied once more at its end).
+    pub(crate) fn take_final(&mut self) -> (Vec<u8>, Vec<u8>) {
+        debug_assert_eq!(self.emitted, self.out.len());
+        if self.complete_as_written() {
+            self.emitted = 0;
+            return (std::mem::take(&mut self.out), Vec::new());
+        }
+        let fin = self.final_json();
+        let tail = if fin.len() > self.out.len() && fin.starts_with(&self.out) {
+            fin[self.out.len()..].to_vec()
+        } else {
+            Vec::new()
+        };
+        (fin, tail)
+    }
+
+    /// Makes `out` valid after a limit cut it: nothing more is appended, so the
+    /// final arguments fall back to what can be closed. Returns the final JSON.
+    pub(crate) fn final_json(&self) -> Vec<u8> {
+        if self.complete_as_written() {
             // Complete and never cut: the repairer's output (or JSON that was
             // checked when it was set) is valid by construction.
             debug_assert!(

@@ -92,12 +92,10 @@ impl ArgsJson {
         } else {
             self.w.finish_open();
         }
-        let pending = self.w.take_delta().to_vec();
         let span = Span::new(end, end);
-        cx.args(local, &pending, span);
-        let final_json = self.w.final_json();
-        if final_json.len() > self.w.out.len() && final_json.starts_with(&self.w.out) {
-            let tail = final_json[self.w.out.len()..].to_vec();
+        cx.args(local, self.w.take_delta(), span);
+        let (final_json, tail) = self.w.take_final();
+        if !tail.is_empty() {
             cx.args(local, &tail, span);
         }
         let mut repairs = self.rep.take_repairs();

@@ -332,9 +332,8 @@ impl JsonCalls {
         // Deltas so far, then whatever closing the arguments needs.
         let span = Span::new(end, end);
         cx.args(local, c.args.take_delta(), span);
-        let final_json = c.args.final_json();
-        if final_json.len() > c.args.out.len() && final_json.starts_with(&c.args.out) {
-            let tail = final_json[c.args.out.len()..].to_vec();
+        let (final_json, tail) = c.args.take_final();
+        if !tail.is_empty() {
             cx.args(local, &tail, span);
         }
         let truncated = truncated_json || c.args.limited;

@@ -245,6 +245,34 @@ const fn plain_table() -> [bool; 256] {
 }
 static PLAIN: [bool; 256] = plain_table();
 
+/// Length of the run of [`PLAIN`] bytes at the start of `s`, read eight bytes
+/// at a time: a word is all plain unless one of its bytes is below 0x20, is
+/// `"` or `\`, or has its high bit set (SWAR tests with no false negatives;
+/// the last word is settled byte by byte).
+#[inline]
+pub(super) fn plain_len(s: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
+    let mut i = 0;
+    for w in s.chunks_exact(8) {
+        let Ok(w) = <[u8; 8]>::try_from(w) else { break };
+        let x = u64::from_le_bytes(w);
+        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
+        let quote = zero_byte(x ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(x ^ (ONES * u64::from(b'\\')));
+        if (below_space | quote | backslash | x) & HIGH != 0 {
+            break;
+        }
+        i += 8;
+    }
+    let rest = &s[i..];
+    i + rest
+        .iter()
+        .position(|&c| !PLAIN[c as usize])
+        .unwrap_or(rest.len())
+}
+
 #[inline]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -1106,10 +1134,7 @@ impl Repairer {
             }
             .unwrap_or(input.len());
             let run = &input[..end];
-            let plain = run
-                .iter()
-                .position(|&c| !PLAIN[c as usize])
-                .unwrap_or(run.len());
+            let plain = plain_len(run);
             self.out(s.key, sink, &run[..plain]);
             return Step::Consumed(plain);
         }
@@ -1704,10 +1729,7 @@ impl Repairer {
     fn write_escaped<S: Sink + ?Sized>(&mut self, bytes: &[u8], sink: &mut S) {
         let mut rest = bytes;
         while !rest.is_empty() {
-            let plain = rest
-                .iter()
-                .position(|&c| !PLAIN[c as usize])
-                .unwrap_or(rest.len());
+            let plain = plain_len(rest);
             if plain > 0 {
                 sink.write(&rest[..plain]);
                 rest = &rest[plain..];

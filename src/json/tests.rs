@@ -616,3 +616,23 @@ fn fast_path_resumes_units_cut_by_chunks() {
         assert!(r.repairs().is_empty());
     }
 }
+
+#[test]
+fn plain_len_matches_the_table() {
+    use super::repair::plain_len;
+    // Every byte value at every position of a 0..=24-byte run of plain bytes.
+    for len in 0..=24 {
+        for at in 0..len {
+            for b in 0..=255u8 {
+                let mut s = vec![b'a'; len];
+                s[at] = b;
+                let want = s
+                    .iter()
+                    .position(|&c| !(0x20..0x80).contains(&c) || c == b'"' || c == b'\\')
+                    .unwrap_or(len);
+                assert_eq!(plain_len(&s), want, "byte {b:#04x} at {at} of {len}");
+            }
+        }
+        assert_eq!(plain_len(&vec![b'~'; len]), len);
+    }
+}

@@ -23,7 +23,7 @@
 //! complete character or escape. The stack only changes at commit points, so
 //! stopping never has anything to undo.
 
-use super::{Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex, PLAIN};
+use super::{plain_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex};
 
 impl Repairer {
     /// True when the fast path may start in the current state: inside a
@@ -369,9 +369,7 @@ fn skip_ws(input: &[u8], mut i: usize) -> usize {
 fn str_body(input: &[u8], mut i: usize) -> usize {
     let n = input.len();
     loop {
-        while i < n && PLAIN[input[i] as usize] {
-            i += 1;
-        }
+        i += plain_len(&input[i..]);
         let Some(&c) = input.get(i) else { return i };
         match c {
             b'\\' => match escape_len(&input[i..]) {
