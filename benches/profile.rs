@@ -1,7 +1,7 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo bench --bench profile -- [hermes|text|string|empty|FILE] [chunk] [reps] [bytes]`, or
+//! `cargo bench --bench profile -- [hermes|text|string|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`, or
 //! under callgrind: `valgrind --tool=callgrind target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
 
@@ -23,14 +23,31 @@ fn main() {
         // Parser set-up and finish alone (the fixed cost of a short reply).
         "empty" => Vec::new(),
         "hermes" => hermes_calls(size),
-        // Anything else is a file to parse.
+        // Anything else is a file to parse; a `.jsonl` file holds one input
+        // per line, in its `text` field (the corpus), each parsed on its own.
         path => std::fs::read(path).expect("hermes, text, string, empty or a file"),
+    };
+    let inputs: Vec<Vec<u8>> = if kind.ends_with(".jsonl") {
+        input
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_slice(l).expect("a JSON line");
+                v["text"]
+                    .as_str()
+                    .expect("a text field")
+                    .as_bytes()
+                    .to_vec()
+            })
+            .collect()
+    } else {
+        vec![input]
     };
     let mut events: Vec<Event> = Vec::with_capacity(64);
     let mut calls = 0usize;
     let mut arg_bytes = 0usize;
     let t = std::time::Instant::now();
-    for _ in 0..reps {
+    for input in std::iter::repeat_n(&inputs, reps).flatten() {
         let mut p = Parser::new(Config::default());
         let mut count = |events: &mut Vec<Event>| {
             for e in events.iter() {
@@ -57,6 +74,6 @@ fn main() {
     let secs = t.elapsed().as_secs_f64();
     println!(
         "{kind} chunk={chunk} reps={reps}: {calls} calls, {arg_bytes} arg bytes, {:.1} MiB/s",
-        (input.len() * reps) as f64 / secs / (1 << 20) as f64
+        (inputs.iter().map(Vec::len).sum::<usize>() * reps) as f64 / secs / (1 << 20) as f64
     );
 }

@@ -226,6 +226,18 @@ fn recipient(text: &[u8], base: usize, complete: bool, skip: usize) -> Recip {
 
 /// Whether the text before the first token of a bare header can be one:
 /// `WORD [to=R [WORD]]` or `to=R [WORD]`, WORD from [`BARE_FIRST`].
+/// A quick necessary test for a bare header at `at` (a line start): it
+/// begins with one of [`BARE_FIRST`] or `to=`, or with a prefix of one where
+/// the input is cut. Prose lines fail here, before [`scan`] looks for the
+/// header's end (up to [`MAX_HEADER`] bytes ahead); [`bare_ok`] decides.
+fn bare_start(at: &[u8]) -> bool {
+    at.first() == Some(&b'<')
+        || BARE_FIRST
+            .iter()
+            .chain(std::iter::once(&&b"to="[..]))
+            .any(|f| at.starts_with(f) || f.starts_with(at))
+}
+
 fn bare_ok(text: &[u8], complete: bool) -> bool {
     if text.first().is_some_and(|&b| is_blank(b)) || text.contains(&b'\n') || text.contains(&b'\r')
     {
@@ -280,6 +292,9 @@ fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
             Scan::Partial
         }
     };
+    if bare && !bare_start(at) {
+        return Scan::No;
+    }
     let (mut i, started) = if bare {
         (0, false)
     } else {
