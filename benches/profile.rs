@@ -60,7 +60,7 @@ fn main() {
             events.clear();
         };
         if chunk == 0 {
-            p.feed(&input, &mut events);
+            p.feed(input, &mut events);
             count(&mut events);
         } else {
             for c in input.chunks(chunk) {
