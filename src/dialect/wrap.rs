@@ -68,11 +68,11 @@ pub(crate) struct Wrap {
     trigger: Vec<u8>,
     /// Markup content (`<invoke …>`) is read by the tag block this was handed to.
     delegate: Option<Box<dyn Block>>,
-    /// The previous JSON value, chained to the next one if that is JSON too.
-    prev_json: Option<(JsonCalls, u64)>,
-    /// The previous non-JSON body, ended where it stopped once the next
-    /// value's kind is known (or with the block).
-    prev_body: Option<(Body, u64)>,
+    /// The previous value's body and where it stopped, once the next value
+    /// began: its calls end when the next value's kind is known (a JSON
+    /// value after a JSON value is chained to it, see [`JsonCalls::after`])
+    /// or with the block.
+    prev: Option<(Body, u64)>,
 }
 
 impl Wrap {
@@ -81,8 +81,7 @@ impl Wrap {
         Wrap {
             trigger: a.trigger.to_vec(),
             delegate: None,
-            prev_json: None,
-            prev_body: None,
+            prev: None,
             spec,
             st: St::Lead,
             body: Body::None,
@@ -112,12 +111,7 @@ impl Wrap {
                 // Between values (after `; `, or before bytes that may
                 // start another one): the last value's calls end with the
                 // block, so their span reaches the block's end.
-                if let Some((mut p, _)) = self.prev_json.take() {
-                    if !p.is_closed() {
-                        p.close(cx, false);
-                    }
-                    p.end_all(cx, end, extra);
-                } else if let Some((b, _)) = self.prev_body.take() {
+                if let Some((b, _)) = self.prev.take() {
                     self.body = b;
                     self.end_body(cx, end, extra);
                 }
@@ -214,22 +208,21 @@ impl Wrap {
             }
             _ => Kind::Other,
         };
-        if let Some((b, at)) = self.prev_body.take() {
-            self.body = b;
-            self.end_body(cx, at, Vec::new());
-        }
-        if !matches!(kind, Kind::Json) {
-            if let Some((mut p, at)) = self.prev_json.take() {
-                if !p.is_closed() {
-                    p.close(cx, false);
-                }
-                p.end_all(cx, at, Vec::new());
+        // The previous value ends where it stopped, unless both are JSON:
+        // then it is chained to this one.
+        let chained = match self.prev.take() {
+            Some((Body::Json(p), at)) if matches!(kind, Kind::Json) => Some((p, at)),
+            Some((b, at)) => {
+                self.body = b;
+                self.end_body(cx, at, Vec::new());
+                None
             }
-        }
+            None => None,
+        };
         self.body = match kind {
             Kind::Json => {
                 let next = JsonCalls::new(&self.cfg, false, self.stop_bytes == b"<");
-                Body::Json(match self.prev_json.take() {
+                Body::Json(match chained {
                     Some((p, at)) => next.after(p, at),
                     None => next,
                 })
@@ -322,9 +315,8 @@ impl Block for Wrap {
                         // input (`Flow::Partial`), so the calls stay open
                         // until `begin` knows, or until the block ends.
                         match std::mem::replace(&mut self.body, Body::None) {
-                            Body::Json(j) => self.prev_json = Some((j, at)),
                             Body::None => {}
-                            other => self.prev_body = Some((other, at)),
+                            b => self.prev = Some((b, at)),
                         }
                     }
                     if self.st == St::Lead && b == b'<' && self.trigger.starts_with(b"<") {
