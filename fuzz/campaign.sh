@@ -42,8 +42,14 @@ for t in "$@"; do
         # A crash ends the run before the final stats: take the last status line.
         execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
     fi
+    # crash / timeout / slow-unit / oom: the artifact libFuzzer wrote; a run
+    # ended by a signal without one (killed, or paused past -timeout) is
+    # `stopped` (a timeout found while paused is checked by hand).
     result=ok
-    [ "$rc" -eq 0 ] || result=crash
+    if [ "$rc" -ne 0 ]; then
+        result=$(sed -n 's|.*Test unit written to .*/\([a-z-]*\)-[0-9a-f]*$|\1|p' "$log" | tail -1)
+        result=${result:-stopped}
+    fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$commit" "$t" "$took" "$max_len" \
         "${execs:-0}" "$result" >>"$ledger"
     echo "campaign: $t $took s, ${execs:-0} executions, $result ($log)"

@@ -310,3 +310,13 @@ fn content_split_11() {
 fn content_split_12() {
     regression("content_split-12");
 }
+
+/// Byte by byte, minimized: `h(q:')        ]` (pythonic dialect) — whole
+/// input closed the unclosed string before `)` (a lost quote: `)`, blanks,
+/// `]`), byte by byte it did not ("text differs whole vs split"): after
+/// exactly eight blanks the lookahead gave up when the next byte had not
+/// arrived yet, instead of waiting for the byte it was going to look at.
+#[test]
+fn pythonic_6() {
+    regression("pythonic-6");
+}

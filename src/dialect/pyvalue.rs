@@ -541,7 +541,8 @@ fn quote_lost_before(at: &[u8], q: u8) -> Match {
         i += 1;
     }
     match at.get(i) {
-        None if i < 8 => return Match::Partial,
+        // The byte after at most eight blanks decides: wait for it.
+        None => return Match::Partial,
         Some(b']') => {}
         Some(b',') => {
             i += 1;
