@@ -15,7 +15,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 ledger="$here/campaign.tsv"
 if [ "${1:-}" = "--totals" ]; then
-    awk -F'\t' 'NR > 1 { n[$3] += $6; s[$3] += $4; if ($7 != "ok") c[$3]++ }
+    awk -F'\t' 'NR > 1 { n[$3] += $6; s[$3] += $4; if ($7 != "ok" && $7 != "stopped") c[$3]++ }
         END { for (t in n) printf "%-14s %12d executions  %7d s  %d crash(es)\n", t, n[t], s[t], c[t] }' \
         "$ledger" | sort
     exit 0
