@@ -320,3 +320,14 @@ fn content_split_12() {
 fn pythonic_6() {
     regression("pythonic-6");
 }
+
+/// Byte by byte (whole fails too), minimized: `<|python_start|>f(a=1)[1]`
+/// — "tiling spans do not cover the input": after a pythonic value the
+/// wrapper read `[1]` as a JSON value; it held no call, and only a JSON
+/// value chains a call-less successor into its last call's span, so `[1]`
+/// and what followed were in no event. JSON after a pythonic value now ends
+/// the wrapper and is text.
+#[test]
+fn content_split_13() {
+    regression("content_split-13");
+}

@@ -208,6 +208,14 @@ impl Wrap {
             }
             _ => Kind::Other,
         };
+        // JSON after a pythonic value is not read in the same wrapper: a JSON
+        // value that held no call would have no call to take its bytes (only
+        // a JSON value chains to the next one, see below), so the block ends
+        // before it and it is text.
+        let kind = match (kind, &self.prev) {
+            (Kind::Json, Some((Body::Py(_), _))) => Kind::Other,
+            (k, _) => k,
+        };
         // The previous value ends where it stopped, unless both are JSON:
         // then it is chained to this one.
         let chained = match self.prev.take() {
