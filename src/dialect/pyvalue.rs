@@ -164,9 +164,8 @@ impl Writer {
         truncated: bool,
     ) {
         let span = Span::new(end, end);
-        let rest = self.out[self.emitted..].to_vec();
+        cx.args(local, &self.out[self.emitted..], span);
         self.emitted = self.out.len();
-        cx.args(local, &rest, span);
         let fin = self.final_json();
         if fin.len() > self.out.len() && fin.starts_with(&self.out) {
             cx.args(local, &fin[self.out.len()..], span);
