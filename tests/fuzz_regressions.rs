@@ -331,3 +331,16 @@ fn pythonic_6() {
 fn content_split_13() {
     regression("content_split-13");
 }
+
+/// Byte by byte, minimized: `<｜tool▁call▁begin｜><｜tool▁sep｜>\0 i`
+/// (DeepSeek V3.1, empty name) — "calls differ whole vs split": the
+/// `unquoted_string` repair was at the `i` whole and at the blank before it
+/// byte by byte. The block skipped blanks before the arguments until the
+/// repairer had seen a *value*; after the garbage `\0` had reached the
+/// repairer, a blank arriving in its own chunk was skipped without it, so
+/// its offsets fell one byte behind. Blanks are now skipped only before the
+/// repairer has had any byte.
+#[test]
+fn content_split_14() {
+    regression("content_split-14");
+}

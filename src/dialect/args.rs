@@ -59,9 +59,10 @@ impl ArgsJson {
         p
     }
 
-    /// True once any byte of the value has been seen.
-    pub(crate) fn has_begun(&self) -> bool {
-        self.rep.has_begun()
+    /// True once any input has been fed: from then on every byte goes to
+    /// the repairer (which counts offsets from the first one), blanks too.
+    pub(crate) fn fed(&self) -> bool {
+        self.began
     }
 
     /// Closes the value early: markup ended it, or (`eof`) the input did.

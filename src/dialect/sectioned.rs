@@ -274,7 +274,11 @@ impl Block for Sectioned {
                         self.st = St::AfterArgs;
                         continue;
                     };
-                    if !args.has_begun() && b.is_ascii_whitespace() {
+                    // Blanks before the value are skipped, but only before
+                    // the repairer has had any byte (garbage included): from
+                    // then on it must see them, or its offsets would depend
+                    // on where the chunks were cut.
+                    if !args.fed() && b.is_ascii_whitespace() {
                         i += 1;
                         continue;
                     }
