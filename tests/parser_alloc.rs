@@ -6,10 +6,12 @@
 //! * prose (no call): every chunk becomes a zero-copy `Text` slice;
 //! * the body of a long JSON string argument inside a Hermes call: every
 //!   chunk becomes a `ToolArgs` delta;
-//! * the body of a long XML parameter (Qwen3-Coder): same, JSON-escaped.
+//! * the body of a long XML parameter (Qwen3-Coder): same, JSON-escaped;
+//! * the same string in the JSON arguments of a special-token dialect
+//!   (DeepSeek V3.1) and in a pythonic call.
 //!
 //! The event buffer is reused (cleared) between chunks, as the push API
-//! intends. Run with `--nocapture` to see the counts. None of the three
+//! intends. Run with `--nocapture` to see the counts. None of them
 //! may allocate per chunk: deltas are cut from one reusable buffer whose
 //! space comes back once the consumer drops them (the ceiling below is the
 //! few regrowths that buffer may need while warming).
@@ -68,7 +70,7 @@ fn body(len: usize, escape_xml: bool) -> Bytes {
 #[test]
 fn warm_hot_path_does_not_allocate_per_chunk() {
     // (name, warm-up bytes, hot input, allocation ceiling per chunk)
-    let cases: [(&str, &[u8], Bytes, usize); 3] = [
+    let cases: [(&str, &[u8], Bytes, usize); 5] = [
         ("prose", b"Hello. ", body(1 << 20, false), 0),
         (
             "hermes string argument",
@@ -80,6 +82,19 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
             "qwen3-coder parameter",
             b"<tool_call>\n<function=write_file>\n<parameter=content>\n",
             body(1 << 20, true),
+            0,
+        ),
+        (
+            // The special-token dialects' JSON arguments (`ArgsJson`).
+            "deepseek string argument",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{\"path\": \"/tmp/x\", \"content\": \"".as_bytes(),
+            body(1 << 20, false),
+            0,
+        ),
+        (
+            "pythonic string argument",
+            b"[write_file(path=\"/tmp/x\", content=\"",
+            body(1 << 20, false),
             0,
         ),
     ];

@@ -54,8 +54,8 @@ impl ArgsJson {
         if p.status == Status::Done {
             self.closed = true;
         }
-        let d = self.w.take_delta().to_vec();
-        cx.args(local, &d, Span::new(cx.base, cx.abs(p.consumed)));
+        let span = Span::new(cx.base, cx.abs(p.consumed));
+        cx.args(local, self.w.take_delta(), span);
         p
     }
 
@@ -76,8 +76,8 @@ impl ArgsJson {
         // A value that never began writes nothing here; `end` supplies `{}`.
         self.rep.finish(&mut self.w);
         self.closed = true;
-        let d = self.w.take_delta().to_vec();
-        cx.args(local, &d, Span::new(cx.base, cx.base));
+        let span = Span::new(cx.base, cx.base);
+        cx.args(local, self.w.take_delta(), span);
     }
 
     /// Ends call `local` at `end`; `extra` repairs (markup) are added.
@@ -206,9 +206,8 @@ impl RawArgs {
 
     /// Streams what is new.
     pub(crate) fn flush(&mut self, cx: &mut Cx<'_>, local: usize, span: Span) {
-        let d = self.out[self.emitted..].to_vec();
-        self.emitted = self.out.len();
-        cx.args(local, &d, span);
+        let from = std::mem::replace(&mut self.emitted, self.out.len());
+        cx.args(local, &self.out[from..], span);
     }
 
     /// Ends the call.

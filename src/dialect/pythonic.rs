@@ -543,8 +543,7 @@ impl PyCalls {
     fn sync(&mut self, cx: &mut Cx<'_>, span: Span) {
         if let Some(c) = self.calls.last_mut() {
             if !c.ended {
-                let d = c.w.take_delta();
-                cx.args(c.local, &d, span);
+                cx.args(c.local, c.w.take_delta(), span);
             }
         }
     }

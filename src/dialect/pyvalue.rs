@@ -137,21 +137,19 @@ impl Writer {
     }
 
     /// The bytes written since the last call that no cut can take back.
-    pub(crate) fn take_delta(&mut self) -> Vec<u8> {
+    pub(crate) fn take_delta(&mut self) -> &[u8] {
         let upto = if self.limited {
             self.out.len()
         } else {
             self.safe.max(self.emitted)
         };
-        let d = self.out[self.emitted..upto].to_vec();
-        self.emitted = upto;
-        d
+        let from = std::mem::replace(&mut self.emitted, upto);
+        &self.out[from..upto]
     }
 
     /// Streams what is new to call `local`.
     pub(crate) fn flush(&mut self, cx: &mut Cx<'_>, local: usize, span: Span) {
-        let d = self.take_delta();
-        cx.args(local, &d, span);
+        cx.args(local, self.take_delta(), span);
     }
 
     /// Ends call `local` at `end` with these arguments.
@@ -425,6 +423,9 @@ pub(crate) struct ValueLexer {
     ws: Vec<u8>,
     tok_start: u64,
     esc: StrEscaper,
+    /// Scratch for escaped string content (reused, so a chunk of a long
+    /// string does not allocate).
+    escaped: Vec<u8>,
     /// Closing brackets at the end of a delimited string, held: if the
     /// string is never closed they were probably structure.
     tail: Vec<u8>,
@@ -801,6 +802,7 @@ impl ValueLexer {
             ws: Vec::new(),
             tok_start: 0,
             esc: StrEscaper::default(),
+            escaped: Vec::new(),
             tail: Vec::new(),
             stops,
             string_stops,
@@ -887,7 +889,8 @@ impl ValueLexer {
         if raw.is_empty() {
             return;
         }
-        let mut out = Vec::with_capacity(raw.len() + 8);
+        let mut out = std::mem::take(&mut self.escaped);
+        out.clear();
         for rel in self.esc.push(raw, &mut out) {
             w.repair(
                 RepairKind::InvalidUtf8,
@@ -895,6 +898,7 @@ impl ValueLexer {
             );
         }
         self.put(w, &out, at);
+        self.escaped = out;
     }
 
     /// Content of a delimited string: trailing closers are held back.
