@@ -245,6 +245,18 @@ impl JsonCalls {
     /// Emits starts and argument deltas for every named call.
     fn sync(&mut self, cx: &mut Cx<'_>, span: Span) {
         let n = self.router.calls.len();
+        // The steady state of a long call: one unsettled call, started and
+        // still open, no new call since the last feed. Only its delta is
+        // new; the bookkeeping below would find nothing else to do.
+        if n == self.locals.len() && self.settled + 1 == n {
+            let k = self.settled;
+            if let (Some(local), false, false) =
+                (self.locals[k], self.ended[k], self.router.calls[k].closed)
+            {
+                cx.args(local, self.router.calls[k].args.take_delta(), span);
+                return;
+            }
+        }
         self.locals.resize(n, None);
         self.ended.resize(n, false);
         self.finalized.resize(n, false);
