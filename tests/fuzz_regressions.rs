@@ -344,3 +344,14 @@ fn content_split_13() {
 fn content_split_14() {
     regression("content_split-14");
 }
+
+/// Byte by byte, minimized: `final to=[ f(X= ]` — "text differs whole vs
+/// split": the bare Harmony header test said "call" at `final to=[` (the
+/// recipient is certain) and "no header" once the words after it came, so
+/// byte by byte a Harmony block was opened (and later given back as text,
+/// `[` included) while the whole input read `[ f(X= ]` as a pythonic call.
+/// A bare header's first segment is now judged only once it is complete.
+#[test]
+fn content_split_15() {
+    regression("content_split-15");
+}

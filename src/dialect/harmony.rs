@@ -344,6 +344,14 @@ fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
                 if bare && !bare_ok(text, complete) {
                     return Scan::No;
                 }
+                // A bare header's first segment is judged whole: words
+                // after the recipient can still make it prose (`final
+                // to=x and more words`), so a call it names is not reported
+                // before the segment ends, or the answer would depend on
+                // how much input had come.
+                if bare && !complete {
+                    return more(at);
+                }
                 let w0_end = text.iter().position(|&b| is_blank(b));
                 if w0_end.is_none() && !complete {
                     return more(at);
@@ -875,6 +883,16 @@ mod tests {
                 String::from_utf8_lossy(p)
             );
         }
+        // The first segment of a bare header is judged whole: a certain
+        // recipient waits for the segment's end, since more words make the
+        // line prose (the answer must not depend on where input stops).
+        assert_eq!(scan(b"final to=x", true, false), Scan::Partial);
+        assert_eq!(scan(b"final to=x ", true, false), Scan::Partial);
+        assert_eq!(scan(b"final to=x y z", true, false), Scan::No);
+        assert_eq!(
+            scan(b"final to=x y<|message|>", true, false),
+            Scan::Call { len: 10, to: 9 }
+        );
         assert_eq!(scan(b"analy", true, false), Scan::Partial);
         assert_eq!(scan(b"analysis to", true, false), Scan::Partial);
     }
