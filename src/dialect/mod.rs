@@ -628,3 +628,163 @@ pub(crate) fn triggers_for(dialects: &[Dialect]) -> Vec<Trigger> {
     });
     out
 }
+
+#[cfg(test)]
+mod trigger_tests {
+    //! Every trigger must answer the same for every longer input once it
+    //! has said "yes" or "no": the parser acts on the first answer that is
+    //! not [`Match::Partial`], and a later change of mind would make the
+    //! result depend on where the chunks were cut (fuzz finding
+    //! `content_split-15` was such a trigger).
+
+    use super::*;
+    use crate::scan::Match;
+    use proptest::prelude::*;
+
+    /// Fragments that make the matchers work: markup of every family,
+    /// Harmony header words, JSON and pythonic shapes, blanks, line breaks.
+    const PIECES: &[&str] = &[
+        "<tool_call>",
+        "</tool_call>",
+        "<|channel|>",
+        "<|message|>",
+        "<|constrain|>",
+        "<|start|>",
+        "<|python_tag|>",
+        "[TOOL_CALLS]",
+        "<｜tool▁calls▁begin｜>",
+        "<|tool_calls_section_begin|>",
+        "<function=",
+        "<invoke name=\"",
+        "```json\n",
+        "```",
+        "final",
+        "analysis",
+        "commentary",
+        "assistant",
+        " to=",
+        "to=",
+        "functions.get_weather",
+        "user",
+        "json",
+        "[",
+        "]",
+        "{",
+        "}",
+        "(",
+        ")",
+        "f(",
+        "x=1",
+        "\"name\"",
+        ": ",
+        "\"arguments\"",
+        ", ",
+        "'a'",
+        "call:",
+        "get_weather",
+        ".",
+        "\n",
+        " ",
+        "  ",
+        "\t",
+        "<",
+        ">",
+        "/",
+        "|",
+        "=",
+        "a",
+        "0",
+        "\"",
+        "é",
+        "\u{2581}",
+    ];
+
+    /// Harmony-header-like lines: `[WORD][ to=][R]( WORD)*[TOKEN]`, each
+    /// part possibly missing, so every header shape comes up often.
+    fn header() -> impl Strategy<Value = Vec<u8>> {
+        let sel = |v: &'static [&'static str]| prop::sample::select(v).prop_map(|s| s.as_bytes());
+        (
+            sel(&["final", "analysis", "commentary", "assistant", "to=x", ""]),
+            sel(&[" to=", "to=", " ", ""]),
+            sel(&["x", "functions.get_weather", "user", "us", "[", ""]),
+            prop::collection::vec(
+                (
+                    sel(&[" ", "  ", "\t", ""]),
+                    sel(&[
+                        "f(X=",
+                        "]",
+                        "json",
+                        "y",
+                        "<|message|>",
+                        "<|channel|>",
+                        "<|constrain|>",
+                        "\n",
+                    ]),
+                ),
+                0..4,
+            ),
+            sel(&["", "<|message|>", "<|channel|>commentary", "\n", "<"]),
+        )
+            .prop_map(|(w, to, r, rest, end)| {
+                let mut v = [w, to, r].concat();
+                for (b, x) in rest {
+                    v.extend_from_slice(b);
+                    v.extend_from_slice(x);
+                }
+                v.extend_from_slice(end);
+                v
+            })
+    }
+
+    fn input() -> impl Strategy<Value = Vec<u8>> {
+        let pieces = prop::collection::vec(
+            prop_oneof![
+                6 => prop::sample::select(PIECES).prop_map(|s| s.as_bytes().to_vec()),
+                1 => prop::collection::vec(any::<u8>(), 1..3),
+            ],
+            1..24,
+        )
+        .prop_map(|v| v.concat());
+        prop_oneof![pieces, header()]
+    }
+
+    proptest! {
+        // No regression files: the top level of the repository is fixed, and
+        // a failure prints its input.
+        #![proptest_config(ProptestConfig {
+            cases: 3000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn trigger_answers_are_prefix_stable(x in input()) {
+            prop_assume!(!x.is_empty());
+            for t in triggers_for(&[]) {
+                // The parser asks at a position holding one of the trigger's
+                // first bytes (a line trigger: after its line break).
+                let at: Vec<u8> = match t.pattern {
+                    Pattern::Line { .. } => [b"\n".as_slice(), &x].concat(),
+                    _ => x.clone(),
+                };
+                if !t.pattern.first_bytes().contains(&at[0]) {
+                    continue;
+                }
+                let mut first: Option<(usize, Match)> = None;
+                for k in 1..=at.len() {
+                    let m = t.pattern.matches(&at[..k]);
+                    if let Some((k0, m0)) = first {
+                        prop_assert_eq!(
+                            m, m0,
+                            "trigger {:?} said {:?} at {:?} and {:?} at {:?}",
+                            t.pattern.first_bytes(), m0,
+                            String::from_utf8_lossy(&at[..k0]), m,
+                            String::from_utf8_lossy(&at[..k])
+                        );
+                    } else if m != Match::Partial {
+                        first = Some((k, m));
+                    }
+                }
+            }
+        }
+    }
+}
