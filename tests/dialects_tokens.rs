@@ -296,6 +296,34 @@ fn pythonic_repairs() {
     );
 }
 
+/// Calls joined by an operator in a list (`[f(…) + f(…)]`, `or`, `and`,
+/// `;`, `||`; seen in public BFCL outputs) are each a call, with a
+/// `syntax_fix` at the operator; a word that only starts like one is a name.
+#[test]
+fn pythonic_calls_joined_by_operators() {
+    for op in ["+", "or", "and", ";", "||", "&&", "|"] {
+        let input = format!("[area(base=10, height=5) {op} area(base=8, height=6)]");
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(p.calls.len(), 2, "{input}");
+        assert_eq!(
+            args(&p.calls[1]),
+            json!({"base": 8, "height": 6}),
+            "{input}"
+        );
+        assert_eq!(kinds(&p.calls[0]), vec![RepairKind::SyntaxFix], "{input}");
+        assert!(p.text.is_empty(), "{input}");
+    }
+    // `orange(…)` after a call is the next call (a missing comma), not `or`.
+    let p = check_all(b"[f(a=1) orange(b=2)]", &auto());
+    assert_eq!(p.calls[1].name, "orange");
+    // An operator and no call after it: the rest is garbage, as before.
+    let p = check_all(b"[f(a=1) + 5]", &auto());
+    assert_eq!(p.calls.len(), 1);
+    // Not a call list: still text.
+    let p = check_all(b"[see(this) + that]", &auto());
+    assert!(p.calls.is_empty());
+}
+
 #[test]
 fn pythonic_in_prose_never_swallows_the_text_after_it() {
     // A broken value or call in text ends with its line.

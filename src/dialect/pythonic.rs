@@ -74,6 +74,38 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
 
 const MAX_NAME: usize = 256;
 
+/// An operator between two calls in a list (`+`, `;`, `|`, `&`, `||`,
+/// `&&`, `or`, `and`): the model joined calls it means to make all of.
+/// A word operator must be followed by a blank.
+fn call_joiner(at: &[u8]) -> Match {
+    match at.first() {
+        None => Match::Partial,
+        Some(b'+' | b';') => Match::Full(1),
+        Some(&c @ (b'|' | b'&')) => match at.get(1) {
+            None => Match::Partial,
+            Some(&d) if d == c => Match::Full(2),
+            Some(_) => Match::Full(1),
+        },
+        Some(b'o' | b'a') => {
+            for w in [&b"or"[..], b"and"] {
+                match crate::scan::match_lit(w, at) {
+                    Match::Full(n) => {
+                        return match at.get(n) {
+                            None => Match::Partial,
+                            Some(c) if c.is_ascii_whitespace() => Match::Full(n),
+                            Some(_) => Match::No,
+                        }
+                    }
+                    Match::Partial => return Match::Partial,
+                    Match::No => {}
+                }
+            }
+            Match::No
+        }
+        Some(_) => Match::No,
+    }
+}
+
 #[inline]
 fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
@@ -730,6 +762,22 @@ impl PyCalls {
                     if b.is_ascii_whitespace() {
                         self.nl_seen |= b == b'\n';
                         return Ok(i + 1);
+                    }
+                    if self.evidence && !(self.nl_seen && !self.opts.strong) {
+                        // `[f(a=1) + f(a=2)]`, `[f(…) or f(…)]`: calls
+                        // joined by an operator are each a call (the list
+                        // holds calls, not an expression to evaluate).
+                        match call_joiner(&input[i..]) {
+                            Match::Full(n) => {
+                                let at = self.abs(i);
+                                if let Some(c) = self.calls.last_mut() {
+                                    c.w.repair(RepairKind::SyntaxFix, at);
+                                }
+                                return Ok(i + n);
+                            }
+                            Match::Partial => return Err((PyStatus::Partial, i)),
+                            Match::No => {}
+                        }
                     }
                     return match b {
                         b',' | b']' | b'[' | b'\'' | b'"' => {
