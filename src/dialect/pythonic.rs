@@ -763,7 +763,8 @@ impl PyCalls {
                         self.nl_seen |= b == b'\n';
                         return Ok(i + 1);
                     }
-                    if self.evidence && !(self.nl_seen && !self.opts.strong) {
+                    // (Not after a line break in prose: see `garbage`.)
+                    if self.evidence && (self.opts.strong || !self.nl_seen) {
                         // `[f(a=1) + f(a=2)]`, `[f(…) or f(…)]`: calls
                         // joined by an operator are each a call (the list
                         // holds calls, not an expression to evaluate).
