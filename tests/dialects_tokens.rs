@@ -324,6 +324,30 @@ fn pythonic_calls_joined_by_operators() {
     assert!(p.calls.is_empty());
 }
 
+/// A keyword argument spelt as a Python keyword (`from=`) takes the schema's
+/// name for it (`_from`, BFCL's convention) when the schema has that name
+/// and not the keyword; without such a schema it is kept as written.
+#[test]
+fn pythonic_keyword_parameter_takes_the_schema_name() {
+    let tools = Tools::from_json(
+        r#"[{"name": "flight_book", "parameters": {"type": "object", "properties": {"_from": {"type": "string"}, "to": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    let input = br#"[flight_book(from="Seattle", to="Boston")]"#;
+    let p = check_all(input, &auto().with_tools(tools));
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"_from": "Seattle", "to": "Boston"})
+    );
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::SyntaxFix]);
+    let p = check_all(input, &auto());
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"from": "Seattle", "to": "Boston"})
+    );
+    assert!(p.calls[0].repairs.is_empty());
+}
+
 #[test]
 fn pythonic_in_prose_never_swallows_the_text_after_it() {
     // A broken value or call in text ends with its line.

@@ -658,10 +658,16 @@ impl PyCalls {
                     _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
                     _ if is_ident_start(b) || b == b'\\' => match kwarg_head(&input[i..]) {
                         KwHead::Full { name, len, colon } => {
-                            let key = normalize_name(&input[i..i + name]);
+                            let mut key = normalize_name(&input[i..i + name]);
                             let at = self.abs(i);
                             let c = self.cur();
-                            if key.len() != name || colon {
+                            let mut fixed = key.len() != name || colon;
+                            if let Some(k) = keyword_param(&key, &c.params) {
+                                // `from=` where the schema says `_from`.
+                                key = k;
+                                fixed = true;
+                            }
+                            if fixed {
                                 c.w.repair(RepairKind::SyntaxFix, at);
                             }
                             self.evidence = true;
@@ -1163,6 +1169,24 @@ fn normalize_name(raw: &[u8]) -> String {
         k += 1;
     }
     into_string(out)
+}
+
+/// The schema's name for a keyword argument spelt as a Python keyword: a
+/// parameter Python cannot spell (`from`) is declared `_from` (BFCL's
+/// convention), and models write `from=` anyway. Only when the schema has
+/// `_KEY` and not `KEY`.
+fn keyword_param(key: &str, params: &[String]) -> Option<String> {
+    const KEYWORDS: &[&str] = &[
+        "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+        "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
+        "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
+        "yield",
+    ];
+    if !KEYWORDS.contains(&key) || params.iter().any(|p| p == key) {
+        return None;
+    }
+    let alt = format!("_{key}");
+    params.contains(&alt).then_some(alt)
 }
 
 /// The tool's parameter names in schema order (for positional arguments).
