@@ -252,6 +252,22 @@ impl Parser {
                 let committed = block.finish(&mut cx);
                 if committed || self.em.committed {
                     out.append(&mut self.em.pending);
+                    // The input ended inside something that had not become
+                    // a call yet (`<name>` of a next call in a container):
+                    // its bytes belong to no call. They were read as
+                    // markup, so they are reported as such, never dropped.
+                    let cursor = self.em.span_cursor();
+                    if cursor < end {
+                        let span = Span::new(cursor, end);
+                        out.push(Event::Diagnostic {
+                            kind: DiagnosticKind::SkippedContent,
+                            message:
+                                "the input ended inside markup that started no call; kept as markup"
+                                    .to_owned(),
+                            span,
+                        });
+                        out.push(Event::Markup { span });
+                    }
                 } else {
                     self.em.reject();
                     out.append(&mut self.em.pending);

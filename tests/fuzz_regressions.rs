@@ -355,3 +355,14 @@ fn content_split_14() {
 fn content_split_15() {
     regression("content_split-15");
 }
+
+/// Whole input, minimized: `<tools><name>a</name><args/><name>` — "tiling
+/// spans do not cover the input" (a lossless break): the input ended inside
+/// the `<name>` that would start a second call of the container; the block
+/// had committed (call `a`), so its bytes went to no event. A committed
+/// block's bytes after its last call are now reported as markup, with a
+/// `skipped_content` diagnostic.
+#[test]
+fn content_split_16() {
+    regression("content_split-16");
+}

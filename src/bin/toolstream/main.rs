@@ -142,7 +142,10 @@ fn read_input(file: Option<&Path>) -> io::Result<Vec<u8>> {
         Some(p) if p == Path::new("-") => {
             io::stdin().read_to_end(&mut buf)?;
         }
-        Some(p) => buf = std::fs::read(p)?,
+        Some(p) => {
+            buf = std::fs::read(p)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?
+        }
     }
     Ok(buf)
 }

@@ -61,6 +61,9 @@ fn usage(u: &Option<Usage>) -> Value {
 /// * `{"type":"tool_args","index","delta","span"}`
 /// * `{"type":"tool_end","index","id","name","arguments":{…},"repairs":[{"kind","offset"}],"truncated","span"}`
 /// * `{"type":"diagnostic","kind","message","span"}`
+/// * `{"type":"markup","span"}` (markup around text, such as an end-of-turn
+///   token: its bytes are in no other event, so a consumer checking that
+///   the spans tile the input needs it)
 /// * `{"type":"finish","reason","usage":{"input_tokens","output_tokens","reasoning_tokens"}|null,"span"}`
 /// * `{"type":"error","kind","message"}`
 /// * `{"type":"opaque","kind","index","data","span"}` (signatures and encrypted reasoning)
@@ -114,6 +117,7 @@ pub fn event_json(e: &Event) -> Value {
         Event::Error { kind, message, .. } => {
             json!({"type": "error", "kind": kind, "message": message})
         }
+        Event::Markup { span: s } => json!({"type": "markup", "span": span(*s)}),
         Event::Opaque {
             kind,
             index,

@@ -1,0 +1,212 @@
+//! The `toolstream parse` and `toolstream repair` command-line contract
+//! (README, "CLI"): the NDJSON event lines and their spans, `--output
+//! calls`, chunked feeding, the tool list, exit codes.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+/// Runs the binary with `args` and `stdin`; returns (exit code, stdout, stderr).
+fn run(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolstream"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the toolstream binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn lines(out: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn span(e: &Value) -> (u64, u64) {
+    (
+        e["span"][0].as_u64().expect("span start"),
+        e["span"][1].as_u64().expect("span end"),
+    )
+}
+
+/// The event lines keep the library's contracts: text, thinking, tool_end
+/// and markup spans tile the input, text is the input's bytes, a call's
+/// deltas add up to its arguments.
+fn check_events(input: &[u8], ev: &[Value]) {
+    let mut at = 0;
+    for e in ev {
+        match e["type"].as_str().expect("a type") {
+            "text" | "thinking" | "tool_end" | "markup" => {
+                let (s, t) = span(e);
+                assert_eq!(s, at, "tiling gap or overlap at {e}");
+                if e["type"] == "text" {
+                    assert_eq!(
+                        e["text"].as_str().expect("text").as_bytes(),
+                        &input[s as usize..t as usize]
+                    );
+                }
+                at = t;
+            }
+            "tool_start" | "tool_args" | "diagnostic" => {}
+            other => panic!("unexpected event type {other}: {e}"),
+        }
+    }
+    assert_eq!(at, input.len() as u64, "the spans do not reach the end");
+    for end in ev.iter().filter(|e| e["type"] == "tool_end") {
+        let deltas: String = ev
+            .iter()
+            .filter(|e| e["type"] == "tool_args" && e["index"] == end["index"])
+            .map(|e| e["delta"].as_str().expect("delta"))
+            .collect();
+        let v: Value = serde_json::from_str(&deltas).expect("deltas are JSON");
+        assert_eq!(v, end["arguments"]);
+    }
+}
+
+const HERMES: &str = "<think>Need the weather.</think>Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": 'Tokyo',}}\n</tool_call>";
+
+#[test]
+fn events_lines_keep_the_contracts_at_any_chunk_size() {
+    let input = HERMES.as_bytes();
+    let (code, out, err) = run(&["parse"], input);
+    assert_eq!(code, 0, "{err}");
+    let whole = lines(&out);
+    check_events(input, &whole);
+    let types: Vec<&str> = whole.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"thinking"));
+    assert!(types.contains(&"tool_start") && types.contains(&"tool_end"));
+    let end = whole.iter().find(|e| e["type"] == "tool_end").unwrap();
+    assert_eq!(end["name"], "get_weather");
+    assert_eq!(end["arguments"], json!({"city": "Tokyo"}));
+    assert_eq!(end["truncated"], false);
+    let kinds: Vec<&str> = end["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["single_quotes", "trailing_comma"]);
+    for n in ["1", "3", "64"] {
+        let (code, out, _) = run(&["parse", "--chunk-size", n], input);
+        assert_eq!(code, 0);
+        let ev = lines(&out);
+        check_events(input, &ev);
+        let ends: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_end").collect();
+        assert_eq!(ends, vec![end], "--chunk-size {n}");
+    }
+}
+
+#[test]
+fn markup_is_a_line_of_its_own() {
+    // Llama 3's end-of-turn token frames text: a markup event, not text.
+    let input = b"Hello there.<|eot_id|>";
+    let (code, out, _) = run(&["parse"], input);
+    assert_eq!(code, 0);
+    let ev = lines(&out);
+    check_events(input, &ev);
+    assert_eq!(
+        ev.last().unwrap(),
+        &json!({"type": "markup", "span": [12, 22]})
+    );
+    // The input ends inside the markup that would start the next call of a
+    // container: it is reported as markup, with a diagnostic, not dropped.
+    let input = b"<tools><name>a</name><args/><name>get_w";
+    let (_, out, _) = run(&["parse"], input);
+    let ev = lines(&out);
+    check_events(input, &ev);
+    assert_eq!(ev.last().unwrap()["type"], "markup");
+}
+
+#[test]
+fn calls_output_chunks_file_and_tools() {
+    let dir = std::env::temp_dir().join(format!("toolstream-cli-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let chunks = dir.join("chunks.json");
+    std::fs::write(
+        &chunks,
+        serde_json::to_vec(&json!(["[get_weather(", "\"Par", "is\")]"])).unwrap(),
+    )
+    .unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]"#,
+    )
+    .unwrap();
+    let chunks_arg = chunks.to_str().unwrap();
+    let tools_arg = tools.to_str().unwrap();
+    // Standard input is ignored with --chunks; the tool list names the
+    // positional argument.
+    let (code, out, err) = run(
+        &[
+            "parse", "--chunks", chunks_arg, "--tools", tools_arg, "--output", "calls",
+        ],
+        b"ignored",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["text"], "");
+    assert_eq!(v["thinking"], "");
+    assert_eq!(v["calls"][0]["name"], "get_weather");
+    assert_eq!(v["calls"][0]["arguments"], json!({"city": "Paris"}));
+    assert_eq!(v["calls"][0]["id"], "call_0");
+    // Without the tools, a positional-only call in text is not evidence
+    // enough (`[see(this)]` is prose): it stays text.
+    let (_, out, _) = run(&["parse", "--chunks", chunks_arg, "--output", "calls"], b"");
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["calls"], json!([]));
+    assert_eq!(v["text"], "[get_weather(\"Paris\")]");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn exit_codes() {
+    // Any input parses (bad bytes included).
+    let (code, _, _) = run(&["parse"], b"\xff\xfe{\"name\": ");
+    assert_eq!(code, 0);
+    // Usage and I/O errors: exit 2 with a message.
+    let (code, _, err) = run(&["parse", "--output", "xml"], b"");
+    assert_eq!(code, 2);
+    assert!(!err.is_empty());
+    let (code, _, err) = run(&["parse", "/nonexistent/toolstream-input"], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("nonexistent"), "{err}");
+    let (code, out, _) = run(&["--version"], b"");
+    assert_eq!(code, 0);
+    assert!(String::from_utf8_lossy(&out).starts_with("toolstream "));
+}
+
+#[test]
+fn repair_prints_the_repaired_json() {
+    let (code, out, _) = run(
+        &["repair", "--chunk-size", "2"],
+        b"Here you go: ```json\n{'a': True, \"b\": [1, 2,],",
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v, json!({"a": true, "b": [1, 2]}));
+    // Several top-level values print as an array.
+    let (_, out, _) = run(&["repair"], b"{\"a\": 1} then {\"b\": 2}");
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v, json!([{"a": 1}, {"b": 2}]));
+    // No JSON: exit 1 with a message.
+    let (code, out, err) = run(&["repair"], b"just prose");
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(!err.is_empty());
+}
