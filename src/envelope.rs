@@ -13,6 +13,7 @@
 //! | double-wrapped | `{"name": "f", "arguments": {"arguments": {…}}}` |
 //! | not an object | `{"name": "f", "arguments": null}` → `{}`, `"arguments": 3` → `{"value": 3}` |
 //! | flattened | `{"name": "f", "city": "Paris"}` (no argument key) → `{"city": "Paris"}` |
+//! | tool as key | `{"get_weather": {"city": "Paris"}}` (BFCL's answer format): only when the key is an offered tool ([`crate::Config::tools`]) |
 //!
 //! [`CallRouter`] is a [`Sink`] for the JSON [`Repairer`]: it watches the
 //! repaired output of one top-level value (an object, or an array of objects)
@@ -20,7 +21,9 @@
 //! Arguments are streamed: their bytes are available as soon as the repairer
 //! writes them, and they are the model's own bytes wherever those were valid.
 
-use crate::config::Limits;
+use std::sync::Arc;
+
+use crate::config::{Limits, Tools};
 use crate::event::{Repair, RepairKind};
 use crate::json::{Mark, Repairer, Sink, Status, ValueKind};
 
@@ -56,6 +59,13 @@ pub(crate) const META_KEYS: &[&[u8]] = &[b"type", b"index", b"description"];
 /// True when `key` (raw JSON string text, quotes included) is one of `set`.
 fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
     set.contains(&unquote(key))
+}
+
+/// The offered tool a key names (`"get_weather"` in `{"get_weather": {…}}`).
+fn tool_key(key: &[u8], tools: Option<&Tools>) -> Option<String> {
+    let tools = tools?;
+    let name: String = serde_json::from_slice(key).ok()?;
+    tools.get(&name).map(|_| name)
 }
 
 fn unquote(key: &[u8]) -> &[u8] {
@@ -178,7 +188,7 @@ impl CallShape {
         }
     }
 
-    fn mark(&mut self, mark: Mark<'_>, depth_before: usize) {
+    fn mark(&mut self, mark: Mark<'_>, depth_before: usize, tools: Option<&Tools>) {
         let level = self.base + 1;
         match mark {
             Mark::Key(k) if depth_before == level && self.route == Route::None => {
@@ -188,6 +198,13 @@ impl CallShape {
                     || key_in(k, ID_KEYS)
                     || key_in(k, META_KEYS);
                 if self.keys == 1 && self.outer.is_empty() && !known_key {
+                    // `{"get_weather": {…}}`: the key is an offered tool.
+                    if let Some(name) = tool_key(k, tools) {
+                        self.name = Some(name);
+                        self.has_args = true;
+                        self.pending = Route::Args;
+                        return;
+                    }
                     self.foreign_first_key = true;
                 }
                 self.pending = if key_in(k, NAME_KEYS) && self.name.is_none() {
@@ -336,6 +353,8 @@ pub(crate) struct CallRouter {
     limits: Limits,
     /// Where a `{"tool_calls": [...]}` wrapper stands.
     wrapper: Wrapper,
+    /// The offered tools: a key naming one is a call (`{"f": {…}}`).
+    tools: Option<Arc<Tools>>,
 }
 
 /// Progress through a `{"tool_calls": [...]}` wrapper object.
@@ -401,7 +420,14 @@ impl CallRouter {
             strict: false,
             limits: limits.clone(),
             wrapper: Wrapper::None,
+            tools: None,
         }
+    }
+
+    /// The offered tools (a first key naming one is a call).
+    pub(crate) fn with_tools(mut self, tools: Option<Arc<Tools>>) -> Self {
+        self.tools = tools;
+        self
     }
 
     /// Bare-text mode: the router halts the repairer as soon as the value
@@ -498,8 +524,9 @@ impl Sink for CallRouter {
         }
         // Containers are reported to the shape with the depth before the mark
         // for Begin and Key, and with the depth before the End was applied.
-        if let Some(c) = self.current() {
-            c.mark(mark, depth_before);
+        let tools = self.tools.as_deref();
+        if let Some(c) = self.calls.last_mut().filter(|c| !c.closed) {
+            c.mark(mark, depth_before, tools);
             if c.closed {
                 c.end = offset + 1;
             }

@@ -121,6 +121,34 @@ fn bare_json_and_fences() {
     assert_eq!(p.calls[0].name, "f");
 }
 
+/// `{"get_weather": {…}}` (BFCL's own answer format, written by some
+/// models) is a call when the key is an offered tool, in a tag, a fence or
+/// bare; without the tool list, or for another key, it stays what it was.
+#[test]
+fn tool_name_as_the_key() {
+    let tools = Tools::from_json(
+        r#"[{"name": "hotel_booking.book", "parameters": {"type": "object", "properties": {"hotel_name": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    let with = cfg().with_tools(tools);
+    for input in [
+        &br#"[{"hotel_booking.book": {"hotel_name": "Sheraton"}}, {"hotel_booking.book": {"hotel_name": "Hilton"}}]"#[..],
+        b"```json\n[{'hotel_booking.book': {'hotel_name': 'Sheraton'}}, {'hotel_booking.book': {'hotel_name': 'Hilton'}}]\n```",
+        br#"<tool_call>{"hotel_booking.book": {"hotel_name": "Sheraton"}}</tool_call><tool_call>{"hotel_booking.book": {"hotel_name": "Hilton"}}</tool_call>"#,
+    ] {
+        let p = check_all(input, &with);
+        assert_eq!(p.calls.len(), 2, "{}", String::from_utf8_lossy(input));
+        assert_eq!(p.calls[0].name, "hotel_booking.book");
+        assert_eq!(args(&p, 1), json!({"hotel_name": "Hilton"}));
+        assert!(p.text.is_empty());
+        // Without the tool list it is data, not a call.
+        let p = check_all(input, &cfg());
+        assert!(p.calls.is_empty(), "{}", String::from_utf8_lossy(input));
+    }
+    let p = check_all(br#"{"other": {"hotel_name": "X"}}"#, &with);
+    assert!(p.calls.is_empty());
+}
+
 #[test]
 fn name_after_arguments() {
     let p = check_all(

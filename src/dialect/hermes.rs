@@ -90,6 +90,7 @@ pub(crate) fn tag_block(a: &BlockArgs<'_>) -> Box<dyn Block> {
         xml: None,
         repairs: Vec::new(),
         limits: cfg.limits.clone(),
+        tools: cfg.tools.clone(),
         cfg: XmlUse {
             qwen: enabled(cfg, Dialect::Qwen3Coder),
             plain: enabled(cfg, Dialect::XmlEmulation),
@@ -132,6 +133,8 @@ pub(crate) struct TagBlock {
     xml: Option<XmlCalls>,
     repairs: Vec<Repair>,
     limits: crate::config::Limits,
+    /// The offered tools (for the `{"tool": {…}}` envelope).
+    tools: Option<std::sync::Arc<crate::config::Tools>>,
     cfg: XmlUse,
     /// A missing closing tag is the dialect's normal form, not a repair.
     close_optional: bool,
@@ -315,7 +318,8 @@ impl Block for TagBlock {
                         },
                         b'{' | b'[' => {
                             // Another value in the same block (if any).
-                            let next = JsonCalls::with_limits(&self.limits, false, true);
+                            let next = JsonCalls::with_limits(&self.limits, false, true)
+                                .tools(self.tools.clone());
                             self.jc = Some(match self.jc.take() {
                                 Some(prev) => next.after(prev, cx.abs(i)),
                                 None => next,

@@ -143,7 +143,13 @@ impl JsonCalls {
     /// `strict`: bare-text mode (reject early). `stop_on_lt`: a `<` where JSON
     /// syntax is expected stops the repairer (the dialect checks its closing tag).
     pub(crate) fn new(cfg: &Config, strict: bool, stop_on_lt: bool) -> Self {
-        Self::with_limits(&cfg.limits, strict, stop_on_lt)
+        Self::with_limits(&cfg.limits, strict, stop_on_lt).tools(cfg.tools.clone())
+    }
+
+    /// The offered tools (see [`CallRouter::with_tools`]).
+    pub(crate) fn tools(mut self, tools: Option<std::sync::Arc<crate::config::Tools>>) -> Self {
+        self.router = self.router.with_tools(tools);
+        self
     }
 
     pub(crate) fn with_limits(limits: &Limits, strict: bool, stop_on_lt: bool) -> Self {
@@ -622,8 +628,10 @@ impl Block for Fence {
                         ));
                         self.state = FenceState::Py;
                     } else if !py && self.json_ok && JSON_BODY.contains(&&lang[..]) {
-                        self.jc =
-                            Some(JsonCalls::with_limits(&self.limits, self.cfg_strict, false));
+                        self.jc = Some(
+                            JsonCalls::with_limits(&self.limits, self.cfg_strict, false)
+                                .tools(self.cfg.tools.clone()),
+                        );
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {
@@ -729,7 +737,8 @@ impl Block for Fence {
                         self.state = FenceState::Py;
                     } else if self.jc.is_some() && (b == b'{' || b == b'[') {
                         // Another value in the same fence.
-                        let next = JsonCalls::with_limits(&self.limits, false, false);
+                        let next = JsonCalls::with_limits(&self.limits, false, false)
+                            .tools(self.cfg.tools.clone());
                         self.jc = Some(match self.jc.take() {
                             Some(prev) => next.after(prev, cx.abs(i)),
                             None => next,
