@@ -348,6 +348,41 @@ fn pythonic_keyword_parameter_takes_the_schema_name() {
     assert!(p.calls[0].repairs.is_empty());
 }
 
+/// Comment lines in a code fence: before the first call the call must name
+/// an offered tool (explanatory code starts the same way); between calls and
+/// before JSON they are skipped.
+#[test]
+fn comment_lines_in_code_fences() {
+    let tools = Tools::from_json(
+        r#"[{"name": "generate_sound_wave", "parameters": {"type": "object", "properties": {"frequency": {"type": "integer"}, "duration": {"type": "integer"}}}}]"#,
+    )
+    .unwrap();
+    let with = auto().with_tools(tools);
+    let input = "Here is how:\n\n```python\n# Call the function\ngenerate_sound_wave(frequency=440, duration=5)\n```";
+    let p = check_all(input.as_bytes(), &with);
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(args(&p.calls[0]), json!({"frequency": 440, "duration": 5}));
+    assert_eq!(p.text, "Here is how:\n\n");
+    // Without the tool list the comment makes it example code: text.
+    let p = check_all(input.as_bytes(), &auto());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text, input);
+    // Example code calling something else stays text even with tools.
+    let code = "```python\n# Define the problem\ncreator.create(\"FitnessMax\", base.Fitness, weights=(1.0,))\n```";
+    let p = check_all(code.as_bytes(), &with);
+    assert!(p.calls.is_empty());
+    // Between calls, and before JSON, comment lines are skipped.
+    let p = check_all(b"```python\nf(x=1)\n# then\ng(y=2)\n```", &auto());
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.calls[1].name, "g");
+    let p = check_all(
+        b"```json\n// the call\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n```",
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert!(p.text.is_empty());
+}
+
 #[test]
 fn pythonic_in_prose_never_swallows_the_text_after_it() {
     // A broken value or call in text ends with its line.

@@ -101,6 +101,7 @@ fn fence(a: &BlockArgs<'_>, json_ok: bool, py_ok: bool) -> Box<dyn Block> {
         jc: None,
         py: None,
         py_stopped: false,
+        lead_comment: false,
         limits: a.cfg.limits.clone(),
         cfg_strict: true,
         cfg: a.cfg.clone(),
@@ -439,6 +440,9 @@ enum FenceState {
     Info,
     /// Blanks before the JSON.
     Lead,
+    /// A comment line (`# …`, `// …`) before the first value: skipped to
+    /// its line break.
+    LeadComment,
     /// Inside a JSON value.
     Json,
     /// Inside pythonic calls.
@@ -455,6 +459,9 @@ struct Fence {
     py: Option<PyCalls>,
     /// The pythonic reader stopped at a backtick that may close the fence.
     py_stopped: bool,
+    /// A comment line came before the code: explanatory code often starts
+    /// so, so a pythonic call must then name an offered tool.
+    lead_comment: bool,
     limits: Limits,
     cfg_strict: bool,
     cfg: Config,
@@ -586,6 +593,17 @@ impl Block for Fence {
                         i += 1;
                         continue;
                     }
+                    // `# Call the tool` or `// …` before the code.
+                    match (b, input.get(i + 1)) {
+                        (b'#', _) | (b'/', Some(b'/')) => {
+                            self.lead_comment = true;
+                            self.state = FenceState::LeadComment;
+                            i += 1;
+                            continue;
+                        }
+                        (b'/', None) => return Flow::Partial(i),
+                        _ => {}
+                    }
                     // JSON, or pythonic calls?
                     let py = if b == b'{' {
                         false
@@ -605,6 +623,20 @@ impl Block for Fence {
                         }
                     } else {
                         match item_head(&input[i..]) {
+                            // After a comment line: only a call of an
+                            // offered tool (`# Define the problem` then
+                            // `creator.create(…, weights=…)` is example code).
+                            Head::Full { start, end, .. } | Head::Pair { start, end, .. }
+                                if self.lead_comment
+                                    && !cx.known_tool(&String::from_utf8_lossy(
+                                        &input[i + start..i + end],
+                                    )) =>
+                            {
+                                return Flow::Reject {
+                                    at: i,
+                                    then: Resume::FenceText,
+                                }
+                            }
                             Head::Full { .. } | Head::Pair { .. } => true,
                             Head::Partial => return Flow::Partial(i),
                             Head::No => {
@@ -640,6 +672,13 @@ impl Block for Fence {
                         };
                     }
                 }
+                FenceState::LeadComment => match memchr::memchr(b'\n', &input[i..]) {
+                    Some(p) => {
+                        i += p + 1;
+                        self.state = FenceState::Lead;
+                    }
+                    None => return Flow::More,
+                },
                 FenceState::Py => {
                     let Some(py) = self.py.as_mut() else {
                         return Flow::Reject {

@@ -478,6 +478,9 @@ enum St {
         esc: bool,
         list: bool,
     },
+    /// A `#` comment line between calls in a code fence: skipped to its
+    /// line break.
+    Comment,
     Done,
 }
 
@@ -584,6 +587,14 @@ impl PyCalls {
         let b = input[i];
         match self.st {
             St::Done => Err((PyStatus::Done, i)),
+            St::Comment => match memchr::memchr(b'\n', &input[i..]) {
+                Some(p) => {
+                    self.st = St::AfterCall;
+                    self.sep_seen = false;
+                    Ok(i + p + 1)
+                }
+                None => Ok(input.len()),
+            },
             St::Lead => {
                 if b.is_ascii_whitespace() || (!self.opts.strong && is_line_prefix(b)) {
                     return Ok(i + 1);
@@ -801,6 +812,11 @@ impl PyCalls {
                 }
                 match b {
                     b' ' | b'\t' => Ok(i + 1),
+                    // `# …` in a code fence: a comment line, calls may follow.
+                    b'#' if self.opts.multiline => {
+                        self.st = St::Comment;
+                        Ok(i + 1)
+                    }
                     b';' | b',' if !self.sep_seen => {
                         self.sep_seen = true;
                         let end = self.abs(i + 1);
