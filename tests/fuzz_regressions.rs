@@ -366,3 +366,24 @@ fn content_split_15() {
 fn content_split_16() {
     regression("content_split-16");
 }
+
+/// Byte by byte, minimized: `["c",⏎` + 15 blanks + `{[THINK]` (pythonic
+/// dialect) — "text differs whole vs split": the `'name', {…}` call head
+/// looks at most 16 blanks past the comma; input cut exactly at that bound
+/// said "no" instead of waiting for the byte there, so byte by byte the
+/// block was given back early and `[THINK]` opened reasoning, while the whole
+/// input read the head and kept `[THINK]` inside the rejected block's text.
+#[test]
+fn pythonic_7() {
+    regression("pythonic-7");
+}
+
+/// Byte by byte, minimized: `call:_{<|"|>\xc2]:` (Gemma) — "calls differ
+/// whole vs split": the `invalid_utf8` repair was at the bad lead byte whole
+/// and one byte later byte by byte. A delimited string holds trailing
+/// closers (`]`, `}`) back; when they were released, their offset was taken
+/// as the offset of the bytes after them.
+#[test]
+fn content_split_17() {
+    regression("content_split-17");
+}

@@ -243,7 +243,8 @@ pub(crate) fn item_head(at: &[u8]) -> Head {
                         i += 1;
                     }
                     match at.get(i) {
-                        None if i < lim => Head::Partial,
+                        // Cut at the bound too: the byte there decides.
+                        None => Head::Partial,
                         Some(b'{') => Head::Pair {
                             start: 1,
                             end: 1 + n,

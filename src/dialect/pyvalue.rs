@@ -911,8 +911,10 @@ impl ValueLexer {
             .rposition(|b| !matches!(b, b'}' | b']'))
             .map_or(0, |p| p + 1);
         if k > 0 || self.tail.len() + raw.len() > 64 {
+            // The held closers sit right before `raw`: their own offset, so
+            // a repair inside them is at the same byte however input came.
             let tail = std::mem::take(&mut self.tail);
-            self.content(w, &tail, at);
+            self.content(w, &tail, at.saturating_sub(tail.len() as u64));
         }
         if self.tail.len() + raw.len() - k > 64 {
             self.content(w, raw, at);
@@ -1319,7 +1321,7 @@ impl ValueLexer {
                         flush!();
                         let at = self.abs(i);
                         let tail = std::mem::take(&mut self.tail);
-                        self.content(w, &tail, at);
+                        self.content(w, &tail, at.saturating_sub(tail.len() as u64));
                         self.end_content(w, at);
                         self.leaf = Leaf::None;
                         self.value_done();
@@ -1869,7 +1871,7 @@ impl ValueLexer {
                         ok
                     });
                 if !structural {
-                    self.content(w, &tail, at);
+                    self.content(w, &tail, at.saturating_sub(tail.len() as u64));
                 }
                 w.repair(RepairKind::UnclosedString, at);
                 self.end_content(w, at);
