@@ -696,6 +696,11 @@ mod trigger_tests {
         "0",
         "\"",
         "é",
+        // Blank runs at the lookahead bounds (fuzz finding `pythonic-7`).
+        "                ",
+        "\n               ",
+        "'f', ",
+        "\"c\",",
         "\u{2581}",
     ];
 
