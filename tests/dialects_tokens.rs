@@ -383,6 +383,23 @@ fn comment_lines_in_code_fences() {
     assert!(p.text.is_empty());
 }
 
+/// Python 2 / Java long literals (`101L`) are integers, with a `syntax_fix`;
+/// a token that only ends in `L` stays a string.
+#[test]
+fn pythonic_long_literals() {
+    let p = check_all(b"[f(ids=[101L, -3l], x=1L0, z=007L)]", &auto());
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"ids": [101, -3], "x": "1L0", "z": "007L"})
+    );
+    let k = kinds(&p.calls[0]);
+    assert_eq!(
+        k.iter().filter(|k| **k == RepairKind::SyntaxFix).count(),
+        2,
+        "{k:?}"
+    );
+}
+
 #[test]
 fn pythonic_in_prose_never_swallows_the_text_after_it() {
     // A broken value or call in text ends with its line.

@@ -1577,6 +1577,20 @@ impl ValueLexer {
         } else {
             None
         };
+        // `101L`: Python 2's long integer suffix (Java's too).
+        let long = match (&number, literal, tok.split_last()) {
+            (None, None, Some((b'L' | b'l', digits)))
+                if digits
+                    .strip_prefix(b"-")
+                    .unwrap_or(digits)
+                    .first()
+                    .is_some_and(u8::is_ascii_digit)
+                    && digits[1..].iter().all(u8::is_ascii_digit) =>
+            {
+                py_number(digits)
+            }
+            _ => None,
+        };
         if self.key {
             // Keys are strings: a name, a number or a literal as its source text.
             if !gemma && literal.is_none() && number.is_none() {
@@ -1590,6 +1604,9 @@ impl ValueLexer {
         } else if let Some(l) = literal {
             self.put(w, l, at);
         } else if let Some(n) = number {
+            self.put(w, &n, at);
+        } else if let Some(n) = long {
+            w.repair(RepairKind::SyntaxFix, at);
             self.put(w, &n, at);
         } else {
             let lz = tok.len() > 1 && tok[0] == b'0' && tok.iter().all(u8::is_ascii_digit);
