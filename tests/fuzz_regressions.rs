@@ -387,3 +387,15 @@ fn pythonic_7() {
 fn content_split_17() {
     regression("content_split-17");
 }
+
+/// Byte by byte: 1,049 bytes of `<tool_call><name>…` soup whose name runs
+/// past `max_tag_bytes` (1,024) with multi-byte characters at the limit —
+/// "text differs whole vs split": the cut backed off to the start of the
+/// character holding the limit byte, which byte-by-byte feeding had already
+/// read, so the block ended at different bytes and a fence trigger after it
+/// was read whole but not split. The block now ends exactly at the byte
+/// that crosses the limit (`tests/limit_props.rs` checks every alignment).
+#[test]
+fn content_split_18() {
+    regression("content_split-18");
+}

@@ -167,3 +167,33 @@ fn xml_limit_cut_never_splits_a_character() {
         );
     }
 }
+
+/// A name or GLM key longer than `max_tag_bytes` ends its block at the byte
+/// that crosses the limit, whatever character that byte is in, at every
+/// alignment of a multi-byte character on the limit and at every split
+/// (fuzz finding `content_split-18`: the cut backed off to the character's
+/// start, which byte-by-byte feeding had already read).
+#[test]
+fn long_names_end_the_block_at_the_same_byte_at_every_split() {
+    let cfg = Config::default().with_limits(Limits {
+        max_tag_bytes: 16,
+        ..Limits::default()
+    });
+    for pad in 10..18 {
+        for ch in ["é", "日", "🦀"] {
+            for (open, close) in [
+                (
+                    "<tool_call><name>",
+                    "</name><arguments>{}</arguments></tool_call>",
+                ),
+                (
+                    "<tool_call>f\n<arg_key>",
+                    "</arg_key><arg_value>1</arg_value></tool_call>",
+                ),
+            ] {
+                let input = format!("{open}{}{ch}{ch}{close} [g(x=1)] after", "a".repeat(pad));
+                common::check_all(input.as_bytes(), &cfg);
+            }
+        }
+    }
+}
