@@ -399,3 +399,14 @@ fn content_split_17() {
 fn content_split_18() {
     regression("content_split-18");
 }
+
+/// A panic (483 bytes, Gemini stream): a `partialArgs` `jsonPath` like
+/// `$.operations["numbe…"� […` — a quoted key not followed by `]` — put
+/// the next segment's start inside a multi-byte character, and slicing the
+/// `str` there panicked ("not a char boundary"). Path segments are now cut
+/// from the bytes and decoded lossily (`gemini.rs`, `parse_path`, with a
+/// property test that any path text parses).
+#[test]
+fn provider_1() {
+    regression("provider-1");
+}

@@ -29,6 +29,14 @@ pub(crate) enum Seg {
     Index(u64),
 }
 
+/// A path segment's text. The path is scanned byte by byte and a bracket
+/// or quote the model left out can put a cut inside a character: the
+/// segment is then decoded lossily instead of slicing the `str` (which
+/// panicked on such input; fuzz finding `provider-1`).
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 fn parse_path(p: &str) -> Vec<Seg> {
     let mut segs = Vec::new();
     let b = p.as_bytes();
@@ -41,7 +49,7 @@ fn parse_path(p: &str) -> Vec<Seg> {
                 while j < b.len() && b[j] != b'.' && b[j] != b'[' {
                     j += 1;
                 }
-                segs.push(Seg::Key(p[start..j].to_owned()));
+                segs.push(Seg::Key(text(&b[start..j])));
                 i = j;
             }
             b'[' => {
@@ -57,7 +65,7 @@ fn parse_path(p: &str) -> Vec<Seg> {
                         let ch_end = (j + 1..=b.len())
                             .find(|&e| p.is_char_boundary(e))
                             .unwrap_or(b.len());
-                        key.push_str(&p[j..ch_end]);
+                        key.push_str(&text(&b[j..ch_end]));
                         j = ch_end;
                     }
                     segs.push(Seg::Key(key));
@@ -67,10 +75,10 @@ fn parse_path(p: &str) -> Vec<Seg> {
                     while j < b.len() && b[j] != b']' {
                         j += 1;
                     }
-                    let inner = &p[start..j];
+                    let inner = text(&b[start..j]);
                     segs.push(match inner.parse::<u64>() {
                         Ok(n) => Seg::Index(n),
-                        Err(_) => Seg::Key(inner.to_owned()),
+                        Err(_) => Seg::Key(inner),
                     });
                     i = (j + 1).min(b.len());
                 }
@@ -81,7 +89,7 @@ fn parse_path(p: &str) -> Vec<Seg> {
                 while j < b.len() && b[j] != b'.' && b[j] != b'[' {
                     j += 1;
                 }
-                segs.push(Seg::Key(p[i..j].to_owned()));
+                segs.push(Seg::Key(text(&b[i..j])));
                 i = j;
             }
         }
@@ -506,6 +514,25 @@ mod tests {
             parse_path("$['a.b'][0]"),
             vec![Seg::Key("a.b".into()), Seg::Index(0)]
         );
+        // A quoted key not followed by `]`: the next segment starts inside
+        // a character (this panicked: fuzz finding `provider-1`).
+        assert_eq!(
+            parse_path("$.ops[\"k\"\u{FFFD} [x]"),
+            vec![
+                Seg::Key("ops".into()),
+                Seg::Key("k".into()),
+                Seg::Key("\u{FFFD}\u{FFFD} ".into()),
+                Seg::Key("x".into())
+            ]
+        );
+    }
+
+    proptest::proptest! {
+        /// Any path text gives segments, never a panic.
+        #[test]
+        fn any_path_parses(p in "[$.\\[\\]'\"a0é日🦀 ]{0,24}") {
+            let _ = parse_path(&p);
+        }
     }
 
     #[test]
