@@ -256,18 +256,7 @@ impl Parser {
                     // a call yet (`<name>` of a next call in a container):
                     // its bytes belong to no call. They were read as
                     // markup, so they are reported as such, never dropped.
-                    let cursor = self.em.span_cursor();
-                    if cursor < end {
-                        let span = Span::new(cursor, end);
-                        out.push(Event::Diagnostic {
-                            kind: DiagnosticKind::SkippedContent,
-                            message:
-                                "the input ended inside markup that started no call; kept as markup"
-                                    .to_owned(),
-                            span,
-                        });
-                        out.push(Event::Markup { span });
-                    }
+                    self.cover_tail(end, out);
                 } else {
                     self.em.reject();
                     out.append(&mut self.em.pending);
@@ -551,6 +540,12 @@ impl Parser {
             Flow::Done(n) => {
                 self.held.clear();
                 self.mode = Mode::Text;
+                // The block's bytes after its last call (a container's
+                // element that started no call) are in no call's span:
+                // markup, reported after the block's events.
+                let end = self.abs(i + n);
+                out.append(&mut self.em.pending);
+                self.cover_tail(end, out);
                 Next::At(i + n)
             }
             Flow::Reject { at, then } => {
@@ -563,6 +558,23 @@ impl Parser {
             out.append(&mut self.em.pending);
         }
         next
+    }
+
+    /// A committed block ended at `end`: bytes it read after its last call
+    /// (markup that started no call: an empty `<name></name>`, or the input
+    /// ending inside the next call's tag) are reported as [`Event::Markup`]
+    /// with a diagnostic, so that no byte is in no event.
+    fn cover_tail(&mut self, end: u64, out: &mut Vec<Event>) {
+        let cursor = self.em.span_cursor();
+        if self.em.committed && cursor < end {
+            let span = Span::new(cursor, end);
+            out.push(Event::Diagnostic {
+                kind: DiagnosticKind::SkippedContent,
+                message: "markup in a call block that started no call; kept as markup".to_owned(),
+                span,
+            });
+            out.push(Event::Markup { span });
+        }
     }
 
     /// The current block is not a call: its bytes up to `to` become text.

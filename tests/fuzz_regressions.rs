@@ -410,3 +410,14 @@ fn content_split_18() {
 fn provider_1() {
     regression("provider-1");
 }
+
+/// 7-byte chunks, minimized: `<tools><name>r</name><args></args><name></name>`
+/// — "gap or overlap" (lossless and chunk invariance): the empty second
+/// `<name>` made the committed block reject itself. Whole input dropped the
+/// call `r` with it (all text); in 7-byte chunks `r` had been reported, and
+/// the text event then overlapped it. A committed XML block now ends instead
+/// of rejecting, and a block's bytes after its last call are `Markup`.
+#[test]
+fn content_split_19() {
+    regression("content_split-19");
+}

@@ -736,6 +736,12 @@ impl XmlCalls {
     }
 
     fn reject(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
+        if cx.committed() {
+            // Calls were already reported: the block cannot become text
+            // any more. It ends here instead (fuzz finding
+            // `content_split-19`: an empty `<name></name>` after a call).
+            return self.stray(cx, i);
+        }
         if (self.diag || self.saw_markup) && self.st != St::Reject {
             let span = Span::new(cx.em.span_cursor(), cx.abs(i));
             cx.diag(
