@@ -1,6 +1,7 @@
 //! The `toolstream parse` and `toolstream repair` command-line contract
 //! (README, "CLI"): the NDJSON event lines and their spans, `--output
 //! calls`, chunked feeding, the tool list, exit codes.
+#![cfg(feature = "cli")]
 
 use std::io::Write;
 use std::process::{Command, Stdio};
