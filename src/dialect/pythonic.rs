@@ -31,6 +31,11 @@
 //!   written as strings (`['f(x=1)']`), quoted names (`'f'(x=1)`) and
 //!   markdown-escaped names (`get\_weather`). A missing comma between
 //!   arguments, an unclosed string, bracket or call are repaired like JSON.
+//!   Calls joined by an operator in a list (`[f(…) + f(…)]`, `or`, `and`,
+//!   `;`, `||`) are each a call; `101L` is the integer 101; `from=` takes
+//!   the schema's `_from` when the schema has it and not `from`
+//!   ([`RepairKind::SyntaxFix`] for each). In a code fence, `#` comment lines
+//!   between calls are skipped.
 //!   Anything else that does not parse is skipped up to the next `,` or
 //!   closer ([`RepairKind::TrailingGarbage`]) once the block has committed,
 //!   and turns the candidate back into text before that.
