@@ -421,3 +421,15 @@ fn provider_1() {
 fn content_split_19() {
     regression("content_split-19");
 }
+
+/// Byte by byte, minimized: `<|tool▁call▁begin|>\x04<｜tool▁call▁end｜>`,
+/// 77 blanks (`\r`, form feeds), `<` — "text differs whole vs split": after
+/// a call, a DeepSeek section looks through at most 64 blanks for the next
+/// token, but only when no other byte had arrived; whole input saw the `<`
+/// (a possible token) and waited, so the blanks went into the call's span,
+/// while byte by byte they became text. The 64th blank now decides,
+/// whatever follows it.
+#[test]
+fn content_split_20() {
+    regression("content_split-20");
+}
