@@ -102,7 +102,6 @@ fn fence(a: &BlockArgs<'_>, json_ok: bool, py_ok: bool) -> Box<dyn Block> {
         py: None,
         py_stopped: false,
         lead_comment: false,
-        limits: a.cfg.limits.clone(),
         cfg_strict: true,
         cfg: a.cfg.clone(),
         json_ok,
@@ -462,7 +461,6 @@ struct Fence {
     /// A comment line came before the code: explanatory code often starts
     /// so, so a pythonic call must then name an offered tool.
     lead_comment: bool,
-    limits: Limits,
     cfg_strict: bool,
     cfg: Config,
     /// JSON calls may form the body.
@@ -660,10 +658,7 @@ impl Block for Fence {
                         ));
                         self.state = FenceState::Py;
                     } else if !py && self.json_ok && JSON_BODY.contains(&&lang[..]) {
-                        self.jc = Some(
-                            JsonCalls::with_limits(&self.limits, self.cfg_strict, false)
-                                .tools(self.cfg.tools.clone()),
-                        );
+                        self.jc = Some(JsonCalls::new(&self.cfg, self.cfg_strict, false));
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {
@@ -776,8 +771,7 @@ impl Block for Fence {
                         self.state = FenceState::Py;
                     } else if self.jc.is_some() && (b == b'{' || b == b'[') {
                         // Another value in the same fence.
-                        let next = JsonCalls::with_limits(&self.limits, false, false)
-                            .tools(self.cfg.tools.clone());
+                        let next = JsonCalls::new(&self.cfg, false, false);
                         self.jc = Some(match self.jc.take() {
                             Some(prev) => next.after(prev, cx.abs(i)),
                             None => next,
