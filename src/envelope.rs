@@ -476,10 +476,17 @@ impl Sink for CallRouter {
         }
     }
 
-    fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
-        self.depth += opened;
+    fn opaque_closable(&self) -> usize {
+        match self.calls.last() {
+            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque_closable(),
+            _ => 0,
+        }
+    }
+
+    fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
+        self.depth = self.depth.saturating_add_signed(depth_change);
         if let Some(c) = self.current() {
-            c.args.write_opaque(bytes, opened);
+            c.args.write_opaque(bytes, depth_change);
         }
     }
 
@@ -604,8 +611,11 @@ impl Sink for ArgsWriter {
     fn opaque(&self) -> bool {
         ArgsWriter::opaque(self)
     }
-    fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
-        ArgsWriter::write_opaque(self, bytes, opened);
+    fn opaque_closable(&self) -> usize {
+        ArgsWriter::opaque_closable(self)
+    }
+    fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
+        ArgsWriter::write_opaque(self, bytes, depth_change);
     }
 }
 
@@ -639,10 +649,21 @@ impl ArgsWriter {
         }
     }
 
+    /// How many open containers an opaque run may close: all but the one
+    /// whose end closes the arguments (see [`Sink::opaque_closable`]).
+    pub(crate) fn opaque_closable(&self) -> usize {
+        match self.mode {
+            ArgsMode::Pass | ArgsMode::Wrap => self.depth.saturating_sub(1),
+            ArgsMode::Unwrap => self.depth.saturating_sub(2),
+            _ => 0,
+        }
+    }
+
     /// Bytes of a run inside the innermost open container (see [`Sink::write_opaque`]).
-    pub(crate) fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
+    pub(crate) fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
         debug_assert!(self.opaque());
-        self.depth += opened;
+        self.depth = self.depth.saturating_add_signed(depth_change);
+        debug_assert!(self.opaque());
         self.write(bytes);
     }
 

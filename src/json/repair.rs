@@ -83,12 +83,19 @@ pub trait Sink {
     fn opaque(&self) -> bool {
         false
     }
+    /// While [`Sink::opaque`]: how many of the open containers around the
+    /// innermost one need no marks either, so that an opaque run may close
+    /// that many containers besides. The default is 0: a run never closes
+    /// the container that was innermost when it began.
+    fn opaque_closable(&self) -> usize {
+        0
+    }
     /// Output bytes written while [`Sink::opaque`]: valid JSON text inside the
-    /// innermost open container, whose marks are not reported. The run leaves
-    /// `opened` more containers open than before it (it never closes the
-    /// container that was innermost when it began).
-    fn write_opaque(&mut self, bytes: &[u8], opened: usize) {
-        let _ = opened;
+    /// innermost open container, whose marks are not reported. The run
+    /// changes the number of open containers by `depth_change` (it closes at
+    /// most [`Sink::opaque_closable`] more than it opens).
+    fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
+        let _ = depth_change;
         self.write(bytes);
     }
 }
@@ -99,6 +106,9 @@ impl Sink for Vec<u8> {
     }
     fn opaque(&self) -> bool {
         true
+    }
+    fn opaque_closable(&self) -> usize {
+        usize::MAX
     }
 }
 
@@ -358,7 +368,24 @@ pub struct Repairer {
     lt_once: bool,
     limited: bool,
     begun: bool,
+    /// The input's last bytes, when they are the start of a unit the fast
+    /// path can complete (a chunk ended inside it; see [`fast::Cut`]): read
+    /// again with the next chunk, not handed to the slow path. They count as
+    /// consumed (`offset` is past them).
+    stash: Vec<u8>,
+    /// The stashed unit is a string (for [`Repairer::in_string`]).
+    stash_str: bool,
+    /// The stash and the next chunk's first bytes, joined (kept for its capacity).
+    joined: Vec<u8>,
 }
+
+/// Most bytes [`Repairer::stash`] holds: a longer unit goes to the slow
+/// path, so that no byte is read more than `STASH_MAX / chunk` times.
+const STASH_MAX: usize = 32;
+
+/// How many bytes of the next chunk are joined to the stash. Read the stash
+/// again with at most this many bytes.
+const STASH_JOIN: usize = 64;
 
 impl Default for Repairer {
     fn default() -> Self {
@@ -401,6 +428,9 @@ impl Repairer {
             lt_once: false,
             limited: false,
             begun: false,
+            stash: Vec::new(),
+            stash_str: false,
+            joined: Vec::new(),
         }
     }
 
@@ -456,7 +486,7 @@ impl Repairer {
 
     /// True while inside a string or key (where `<` is content).
     pub fn in_string(&self) -> bool {
-        matches!(self.lex, Lex::Str(_))
+        matches!(self.lex, Lex::Str(_)) || (!self.stash.is_empty() && self.stash_str)
     }
 
     #[inline]
@@ -482,13 +512,58 @@ impl Repairer {
                 status: Status::Done,
             };
         }
+        if self.stash.is_empty() {
+            return self.run(input, sink, true);
+        }
+        // The last chunk ended inside a unit: read it again with the start
+        // of this chunk, then the rest of this chunk.
+        let held = self.stash.len();
+        let join = input.len().min(STASH_JOIN);
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
+        joined.extend_from_slice(&self.stash);
+        joined.extend_from_slice(&input[..join]);
+        self.stash.clear();
+        self.offset -= held as u64;
+        let p = self.run(&joined, sink, join == input.len());
+        self.joined = joined;
+        // A stashed unit holds no closer, opener or `<`: reading it cannot
+        // end the value, stop or halt, so the stash itself is always consumed.
+        debug_assert!(p.consumed >= held);
+        let p = Progress {
+            consumed: p.consumed.saturating_sub(held),
+            status: p.status,
+        };
+        if p.status != Status::NeedMore || join == input.len() {
+            return p;
+        }
+        let q = self.run(&input[join..], sink, true);
+        Progress {
+            consumed: join + q.consumed,
+            status: q.status,
+        }
+    }
+
+    /// [`Repairer::feed`] without the stash from the last chunk. With
+    /// `may_stash`, a unit cut by the end of `input` is stashed.
+    fn run<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S, may_stash: bool) -> Progress {
         let mut i = 0;
         while i < input.len() {
             if self.fast_ready(i == 0) && sink.opaque() {
-                let n = self.fast(&input[i..], sink);
+                let (n, cut) = self.fast(&input[i..], sink);
+                i += n;
+                self.offset += n as u64;
+                let tail = input.len() - i;
+                if may_stash && cut != fast::Cut::No && tail <= STASH_MAX {
+                    self.stash.extend_from_slice(&input[i..]);
+                    self.stash_str = cut == fast::Cut::Str;
+                    self.offset += tail as u64;
+                    return Progress {
+                        consumed: input.len(),
+                        status: Status::NeedMore,
+                    };
+                }
                 if n > 0 {
-                    i += n;
-                    self.offset += n as u64;
                     continue;
                 }
             }
@@ -535,6 +610,12 @@ impl Repairer {
     /// Returns true when anything had to be completed (the value was truncated).
     /// If no value had begun, nothing is written.
     pub fn finish<S: Sink + ?Sized>(&mut self, sink: &mut S) -> bool {
+        if !self.stash.is_empty() {
+            // The slow path reads the cut unit, as if the stash had not been.
+            let stash = std::mem::take(&mut self.stash);
+            self.offset -= stash.len() as u64;
+            self.run(&stash, sink, false);
+        }
         if self.pos == Pos::Done && matches!(self.lex, Lex::None) {
             return false;
         }
@@ -770,9 +851,10 @@ impl Repairer {
 
     fn whitespace<S: Sink + ?Sized>(&mut self, ws: &[u8], sink: &mut S) {
         if self.pos == Pos::AfterKey {
-            if self.key.len() + ws.len() <= self.max_token {
-                self.key.extend_from_slice(ws);
-            }
+            // The blanks that fit are kept: a prefix of the run, whatever
+            // pieces it came in.
+            let room = self.max_token.saturating_sub(self.key.len());
+            self.key.extend_from_slice(&ws[..ws.len().min(room)]);
         } else if self.comma.is_some() {
             let room = self.max_token.saturating_sub(self.comma_ws.len());
             self.comma_ws.extend_from_slice(&ws[..ws.len().min(room)]);
@@ -1297,9 +1379,13 @@ impl Repairer {
                     s.newline = true;
                 }
                 if self.quote_ws.len() + n > self.max_token {
-                    // An absurd run of whitespace after a quote: the string ended.
+                    // An absurd run of whitespace after a quote: the string
+                    // ended. The quote holds the run's first `max_token`
+                    // blanks, however the run was split.
+                    let fit = self.max_token - self.quote_ws.len();
+                    self.quote_ws.extend_from_slice(&ws[..fit]);
                     self.close_pending_quote(s, sink);
-                    return Step::Consumed(0);
+                    return Step::Consumed(fit);
                 }
                 self.quote_ws.extend_from_slice(ws);
                 self.lex = Lex::Str(s);

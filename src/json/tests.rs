@@ -395,7 +395,7 @@ impl Sink for Runs {
     fn opaque(&self) -> bool {
         true
     }
-    fn write_opaque(&mut self, bytes: &[u8], _opened: usize) {
+    fn write_opaque(&mut self, bytes: &[u8], _depth_change: isize) {
         self.runs += 1;
         self.out.extend_from_slice(bytes);
     }
@@ -524,7 +524,14 @@ fn fast_path_limits() {
                 }
                 (v, st, r.take_repairs())
             };
-            assert_eq!(run(true), run(false), "{doc} cut at {cuts:?}");
+            let (a, b) = (run(true), run(false));
+            assert_eq!(
+                a,
+                b,
+                "{doc} cut at {cuts:?}\n{}\n{}",
+                String::from_utf8_lossy(&a.0),
+                String::from_utf8_lossy(&b.0)
+            );
         }
     }
 }
@@ -634,5 +641,61 @@ fn plain_len_matches_the_table() {
             }
         }
         assert_eq!(plain_len(&vec![b'~'; len]), len);
+    }
+}
+
+#[test]
+fn token_limits_are_chunk_invariant() {
+    // Runs of blanks longer than the token limit after a key's or a value's
+    // closing quote: what is kept of them must not depend on the split
+    // (whole input dropped a key's 20 blanks, a split after the first one
+    // kept it), on the slow path and on the fast one.
+    let limits = crate::Limits {
+        max_token_bytes: 16,
+        max_depth: 4,
+        ..crate::Limits::default()
+    };
+    let blanks = " ".repeat(20);
+    for doc in [
+        format!("{{\"k\": {{\"a\"{blanks}: 1}}}}"),
+        format!("{{\"k\": [\"a\"{blanks}, 1]}}"),
+        format!("{{\"k\": \"a\"{blanks}}}"),
+        format!("{{\"k\": [1,{blanks}2]}}"),
+        format!("{{\"k\": {{\"a_very_long_key_name\" {blanks}: 1}}}}"),
+    ] {
+        let input = doc.as_bytes();
+        let run = |cuts: &[usize], fast: bool| {
+            let mut r = Repairer::with_limits(&limits);
+            let mut v = Vec::new();
+            let mut s = Slow::default();
+            let mut last = 0;
+            for &c in cuts.iter().chain([input.len()].iter()) {
+                if fast {
+                    r.feed(&input[last..c], &mut v);
+                } else {
+                    r.feed(&input[last..c], &mut s);
+                }
+                last = c;
+            }
+            if fast {
+                r.finish(&mut v);
+            } else {
+                r.finish(&mut s);
+                v = s.out;
+            }
+            (String::from_utf8(v).unwrap(), r.take_repairs())
+        };
+        let whole = run(&[], false);
+        let bytes: Vec<usize> = (1..input.len()).collect();
+        for fast in [false, true] {
+            assert_eq!(run(&bytes, fast), whole, "{doc} byte by byte, fast {fast}");
+            for split in 1..input.len() {
+                assert_eq!(
+                    run(&[split], fast),
+                    whole,
+                    "{doc} cut at {split}, fast {fast}"
+                );
+            }
+        }
     }
 }

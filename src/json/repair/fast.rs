@@ -157,10 +157,11 @@ impl Repairer {
     }
 
     /// Reads and writes a run of plain valid JSON from the start of `input`
-    /// (see the module docs). Returns the bytes consumed; 0 when the next byte
-    /// is for the slow path. Call only when [`Repairer::fast_ready`] and the
-    /// sink is [`Sink::opaque`].
-    pub(super) fn fast<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> usize {
+    /// (see the module docs). Returns the bytes consumed (0 when the next byte
+    /// is for the slow path) and whether the rest of `input` is a [`Cut`]
+    /// unit. Call only when [`Repairer::fast_ready`] and the sink is
+    /// [`Sink::opaque`].
+    pub(super) fn fast<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> (usize, Cut) {
         let held_unit = match self.lex {
             Lex::None => self.pos == Pos::AfterKey,
             Lex::Str(s) => s.key || s.quote_pending,
@@ -169,13 +170,16 @@ impl Repairer {
         let resumed = if held_unit {
             match self.resume(input, sink) {
                 Some(n) => n,
-                None => return 0,
+                None => return (0, Cut::No),
             }
         } else {
             0
         };
         let n = input.len();
-        let floor = self.stack.len();
+        // Containers open at the start may close here as far as the sink
+        // allows, never the outermost one (its end ends the value).
+        let start_depth = self.stack.len();
+        let floor = start_depth.saturating_sub(sink.opaque_closable()).max(1);
         let max_token = self.max_token;
         let held_comma = self.comma.is_some();
         let mut pos = self.pos;
@@ -189,6 +193,8 @@ impl Repairer {
         let mut commit = resumed;
         let mut c_pos = pos;
         let mut c_in_str = in_str;
+        // Why the scan stopped, when the end of the input cut a unit.
+        let mut cut = Cut::No;
         macro_rules! commit {
             ($at:expr) => {{
                 commit = $at;
@@ -200,13 +206,24 @@ impl Repairer {
             if in_str {
                 let k = str_body(input, i);
                 commit!(k);
-                if k == n || input[k] != b'"' {
-                    // Cut off, or something the slow path repairs.
+                if k == n {
+                    break;
+                }
+                if input[k] != b'"' {
+                    // Cut off inside an escape or a character, or something
+                    // the slow path repairs.
+                    if str_tail_cut(&input[k..]) {
+                        cut = Cut::Str;
+                    }
                     break;
                 }
                 // A closing quote ends the string when `,` `}` or `]` follows it.
                 let j = skip_ws(input, k + 1);
-                if j == n || !matches!(input[j], b',' | b'}' | b']') {
+                if j == n {
+                    cut = Cut::Str;
+                    break;
+                }
+                if !matches!(input[j], b',' | b'}' | b']') {
                     break;
                 }
                 in_str = false;
@@ -215,7 +232,13 @@ impl Repairer {
                 commit!(j);
                 continue;
             }
-            let Some(&b) = input.get(i) else { break };
+            let Some(&b) = input.get(i) else {
+                // Only a comma (and blanks) is read without a commit.
+                if commit < n {
+                    cut = Cut::Other;
+                }
+                break;
+            };
             match b {
                 b' ' | b'\t' | b'\n' | b'\r' => {
                     let j = skip_ws(input, i);
@@ -241,10 +264,17 @@ impl Repairer {
                         // A member: `"key"`, blanks, `:`.
                         let k = str_body(input, i + 1);
                         if k == n || input[k] != b'"' {
+                            if k == n || str_tail_cut(&input[k..]) {
+                                cut = Cut::Str;
+                            }
                             break;
                         }
                         let j = skip_ws(input, k + 1);
-                        if j == n || input[j] != b':' || j - i > max_token {
+                        if j == n {
+                            cut = Cut::Other;
+                            break;
+                        }
+                        if input[j] != b':' || j - i > max_token {
                             break;
                         }
                         pos = Pos::Value;
@@ -286,8 +316,8 @@ impl Repairer {
                     commit!(i);
                 }
                 b'}' | b']' => {
-                    // The container open at the start is closed by the slow
-                    // path (the sink wants that mark).
+                    // Containers the sink wants the end of are closed by the
+                    // slow path (it marks them).
                     if comma || self.stack.len() <= floor {
                         break;
                     }
@@ -314,6 +344,9 @@ impl Repairer {
                         break;
                     }
                     let Some(j) = scalar(input, i, max_token) else {
+                        if scalar_prefix(&input[i..]) {
+                            cut = Cut::Other;
+                        }
                         break;
                     };
                     pos = Pos::AfterValue;
@@ -325,7 +358,7 @@ impl Repairer {
             }
         }
         if commit == 0 {
-            return 0;
+            return (0, cut);
         }
         if held_comma {
             // The first committed unit is the one after the held comma.
@@ -336,7 +369,10 @@ impl Repairer {
                 self.comma_ws.clear();
             }
         }
-        sink.write_opaque(&input[..commit], self.stack.len() - floor);
+        sink.write_opaque(
+            &input[..commit],
+            self.stack.len() as isize - start_depth as isize,
+        );
         self.pos = c_pos;
         self.lex = if c_in_str {
             Lex::Str(StrLex {
@@ -349,8 +385,88 @@ impl Repairer {
         } else {
             Lex::None
         };
-        commit
+        (commit, cut)
     }
+}
+
+/// What stopped [`Repairer::fast`] short of the end of its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// A byte for the slow path, or nothing (all of the input was read).
+    No,
+    /// The end of the input, inside a unit that the input's next bytes may
+    /// complete as plain JSON: the rest of the input is that unit's start
+    /// (the slow path would only hold it). The unit is a string (a key, or
+    /// a value's cut escape, character or closing quote and blanks)…
+    Str,
+    /// … or not (a comma and blanks, a number or literal, a key's closing
+    /// quote and blanks before its colon).
+    Other,
+}
+
+/// True when `t` (the rest of the input, at a byte [`str_body`] stopped on
+/// inside a string) is the start of an escape or of a UTF-8 character that
+/// the input's end cut off.
+fn str_tail_cut(t: &[u8]) -> bool {
+    let hex = |s: &[u8]| s.iter().all(u8::is_ascii_hexdigit);
+    match t {
+        [b'\\'] | [b'\\', b'u'] => true,
+        [b'\\', b'u', h @ ..] if h.len() < 4 => hex(h),
+        // A high surrogate waits for its low half.
+        [b'\\', b'u', rest @ ..] if t.len() < 12 => {
+            let Some(unit) = rest.get(..4).and_then(hex4) else {
+                return false;
+            };
+            let low = &rest[4..];
+            (0xD800..=0xDBFF).contains(&unit)
+                && match low {
+                    [] | [b'\\'] | [b'\\', b'u'] => true,
+                    [b'\\', b'u', h @ ..] => hex(h),
+                    _ => false,
+                }
+        }
+        [c, ..] if *c >= 0x80 => matches!(
+            std::str::from_utf8(t),
+            Err(e) if e.valid_up_to() == 0 && e.error_len().is_none()
+        ),
+        _ => false,
+    }
+}
+
+/// True when `t` (the rest of the input) is the start of a JSON number or
+/// of `true`, `false` or `null`, cut by the input's end.
+fn scalar_prefix(t: &[u8]) -> bool {
+    if [&b"true"[..], b"false", b"null"]
+        .iter()
+        .any(|l| l.starts_with(t))
+    {
+        return true;
+    }
+    // `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?, any prefix.
+    let mut i = usize::from(t.first() == Some(&b'-'));
+    let digits = |mut i: usize| {
+        while t.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    match t.get(i) {
+        None => return true,
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i + 1),
+        Some(_) => return false,
+    }
+    if t.get(i) == Some(&b'.') {
+        i = digits(i + 1);
+    }
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(t.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(i);
+    }
+    i == t.len()
 }
 
 /// End of the JSON blanks at `i`.
