@@ -28,6 +28,21 @@ use crate::event::{Repair, RepairKind, Span};
 use crate::json::{into_string, is_json_number, Repairer, Status};
 use crate::scan::{match_lit, Match};
 
+/// The bytes a watched single-line string stops on (see
+/// [`ValueLexer::string`]): its quote (`'`, then `"`), `\\`, a newline and
+/// the parentheses.
+static WATCH_STOPS: [[bool; 256]; 2] = [watch_stops(b'\''), watch_stops(b'"')];
+
+const fn watch_stops(q: u8) -> [bool; 256] {
+    let mut t = [false; 256];
+    t[q as usize] = true;
+    t[b'\\' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'(' as usize] = true;
+    t[b')' as usize] = true;
+    t
+}
+
 /// Which literal syntax the lexer reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Flavor {
@@ -91,11 +106,29 @@ impl Writer {
         }
         let first_at = *self.first_at.get_or_insert(at);
         if self.out.len() + b.len() <= self.max {
-            for &x in b {
+            let mut i = 0;
+            while i < b.len() {
+                if self.scan.in_str && self.scan.esc == 0 {
+                    // A run of string content: no state changes inside it;
+                    // in a value, the last character start is a cut.
+                    let run = memchr::memchr2(b'"', b'\\', &b[i..]).unwrap_or(b.len() - i);
+                    if run > 0 {
+                        if !self.scan.key {
+                            if let Some(k) = b[i..i + run].iter().rposition(|&x| x & 0xC0 != 0x80) {
+                                self.safe = self.scan.pos + k;
+                            }
+                        }
+                        self.scan.pos += run;
+                        i += run;
+                        continue;
+                    }
+                }
+                let x = b[i];
                 if self.scan.cut_before(x) {
                     self.safe = self.scan.pos;
                 }
                 self.scan.step(x);
+                i += 1;
             }
             self.out.extend_from_slice(b);
             return;
@@ -1356,9 +1389,18 @@ impl ValueLexer {
             // its parentheses: `units="m), next(…` lost its closing quote.
             let watch = python && !s.triple && !s.json && self.stack.is_empty();
             let found = if watch {
-                input[i..]
-                    .iter()
-                    .position(|&c| c == s.q || matches!(c, b'\\' | b'\n' | b'(' | b')'))
+                let stops = if s.q == b'"' {
+                    &WATCH_STOPS[1]
+                } else {
+                    &WATCH_STOPS[0]
+                };
+                if s.q == b'"' || s.q == b'\'' {
+                    input[i..].iter().position(|&c| stops[c as usize])
+                } else {
+                    input[i..]
+                        .iter()
+                        .position(|&c| c == s.q || matches!(c, b'\\' | b'\n' | b'(' | b')'))
+                }
             } else {
                 memchr::memchr3(s.q, b'\\', b'\n', &input[i..])
             };
@@ -1940,6 +1982,50 @@ impl ValueLexer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Writer::put` skips runs of string content; its last cut position
+    /// must be the one a byte-by-byte reading finds, wherever the text is
+    /// split (keys, escapes, multi-byte characters, values).
+    #[test]
+    fn writer_runs_find_the_same_cuts() {
+        let texts = [
+            r#"{"path": "/tmp/x", "content": "naïve café — 42 ÷ 7 \"q\" \\ \u00e9 end", "n": 3}"#,
+            r#"{"ké": ["a\nb", {"x": "ü"}], "y": "\ud83d\ude00 😀"}"#,
+            r#"["", "é", "\\", "a\"", {"": ""}]"#,
+        ];
+        for text in texts {
+            let b = text.as_bytes();
+            // Reference: every byte through `cut_before` and `step`.
+            let mut scan = JsonPos::default();
+            let mut safe = Vec::new();
+            let mut last = 0;
+            for &x in b {
+                if scan.cut_before(x) {
+                    last = scan.pos;
+                }
+                scan.step(x);
+                safe.push(last);
+            }
+            for chunk in [1, 2, 3, 5, 8, b.len()] {
+                let mut w = Writer::new(&Limits::default());
+                let mut at = 0;
+                for piece in b.chunks(chunk) {
+                    w.put(piece, 0);
+                    at += piece.len();
+                    assert_eq!(
+                        w.safe,
+                        safe[at - 1],
+                        "{text} in {chunk}-byte pieces, at {at}"
+                    );
+                    assert_eq!(w.scan.pos, at);
+                }
+                assert_eq!(
+                    (w.scan.in_str, w.scan.esc, w.scan.stack.len()),
+                    (scan.in_str, scan.esc, scan.stack.len())
+                );
+            }
+        }
+    }
 
     fn conv_flavor(src: &str, flavor: Flavor, chunk: usize) -> (String, Vec<RepairKind>) {
         let limits = Limits::default();
