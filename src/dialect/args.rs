@@ -257,19 +257,15 @@ impl StrEscaper {
             // The content of every string argument passes here: long runs
             // through simdutf8's `compat` validator (std's errors, SIMD
             // speed), short ones through std's (less set-up).
-            let checked = if bytes.len() < 64 {
-                std::str::from_utf8(bytes).map_err(|e| (e.valid_up_to(), e.error_len()))
-            } else {
-                simdutf8::compat::from_utf8(bytes).map_err(|e| (e.valid_up_to(), e.error_len()))
-            };
+            let checked = check_utf8(bytes);
             match checked {
-                Ok(s) => {
-                    escape_str(s, out);
+                Ok(()) => {
+                    escape_content(bytes, out, true);
                     return bad;
                 }
                 Err((good, error_len)) => {
-                    // Safe split: the prefix is valid UTF-8.
-                    escape_str(std::str::from_utf8(&bytes[..good]).unwrap_or_default(), out);
+                    // The prefix is valid UTF-8.
+                    escape_content(&bytes[..good], out, true);
                     match error_len {
                         None => {
                             self.carry.extend_from_slice(&bytes[good..]);
@@ -343,14 +339,39 @@ fn unescaped_len(s: &[u8]) -> usize {
         .unwrap_or(s.len() - i)
 }
 
+/// Checks that `bytes` is UTF-8; the error is std's `valid_up_to` and
+/// `error_len`. Long runs go through simdutf8's `compat` validator (std's
+/// errors at SIMD speed: the content of every transcoded string argument
+/// passes here), short ones through std's (less set-up).
+pub(crate) fn check_utf8(bytes: &[u8]) -> Result<(), (usize, Option<usize>)> {
+    if bytes.len() < 64 {
+        std::str::from_utf8(bytes)
+            .map(drop)
+            .map_err(|e| (e.valid_up_to(), e.error_len()))
+    } else {
+        simdutf8::compat::from_utf8(bytes)
+            .map(drop)
+            .map_err(|e| (e.valid_up_to(), e.error_len()))
+    }
+}
+
 /// Appends `s` as JSON string content.
 pub(crate) fn escape_str(s: &str, out: &mut Vec<u8>) {
-    let b = s.as_bytes();
+    escape_content(s.as_bytes(), out, true);
+}
+
+/// Appends `b` (valid UTF-8) as JSON string content; `del`: DEL is written
+/// `\u007f` (else as it is).
+pub(crate) fn escape_content(b: &[u8], out: &mut Vec<u8>, del: bool) {
     let mut start = 0;
     let mut i = 0;
     loop {
         i += unescaped_len(&b[i..]);
         let Some(&c) = b.get(i) else { break };
+        if c == 0x7F && !del {
+            i += 1;
+            continue;
+        }
         out.extend_from_slice(&b[start..i]);
         let esc: &[u8] = match c {
             b'"' => b"\\\"",
@@ -445,21 +466,29 @@ mod tests {
             let back: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
             proptest::prop_assert_eq!(&back, &s);
             proptest::prop_assert!(!out.iter().any(|&c| c < 0x20 || c == 0x7F));
-            let mut want = Vec::new();
-            for c in s.bytes() {
-                match c {
-                    b'"' => want.extend_from_slice(b"\\\""),
-                    b'\\' => want.extend_from_slice(b"\\\\"),
-                    b'\n' => want.extend_from_slice(b"\\n"),
-                    b'\r' => want.extend_from_slice(b"\\r"),
-                    b'\t' => want.extend_from_slice(b"\\t"),
-                    0x08 => want.extend_from_slice(b"\\b"),
-                    0x0C => want.extend_from_slice(b"\\f"),
-                    0..=0x1F | 0x7F => want.extend_from_slice(format!("\\u{c:04x}").as_bytes()),
-                    c => want.push(c),
+            let byte_loop = |del: bool| {
+                let mut want = Vec::new();
+                for c in s.bytes() {
+                    match c {
+                        b'"' => want.extend_from_slice(b"\\\""),
+                        b'\\' => want.extend_from_slice(b"\\\\"),
+                        b'\n' => want.extend_from_slice(b"\\n"),
+                        b'\r' => want.extend_from_slice(b"\\r"),
+                        b'\t' => want.extend_from_slice(b"\\t"),
+                        0x08 => want.extend_from_slice(b"\\b"),
+                        0x0C => want.extend_from_slice(b"\\f"),
+                        0x7F if !del => want.push(c),
+                        0..=0x1F | 0x7F => want.extend_from_slice(format!("\\u{c:04x}").as_bytes()),
+                        c => want.push(c),
+                    }
                 }
-            }
-            proptest::prop_assert_eq!(out, want);
+                want
+            };
+            proptest::prop_assert_eq!(out, byte_loop(true));
+            // Without `del`, DEL stays as it is.
+            let mut raw_del = Vec::new();
+            escape_content(s.as_bytes(), &mut raw_del, false);
+            proptest::prop_assert_eq!(raw_del, byte_loop(false));
         }
     }
 

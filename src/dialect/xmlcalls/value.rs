@@ -36,6 +36,7 @@
 //! reading `20` as a number is not a repair.
 
 use crate::config::Limits;
+use crate::dialect::args::{check_utf8, escape_content};
 use crate::event::{Repair, RepairKind};
 use crate::json::{is_json_number, Repairer, Status};
 
@@ -500,15 +501,14 @@ impl Value {
             &joined
         };
         loop {
-            match std::str::from_utf8(s) {
-                Ok(_) => {
+            match check_utf8(s) {
+                Ok(()) => {
                     escape_bytes(s, out);
                     return;
                 }
-                Err(e) => {
-                    let good = e.valid_up_to();
+                Err((good, error_len)) => {
                     escape_bytes(&s[..good], out);
-                    match e.error_len() {
+                    match error_len {
                         None => {
                             self.utf8.extend_from_slice(&s[good..]);
                             return;
@@ -582,31 +582,7 @@ impl Value {
 
 /// Escapes string content (valid UTF-8) for a JSON string.
 pub(crate) fn escape_bytes(s: &[u8], out: &mut Vec<u8>) {
-    let mut start = 0;
-    for (i, &b) in s.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&s[start..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[(b >> 4) as usize]);
-            out.push(HEX[(b & 0xf) as usize]);
-        } else {
-            out.extend_from_slice(esc);
-        }
-        start = i + 1;
-    }
-    out.extend_from_slice(&s[start..]);
+    escape_content(s, out, false);
 }
 
 /// Escapes a whole string (a name or key) into a JSON string literal.
