@@ -1173,17 +1173,37 @@ mod tests {
 
     /// What a router found, to compare the fast and slow paths.
     fn summary(input: &[u8], cut: usize, fast: bool, limits: &Limits) -> Vec<String> {
+        let (mut progress, rest) = summary_cuts(input, &[cut], fast, limits);
+        progress.extend(rest);
+        progress
+    }
+
+    /// The feeds' progress, and what the router found, with the input cut
+    /// at every offset of `cuts` (increasing).
+    fn summary_cuts(
+        input: &[u8],
+        cuts: &[usize],
+        fast: bool,
+        limits: &Limits,
+    ) -> (Vec<String>, Vec<String>) {
         let mut r = Repairer::with_limits(limits);
         let mut router = CallRouter::new(limits);
+        let mut progress = Vec::new();
         let mut out = Vec::new();
         let mut deltas = Vec::new();
-        for part in [&input[..cut], &input[cut..]] {
+        let mut parts = Vec::new();
+        let mut last = 0;
+        for &c in cuts.iter().chain([input.len()].iter()) {
+            parts.push(&input[last..c]);
+            last = c;
+        }
+        for part in parts {
             let p = if fast {
                 r.feed(part, &mut router)
             } else {
                 r.feed(part, &mut NoFast(&mut router))
             };
-            out.push(format!("{p:?}"));
+            progress.push(format!("{p:?}"));
             for c in &mut router.calls {
                 deltas.push(String::from_utf8_lossy(c.args.take_delta()).into_owned());
             }
@@ -1206,7 +1226,7 @@ mod tests {
             ));
         }
         out.push(deltas.concat());
-        out
+        (progress, out)
     }
 
     #[test]
@@ -1242,6 +1262,53 @@ mod tests {
             }
         }
     }
+
+    proptest::proptest! {
+        /// Fed in small pieces (the repairer stashes a cut unit and reads it
+        /// again with the next piece; opaque runs close inner containers),
+        /// a router finds what the slow path finds in the whole input:
+        /// the same calls, arguments, repairs and argument bytes.
+        #[test]
+        fn small_pieces_route_like_the_whole_input(
+            k in 0usize..FAST_INPUTS.len(),
+            sizes in proptest::collection::vec(1usize..9, 1..200),
+            small in proptest::bool::ANY,
+        ) {
+            let input = FAST_INPUTS[k].as_bytes();
+            let limits = if small {
+                Limits { max_args_bytes: 24, max_depth: 5, max_token_bytes: 16, ..Limits::default() }
+            } else {
+                Limits::default()
+            };
+            let mut cuts = Vec::new();
+            let mut at = 0;
+            for s in sizes.iter().cycle() {
+                at += s;
+                if at >= input.len() {
+                    break;
+                }
+                cuts.push(at);
+            }
+            // The feeds' progress differs with the pieces; the rest may not.
+            let (_, pieces) = summary_cuts(input, &cuts, true, &limits);
+            let (_, whole) = summary_cuts(input, &[], false, &limits);
+            proptest::prop_assert_eq!(pieces, whole);
+        }
+    }
+
+    /// Inputs for [`small_pieces_route_like_the_whole_input`]: nested
+    /// containers closing in later pieces, keys, numbers and literals cut
+    /// anywhere, escapes and UTF-8, long keys and blanks, repairs.
+    const FAST_INPUTS: &[&str] = &[
+        r#"{"name": "store", "arguments": {"items": [{"id": 0, "label": "item 0-0", "ok": true}, {"id": 12345, "label": "é \"q\" \u00e9 \ud83d\ude00", "ok": false}, {"id": -1.5e3, "n": null}], "note": "batch"}}"#,
+        r#"[{"name": "a", "arguments": {"x": [[1, 2], [3, [4, {"y": {}}]], []]}}, {"name": "b", "arguments": {"z": {"w": [true, false, null]}}}]"#,
+        r#"{"name": "f", "arguments": {"arguments": {"a": {"b": [1, {"c": 2}]}}, "x": [2]}}"#,
+        r#"{"name": "f", "arguments": {"a_key_longer_than_the_stash_limit_of_the_repairer": 1, "b": 123456789012345678901234567890123, "c": "x"}}"#,
+        r#"{"name": "f", "arguments": {"a"                                        : [1   ,   2]   , "b"   : "c"    }}"#,
+        r#"{"name": "f", "arguments": {"a": {"b": [1, 2,], c: 'd', "e": True}, "f": [1 2], "g": 00 }}"#,
+        r#"{"name": "f", "arguments": {"a": {"b": [1, {"c": "d"#,
+        r#"{"name": "f", "arguments": {"s": "tab\there", "t": "\u12", "u": "é"}}"#,
+    ];
 
     #[test]
     fn arrays_of_calls() {
