@@ -433,3 +433,13 @@ fn content_split_19() {
 fn content_split_20() {
     regression("content_split-20");
 }
+
+/// Byte by byte, minimized: `lC\n{`, 8 spaces, `\f\f\r\f\f\f\f"` — "text
+/// differs whole vs split": the GLM `name\n{` trigger looks through at most
+/// 16 blanks after the brace for `"` or `}`; input cut exactly at that bound
+/// was judged "no call" instead of waiting for the byte there, which the
+/// whole input had (a `"`: a call).
+#[test]
+fn content_split_21() {
+    regression("content_split-21");
+}

@@ -124,8 +124,10 @@ fn name_then_object(at: &[u8], strict: bool) -> Match {
     while i < at.len() && at[i].is_ascii_whitespace() && i < name_end + 16 {
         i += 1;
     }
+    // The input ended (even exactly at the blanks' bound: the byte there
+    // decides): wait for more.
     match at.get(i) {
-        None if i < name_end + 16 => Match::Partial,
+        None => Match::Partial,
         Some(b'"' | b'}') => Match::Full(name_end),
         _ => Match::No,
     }
