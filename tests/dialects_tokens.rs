@@ -1093,3 +1093,27 @@ fn dialect_names_round_trip() {
         assert_eq!(Dialect::from_name(alias), Ok(d), "{alias}");
     }
 }
+
+/// Lookaheads bounded by a count of blanks decide at the byte past the
+/// bound, however the input is split: the input ending exactly at the bound
+/// waits for that byte (a `{` after 16 blanks in a functionary tag; a
+/// `[/TOOL_CALLS]` after 64 blanks in Mistral).
+#[test]
+fn blank_lookahead_bounds_are_chunk_invariant() {
+    for blanks in [15, 16, 17, 40] {
+        let input = format!(
+            "<function=get_weather>{}{{\"city\": \"Oslo\"}}</function>",
+            " ".repeat(blanks)
+        );
+        check_all(input.as_bytes(), &auto());
+        check_all(input.as_bytes(), &only(Dialect::Functionary));
+    }
+    for blanks in [63, 64, 65, 100] {
+        let input = format!(
+            "[TOOL_CALLS] [{{\"name\": \"a\", \"arguments\": {{}}}}]{}[/TOOL_CALLS] done",
+            " ".repeat(blanks)
+        );
+        check_all(input.as_bytes(), &auto());
+        check_all(input.as_bytes(), &only(Dialect::Mistral));
+    }
+}

@@ -86,8 +86,10 @@ fn function_tag(at: &[u8]) -> Match {
     while i < at.len() && at[i].is_ascii_whitespace() && i < tag + 16 {
         i += 1;
     }
+    // The input ended (even exactly at the blanks' bound: the byte there
+    // decides): wait for more.
     match at.get(i) {
-        None if i < tag + 16 => Match::Partial,
+        None => Match::Partial,
         Some(b'{') => Match::Full(tag),
         _ => Match::No,
     }

@@ -227,7 +227,12 @@ impl Block for MistralBlock {
                 }
                 St::After => {
                     // Blanks, then maybe a closing `[/TOOL_CALLS]`.
-                    let p = input[i..].iter().position(|b| !b.is_ascii_whitespace());
+                    // At most 64 blanks are looked through, however the
+                    // input was split: a closer after more is not looked for.
+                    let p = input[i..]
+                        .iter()
+                        .take(64)
+                        .position(|b| !b.is_ascii_whitespace());
                     let p = match p {
                         Some(p) => p,
                         None if input.len() - i < 64 => return Flow::Partial(i),

@@ -696,9 +696,14 @@ mod trigger_tests {
         "0",
         "\"",
         "é",
-        // Blank runs at the lookahead bounds (fuzz finding `pythonic-7`).
+        // Blank runs at the lookahead bounds (fuzz findings `pythonic-7`,
+        // `content_split-21`), and heads whose blanks are bounded.
         "                ",
         "\n               ",
+        "               ",
+        " ",
+        "get_weather\n{",
+        "<function=f>",
         "'f', ",
         "\"c\",",
         "\u{2581}",
@@ -750,7 +755,32 @@ mod trigger_tests {
             1..24,
         )
         .prop_map(|v| v.concat());
-        prop_oneof![pieces, header()]
+        prop_oneof![pieces, header(), bounded()]
+    }
+
+    /// A head whose trigger looks through a bounded run of blanks, such a
+    /// run of every length around the bounds, and the byte that decides.
+    fn bounded() -> impl Strategy<Value = Vec<u8>> {
+        (
+            prop::sample::select(
+                &[
+                    "get_weather\n{",
+                    "<function=f>",
+                    "'f', ",
+                    "[f(a=1)]",
+                    "<tool_call>",
+                    "```json",
+                    "[TOOL_CALLS]",
+                    "functions.f:0",
+                ][..],
+            ),
+            prop::collection::vec(
+                prop::sample::select(&[b' ', b'\t', b'\n', b'\r', 0x0C][..]),
+                0..80,
+            ),
+            prop::sample::select(&["", "\"", "{", "}", "<", "a", "[/TOOL_CALLS]"][..]),
+        )
+            .prop_map(|(head, blanks, end)| [head.as_bytes(), &blanks, end.as_bytes()].concat())
     }
 
     proptest! {
