@@ -15,8 +15,9 @@
 //! * **Valid JSON passes through unchanged**, byte for byte, with no repair.
 //! * **Chunk invariance.** The output and the repairs depend only on the bytes,
 //!   never on where the chunks were split.
-//! * **Linear.** Every input byte is looked at a bounded number of times;
-//!   string content is copied in runs found with `memchr`.
+//! * **Linear.** Every input byte is looked at a bounded number of times (a
+//!   unit cut by a chunk's end is read again with the next chunk, at most
+//!   32 bytes of it); string content is copied in runs.
 //! * After [`Repairer::finish`], the output is one complete JSON value.
 //!
 //! # State

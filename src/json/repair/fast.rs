@@ -11,11 +11,24 @@
 //! there. The committed bytes are then exactly the output the slow path would
 //! write for them, and they are a slice of the input, written in one call.
 //!
-//! On anything else (a repair to make, a `<`, the end of the input inside an
-//! undecided unit) the fast path stops at its last commit point and the slow
-//! path takes the next byte; the fast path resumes when the slow path is back
-//! in a plain state. So the output, the repairs and the state after each byte
+//! On anything else (a repair to make, a `<`, a unit longer than the limits
+//! allow) the fast path stops at its last commit point and the slow path
+//! takes the next byte; the fast path resumes when the slow path is back in
+//! a plain state. So the output, the repairs and the state after each byte
 //! do not depend on which path read it, and chunk invariance carries over.
+//!
+//! When the end of a chunk cuts a unit that may still turn out plain (a key,
+//! a number or literal, a comma and blanks, a string's closing quote and
+//! blanks, an escape or character cut in two: a [`Cut`]), the repairer keeps
+//! the unit's bytes, at most `STASH_MAX` of them, and the fast path reads
+//! them again with the start of the next chunk; the slow path would only
+//! have held them. Small chunks (a token or two each, as model servers send
+//! them) so stay on the fast path, and no byte is read more than
+//! `STASH_MAX / chunk size` times.
+//!
+//! An opaque run may also close containers that were open when it began, as
+//! many as the sink allows ([`Sink::opaque_closable`]: all but the ones whose
+//! end it must see).
 //!
 //! Commit points: after an opener, after a member's `:`, after a value (a
 //! closer, a scalar, or a string once the `,` `}` `]` after it is seen), after
