@@ -516,8 +516,13 @@ impl Repairer {
         if self.stash.is_empty() {
             return self.run(input, sink, true);
         }
-        // The last chunk ended inside a unit: read it again with the start
-        // of this chunk, then the rest of this chunk.
+        self.feed_stashed(input, sink)
+    }
+
+    /// [`Repairer::feed`] when the last chunk ended inside a unit: reads it
+    /// again with the start of this chunk, then the rest of this chunk.
+    #[inline(never)]
+    fn feed_stashed<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> Progress {
         let held = self.stash.len();
         let join = input.len().min(STASH_JOIN);
         let mut joined = std::mem::take(&mut self.joined);
@@ -547,6 +552,7 @@ impl Repairer {
 
     /// [`Repairer::feed`] without the stash from the last chunk. With
     /// `may_stash`, a unit cut by the end of `input` is stashed.
+    #[inline(always)]
     fn run<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S, may_stash: bool) -> Progress {
         let mut i = 0;
         while i < input.len() {

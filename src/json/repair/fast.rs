@@ -174,6 +174,7 @@ impl Repairer {
     /// is for the slow path) and whether the rest of `input` is a [`Cut`]
     /// unit. Call only when [`Repairer::fast_ready`] and the sink is
     /// [`Sink::opaque`].
+    #[inline(always)]
     pub(super) fn fast<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> (usize, Cut) {
         let held_unit = match self.lex {
             Lex::None => self.pos == Pos::AfterKey,
