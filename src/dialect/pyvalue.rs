@@ -185,7 +185,8 @@ impl Writer {
         cx.args(local, self.take_delta(), span);
     }
 
-    /// Ends call `local` at `end` with these arguments.
+    /// Ends call `local` at `end` with these arguments. The arguments
+    /// buffer is handed over (left empty).
     pub(crate) fn end_call(
         &mut self,
         cx: &mut Cx<'_>,
@@ -197,10 +198,17 @@ impl Writer {
         let span = Span::new(end, end);
         cx.args(local, &self.out[self.emitted..], span);
         self.emitted = self.out.len();
-        let fin = self.final_json();
-        if fin.len() > self.out.len() && fin.starts_with(&self.out) {
-            cx.args(local, &fin[self.out.len()..], span);
-        }
+        let fin = if self.is_final() {
+            // The usual case: `out` is the arguments; moved, not copied.
+            self.emitted = 0;
+            std::mem::take(&mut self.out)
+        } else {
+            let fin = self.final_json();
+            if fin.len() > self.out.len() && fin.starts_with(&self.out) {
+                cx.args(local, &fin[self.out.len()..], span);
+            }
+            fin
+        };
         let mut repairs = std::mem::take(&mut self.repairs);
         repairs.extend(extra);
         repairs.sort_by_key(|r| r.offset);
@@ -211,6 +219,14 @@ impl Writer {
             repairs,
             truncated || self.limited,
         );
+    }
+
+    /// True when `out` itself is the final arguments: no limit cut it, and
+    /// it is a JSON object (checked, though the writer only writes one).
+    fn is_final(&self) -> bool {
+        !self.limited
+            && self.out.first() == Some(&b'{')
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
     }
 
     /// The final arguments: `out` itself, `out` and its closers after a
@@ -224,9 +240,7 @@ impl Writer {
             fin.extend_from_slice(&self.close);
             return fin;
         }
-        if serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
-            && self.out.first() == Some(&b'{')
-        {
+        if self.is_final() {
             return self.out.clone();
         }
         let mut r = Repairer::new();
