@@ -443,3 +443,15 @@ fn content_split_20() {
 fn content_split_21() {
     regression("content_split-21");
 }
+
+/// Byte by byte, minimized: ```` ```json\n[t r```</s> ```` — "text differs
+/// whole vs split": the blanks in `t r` make the bare token an unquoted
+/// string, and the router (an array of calls holds no strings) halts on
+/// that mark; the repairer's step then went on to take a run of token bytes
+/// up to the chunk's end, so the fence was rejected after `r```` whole
+/// (its `</s>` then fence text) but after `r` byte by byte (`</s>` markup).
+/// The switch now ends the step.
+#[test]
+fn content_split_22() {
+    regression("content_split-22");
+}

@@ -1717,9 +1717,19 @@ impl Repairer {
             // Whitespace inside an unquoted string: keep it.
             t.ws_pending = false;
             let ws = std::mem::take(&mut self.tok_ws);
+            let streaming = t.streaming;
             self.bare_push(&mut t, &ws, sink);
             self.tok_ws = ws;
             self.tok_ws.clear();
+            if t.streaming && !streaming {
+                // The blanks made it an unquoted string (`t r`): the switch
+                // and its mark end this step, before the byte after the
+                // blanks, so a sink that halts on the mark halts at the same
+                // byte however the input was split (the run below would end
+                // at the chunk's end).
+                self.lex = Lex::Bare(t);
+                return Step::Consumed(0);
+            }
         }
         if !t.streaming && !t.key {
             // Until the token is known to be an unquoted string, take it one
