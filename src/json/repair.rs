@@ -552,7 +552,6 @@ impl Repairer {
 
     /// [`Repairer::feed`] without the stash from the last chunk. With
     /// `may_stash`, a unit cut by the end of `input` is stashed.
-    #[inline(always)]
     fn run<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S, may_stash: bool) -> Progress {
         let mut i = 0;
         while i < input.len() {
