@@ -195,6 +195,20 @@ struct StrLex {
     newline: bool,
 }
 
+impl StrLex {
+    /// Plain content of a double-quoted string value: the state the fast
+    /// path leaves inside one.
+    fn plain() -> Self {
+        StrLex {
+            quote: Quote::Double,
+            key: false,
+            esc: Esc::None,
+            quote_pending: false,
+            newline: false,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct BareLex {
     key: bool,
@@ -514,9 +528,37 @@ impl Repairer {
             };
         }
         if self.stash.is_empty() {
+            if self.in_plain_content() && sink.opaque() {
+                // The steady state of a long string argument: a chunk of
+                // plain content, read as the fast path would read it
+                // (without its set-up).
+                let k = fast::str_body(input, 0);
+                if k == input.len() {
+                    sink.write_opaque(input, 0);
+                    self.offset += k as u64;
+                    self.lex = Lex::Str(StrLex::plain());
+                    return Progress {
+                        consumed: k,
+                        status: Status::NeedMore,
+                    };
+                }
+            }
             return self.run(input, sink, true);
         }
         self.feed_stashed(input, sink)
+    }
+
+    /// Inside a double-quoted string value, nothing held: where the fast
+    /// path reads content.
+    #[inline]
+    fn in_plain_content(&self) -> bool {
+        matches!(self.lex, Lex::Str(s) if s.quote == Quote::Double
+            && s.esc == Esc::None
+            && !s.key
+            && !s.quote_pending)
+            && !self.stack.is_empty()
+            && !self.lt_once
+            && self.utf8_len == 0
     }
 
     /// [`Repairer::feed`] when the last chunk ended inside a unit: reads it

@@ -193,7 +193,8 @@ impl Repairer {
         // Containers open at the start may close here as far as the sink
         // allows, never the outermost one (its end ends the value).
         let start_depth = self.stack.len();
-        let floor = start_depth.saturating_sub(sink.opaque_closable()).max(1);
+        // (Asked of the sink at the first closer of one: most runs have none.)
+        let mut floor = None;
         let max_token = self.max_token;
         let held_comma = self.comma.is_some();
         let mut pos = self.pos;
@@ -332,6 +333,9 @@ impl Repairer {
                 b'}' | b']' => {
                     // Containers the sink wants the end of are closed by the
                     // slow path (it marks them).
+                    let floor = *floor.get_or_insert_with(|| {
+                        start_depth.saturating_sub(sink.opaque_closable()).max(1)
+                    });
                     if comma || self.stack.len() <= floor {
                         break;
                     }
@@ -389,13 +393,7 @@ impl Repairer {
         );
         self.pos = c_pos;
         self.lex = if c_in_str {
-            Lex::Str(StrLex {
-                quote: Quote::Double,
-                key: false,
-                esc: Esc::None,
-                quote_pending: false,
-                newline: false,
-            })
+            Lex::Str(StrLex::plain())
         } else {
             Lex::None
         };
@@ -496,7 +494,7 @@ fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// of the end, or of the first byte the slow path must see (a control
 /// character, an escape that is invalid or cut off, UTF-8 that is invalid or
 /// cut off).
-fn str_body(input: &[u8], mut i: usize) -> usize {
+pub(super) fn str_body(input: &[u8], mut i: usize) -> usize {
     let n = input.len();
     loop {
         i += plain_len(&input[i..]);
