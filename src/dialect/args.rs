@@ -294,49 +294,27 @@ impl StrEscaper {
     }
 }
 
-/// Bytes written escaped in JSON string content: control characters, `"`,
-/// `\` and DEL (`\u007f`).
-const fn escape_table() -> [bool; 256] {
-    let mut t = [false; 256];
+/// Bytes JSON string content holds as they are: all but the control
+/// characters, `"`, `\\` and DEL (written `\u007f`).
+const fn verbatim_table() -> [bool; 256] {
+    let mut t = [true; 256];
     let mut i = 0;
     while i < 0x20 {
-        t[i] = true;
+        t[i] = false;
         i += 1;
     }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t[0x7F] = true;
+    t[b'"' as usize] = false;
+    t[b'\\' as usize] = false;
+    t[0x7F] = false;
     t
 }
-static NEEDS_ESCAPE: [bool; 256] = escape_table();
+static VERBATIM: [bool; 256] = verbatim_table();
 
-/// Length of the run at the start of `s` that JSON string content holds
-/// as it is, read eight bytes at a time (SWAR tests with no false
-/// negatives; a word that trips them is settled byte by byte).
+/// Length of the run at the start of `s` (valid UTF-8) that JSON string
+/// content holds as it is.
 #[inline]
 fn unescaped_len(s: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
-    let mut i = 0;
-    for w in s.chunks_exact(8) {
-        let Ok(w) = <[u8; 8]>::try_from(w) else { break };
-        let x = u64::from_le_bytes(w);
-        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
-        let quote = zero_byte(x ^ (ONES * u64::from(b'"')));
-        let backslash = zero_byte(x ^ (ONES * u64::from(b'\\')));
-        let del = zero_byte(x ^ (ONES * 0x7F));
-        if (below_space | quote | backslash | del) & HIGH != 0 {
-            if let Some(k) = w.iter().position(|&c| NEEDS_ESCAPE[c as usize]) {
-                return i + k;
-            }
-        }
-        i += 8;
-    }
-    i + s[i..]
-        .iter()
-        .position(|&c| NEEDS_ESCAPE[c as usize])
-        .unwrap_or(s.len() - i)
+    crate::json::run_len::<true, false>(s, &VERBATIM)
 }
 
 /// Checks that `bytes` is UTF-8; the error is std's `valid_up_to` and

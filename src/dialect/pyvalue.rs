@@ -1403,18 +1403,9 @@ impl ValueLexer {
             // its parentheses: `units="m), next(…` lost its closing quote.
             let watch = python && !s.triple && !s.json && self.stack.is_empty();
             let found = if watch {
-                let stops = if s.q == b'"' {
-                    &WATCH_STOPS[1]
-                } else {
-                    &WATCH_STOPS[0]
-                };
-                if s.q == b'"' || s.q == b'\'' {
-                    input[i..].iter().position(|&c| stops[c as usize])
-                } else {
-                    input[i..]
-                        .iter()
-                        .position(|&c| c == s.q || matches!(c, b'\\' | b'\n' | b'(' | b')'))
-                }
+                // A quoted string's quote is `'` or `"`.
+                let stops = &WATCH_STOPS[usize::from(s.q == b'"')];
+                input[i..].iter().position(|&c| stops[c as usize])
             } else {
                 memchr::memchr3(s.q, b'\\', b'\n', &input[i..])
             };

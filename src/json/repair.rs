@@ -270,32 +270,48 @@ const fn plain_table() -> [bool; 256] {
 }
 static PLAIN: [bool; 256] = plain_table();
 
-/// Length of the run of [`PLAIN`] bytes at the start of `s`, read eight bytes
-/// at a time: a word is all plain unless one of its bytes is below 0x20, is
-/// `"` or `\`, or has its high bit set (SWAR tests with no false negatives;
-/// the last word is settled byte by byte).
+/// Length of the run of [`PLAIN`] bytes at the start of `s` (see [`run_len`]).
 #[inline]
 pub(super) fn plain_len(s: &[u8]) -> usize {
+    run_len::<false, true>(s, &PLAIN)
+}
+
+/// Length of the run at the start of `s` of the bytes that `kept` marks,
+/// read eight bytes at a time. `kept` must leave out exactly the bytes below
+/// 0x20, `"`, `\`, DEL when `DEL` and every byte from 0x80 when `HIGH`: a
+/// word is all kept unless the SWAR tests for those (no false negatives)
+/// trip, and a word that trips them is settled byte by byte with `kept`.
+/// JSON string content with nothing to escape (`DEL` and `HIGH` as the
+/// caller needs) is such a run.
+#[inline(always)]
+pub(crate) fn run_len<const DEL: bool, const HIGH: bool>(s: &[u8], kept: &[bool; 256]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const TOP: u64 = 0x8080_8080_8080_8080;
     let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
     let mut i = 0;
     for w in s.chunks_exact(8) {
         let Ok(w) = <[u8; 8]>::try_from(w) else { break };
         let x = u64::from_le_bytes(w);
-        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
-        let quote = zero_byte(x ^ (ONES * u64::from(b'"')));
-        let backslash = zero_byte(x ^ (ONES * u64::from(b'\\')));
-        if (below_space | quote | backslash | x) & HIGH != 0 {
-            break;
+        let mut hits = x.wrapping_sub(ONES * 0x20) & !x
+            | zero_byte(x ^ (ONES * u64::from(b'"')))
+            | zero_byte(x ^ (ONES * u64::from(b'\\')));
+        if DEL {
+            hits |= zero_byte(x ^ (ONES * 0x7F));
+        }
+        if HIGH {
+            hits |= x;
+        }
+        if hits & TOP != 0 {
+            if let Some(k) = w.iter().position(|&c| !kept[c as usize]) {
+                return i + k;
+            }
         }
         i += 8;
     }
-    let rest = &s[i..];
-    i + rest
+    i + s[i..]
         .iter()
-        .position(|&c| !PLAIN[c as usize])
-        .unwrap_or(rest.len())
+        .position(|&c| !kept[c as usize])
+        .unwrap_or(s.len() - i)
 }
 
 #[inline]
@@ -552,13 +568,7 @@ impl Repairer {
     /// path reads content.
     #[inline]
     fn in_plain_content(&self) -> bool {
-        matches!(self.lex, Lex::Str(s) if s.quote == Quote::Double
-            && s.esc == Esc::None
-            && !s.key
-            && !s.quote_pending)
-            && !self.stack.is_empty()
-            && !self.lt_once
-            && self.utf8_len == 0
+        matches!(self.lex, Lex::Str(_)) && self.fast_ready(false)
     }
 
     /// [`Repairer::feed`] when the last chunk ended inside a unit: reads it
