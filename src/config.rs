@@ -73,8 +73,30 @@ impl IdGenerator {
 
 impl Default for IdGenerator {
     fn default() -> Self {
-        IdGenerator::new(|i| format!("call_{i}"))
+        IdGenerator::new(call_id)
     }
+}
+
+/// `call_{index}`, written without the formatting machinery (one exact
+/// allocation; this runs once per call).
+fn call_id(index: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut n = index;
+    let mut k = digits.len();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut id = String::with_capacity(5 + digits.len() - k);
+    id.push_str("call_");
+    for &d in &digits[k..] {
+        id.push(char::from(d));
+    }
+    id
 }
 
 impl fmt::Debug for IdGenerator {
@@ -254,5 +276,18 @@ impl Config {
     pub fn with_decode_entities(mut self, yes: bool) -> Self {
         self.decode_entities = yes;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_ids_count_calls() {
+        let ids = IdGenerator::default();
+        for i in [0, 1, 9, 10, 99, 100, 12_345, usize::MAX] {
+            assert_eq!(ids.id(i), format!("call_{i}"));
+        }
     }
 }

@@ -68,6 +68,18 @@ fn tool_key(key: &[u8], tools: Option<&Tools>) -> Option<String> {
     tools.get(&name).map(|_| name)
 }
 
+/// The value of a JSON string literal (the repairer's output, so valid
+/// JSON): without escapes, its bytes between the quotes, else serde_json's
+/// reading.
+fn json_string(lit: &[u8]) -> Option<String> {
+    if let [b'"', inner @ .., b'"'] = lit {
+        if memchr::memchr(b'\\', inner).is_none() {
+            return std::str::from_utf8(inner).ok().map(str::to_owned);
+        }
+    }
+    serde_json::from_slice(lit).ok()
+}
+
 fn unquote(key: &[u8]) -> &[u8] {
     if key.len() >= 2 && key[0] == b'"' && key[key.len() - 1] == b'"' {
         &key[1..key.len() - 1]
@@ -126,6 +138,11 @@ pub(crate) struct CallShape {
     pub end: u64,
     max_token: usize,
 }
+
+/// First allocation of an arguments buffer (bytes).
+const ARGS_FIRST_CAPACITY: usize = 128;
+/// First allocation of a name or id buffer (bytes).
+const NAME_FIRST_CAPACITY: usize = 32;
 
 impl CallShape {
     fn new(base: usize, start: u64, limits: &Limits) -> Self {
@@ -275,7 +292,7 @@ impl CallShape {
                     match self.route {
                         Route::Args => self.args.mark(mark),
                         Route::Name if !self.buf_over => {
-                            if let Ok(name) = serde_json::from_slice::<String>(&self.buf) {
+                            if let Some(name) = json_string(&self.buf) {
                                 self.name = Some(name);
                             }
                         }
@@ -313,6 +330,9 @@ impl CallShape {
             Route::Args => self.args.write(bytes),
             Route::Name | Route::Id => {
                 if self.buf.len() + bytes.len() <= self.max_token {
+                    if self.buf.capacity() == 0 {
+                        self.buf.reserve(bytes.len().max(NAME_FIRST_CAPACITY));
+                    }
                     self.buf.extend_from_slice(bytes);
                 } else {
                     self.buf_over = true;
@@ -704,6 +724,11 @@ impl ArgsWriter {
                 offset: 0,
             });
             return;
+        }
+        if self.out.capacity() == 0 {
+            // Most arguments are short: one allocation instead of a chain
+            // of doublings from 8 bytes.
+            self.out.reserve(bytes.len().max(ARGS_FIRST_CAPACITY));
         }
         self.out.extend_from_slice(bytes);
     }
@@ -1097,6 +1122,27 @@ pub(crate) fn unescape_into(s: &[u8], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_string_reads_literals_like_serde_json() {
+        for lit in [
+            r#""get_weather""#,
+            r#""""#,
+            r#""caf\u00e9""#,
+            r#""a\"b""#,
+            r#""tab\there""#,
+            "\"naïve\"",
+            "5",
+            "null",
+            r#""unterminated"#,
+        ] {
+            assert_eq!(
+                json_string(lit.as_bytes()),
+                serde_json::from_str::<String>(lit).ok(),
+                "{lit}"
+            );
+        }
+    }
 
     fn route(input: &str) -> CallRouter {
         let limits = Limits::default();

@@ -109,17 +109,25 @@ fn fence(a: &BlockArgs<'_>, json_ok: bool, py_ok: bool) -> Box<dyn Block> {
     })
 }
 
+/// What a [`JsonCalls`] has emitted for one router call.
+#[derive(Clone, Copy, Debug, Default)]
+struct Track {
+    /// The block-local call number, once started.
+    local: Option<usize>,
+    /// Its end has been emitted.
+    ended: bool,
+    /// Its arguments were finished (`CallShape::finish_args`).
+    finalized: bool,
+}
+
 /// Streams the calls found in consecutive JSON values of one block.
 ///
 /// Shared by every dialect whose calls are JSON envelopes.
 pub(crate) struct JsonCalls {
     rep: Repairer,
     router: CallRouter,
-    /// Router call → block-local call number, once started.
-    locals: Vec<Option<usize>>,
-    /// Router calls whose end has been emitted.
-    ended: Vec<bool>,
-    finalized: Vec<bool>,
+    /// What has been emitted for each router call (one entry per call).
+    track: Vec<Track>,
     rep_cursor: usize,
     began: bool,
     /// Calls from this index on were still open when the input ended.
@@ -135,7 +143,7 @@ pub(crate) struct JsonCalls {
     settled: usize,
     /// Some call has its name.
     any_named: bool,
-    /// Number of `true`s in `ended`.
+    /// Number of calls in `track` whose end was emitted.
     ended_count: usize,
 }
 
@@ -156,9 +164,7 @@ impl JsonCalls {
         JsonCalls {
             rep: Repairer::with_limits(limits).stop_on_lt(stop_on_lt),
             router: CallRouter::new(limits).strict(strict),
-            locals: Vec::new(),
-            ended: Vec::new(),
-            finalized: Vec::new(),
+            track: Vec::new(),
             rep_cursor: 0,
             began: false,
             truncated_from: None,
@@ -254,34 +260,34 @@ impl JsonCalls {
         // The steady state of a long call: one unsettled call, started and
         // still open, no new call since the last feed. Only its delta is
         // new; the bookkeeping below would find nothing else to do.
-        if n == self.locals.len() && self.settled + 1 == n {
+        if n == self.track.len() && self.settled + 1 == n {
             let k = self.settled;
-            if let (Some(local), false, false) =
-                (self.locals[k], self.ended[k], self.router.calls[k].closed)
-            {
+            if let (Some(local), false, false) = (
+                self.track[k].local,
+                self.track[k].ended,
+                self.router.calls[k].closed,
+            ) {
                 cx.args(local, self.router.calls[k].args.take_delta(), span);
                 return;
             }
         }
-        self.locals.resize(n, None);
-        self.ended.resize(n, false);
-        self.finalized.resize(n, false);
+        self.track.resize(n, Track::default());
         for k in self.settled..n {
-            if self.router.calls[k].closed && !self.finalized[k] {
-                self.finalized[k] = true;
+            if self.router.calls[k].closed && !self.track[k].finalized {
+                self.track[k].finalized = true;
                 let at = self.router.calls[k].end;
                 if let Some(r) = self.router.calls[k].finish_args(at) {
                     self.router.calls[k].args.repairs.push(r);
                 }
             }
-            if self.locals[k].is_none() {
+            if self.track[k].local.is_none() {
                 let Some(name) = self.router.calls[k].name.clone() else {
                     continue;
                 };
                 self.any_named = true;
                 // Every earlier started call is closed by now: end it.
                 for j in self.settled..k {
-                    if self.locals[j].is_some() && !self.ended[j] {
+                    if self.track[j].local.is_some() && !self.track[j].ended {
                         let end = self.router.calls[j].end;
                         self.end_one(j, cx, end, Vec::new());
                     }
@@ -291,17 +297,17 @@ impl JsonCalls {
                 }
                 let id = self.router.calls[k].id.clone();
                 let local = cx.start(name, id, span);
-                self.locals[k] = Some(local);
+                self.track[k].local = Some(local);
             }
-            if let (Some(local), false) = (self.locals[k], self.ended[k]) {
+            if let (Some(local), false) = (self.track[k].local, self.track[k].ended) {
                 let d = self.router.calls[k].args.take_delta();
                 cx.args(local, d, span);
             }
         }
         while self.settled < n
             && self.router.calls[self.settled].closed
-            && self.finalized[self.settled]
-            && (self.ended[self.settled] || self.router.calls[self.settled].name.is_none())
+            && self.track[self.settled].finalized
+            && (self.track[self.settled].ended || self.router.calls[self.settled].name.is_none())
         {
             self.settled += 1;
         }
@@ -315,34 +321,35 @@ impl JsonCalls {
             prev.end_all(cx, end, extra);
             return;
         }
-        let started: Vec<usize> = (self.settled..self.locals.len())
-            .filter(|&k| self.locals[k].is_some() && !self.ended[k])
-            .collect();
-        let mut extra = Some(extra);
-        for (i, &k) in started.iter().enumerate() {
-            let last = i + 1 == started.len();
-            let e = if last { end } else { self.router.calls[k].end };
-            let x = if last {
-                extra.take().unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            self.end_one(k, cx, e, x);
+        let open = |t: &Track| t.local.is_some() && !t.ended;
+        let Some(last) = self.track.iter().rposition(open) else {
+            return;
+        };
+        for k in self.settled..last {
+            if open(&self.track[k]) {
+                let e = self.router.calls[k].end;
+                self.end_one(k, cx, e, Vec::new());
+            }
+        }
+        if last >= self.settled {
+            self.end_one(last, cx, end, extra);
         }
     }
 
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
-        let Some(local) = self.locals[k] else { return };
-        if !self.ended[k] {
+        let Some(local) = self.track[k].local else {
+            return;
+        };
+        if !self.track[k].ended {
             self.ended_count += 1;
         }
-        self.ended[k] = true;
+        self.track[k].ended = true;
         let truncated_json = self.truncated_from.is_some_and(|t| k >= t);
         let ncalls = self.router.calls.len();
-        let all_ended = self.ended_count == self.ended.len();
+        let all_ended = self.ended_count == self.track.len();
         let c = &mut self.router.calls[k];
-        if !self.finalized[k] {
-            self.finalized[k] = true;
+        if !self.track[k].finalized {
+            self.track[k].finalized = true;
             if let Some(r) = c.finish_args(end) {
                 c.args.repairs.push(r);
             }

@@ -573,16 +573,23 @@ impl Cx<'_> {
         repairs: Vec<Repair>,
         truncated: bool,
     ) {
-        let l = &self.em.locals[local];
+        // A call ends once: its id and name move into the event.
+        let l = &mut self.em.locals[local];
+        debug_assert!(!l.id.is_empty(), "a call ended twice");
+        let (index, id, name) = (
+            l.index,
+            std::mem::take(&mut l.id),
+            std::mem::take(&mut l.name),
+        );
         let start = self.em.span_cursor;
         let end = end.max(start);
         self.em.span_cursor = end;
         self.em.ended += 1;
         self.em.pending.push(Event::ToolEnd {
             call: Box::new(ToolCall {
-                index: l.index,
-                id: l.id.clone(),
-                name: l.name.clone(),
+                index,
+                id,
+                name,
                 arguments,
                 repairs,
                 truncated,

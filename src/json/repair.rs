@@ -1233,6 +1233,10 @@ impl Repairer {
             }
             let room = self.max_token.saturating_sub(self.key.len());
             if bytes.len() <= room {
+                if self.key.capacity() == 0 {
+                    // One allocation for the keys of this value (the buffer is reused).
+                    self.key.reserve(bytes.len().max(32));
+                }
                 self.key.extend_from_slice(bytes);
                 return;
             }
