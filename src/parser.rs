@@ -189,14 +189,15 @@ impl Parser {
         self.offset + self.carry.len() as u64
     }
 
-    /// Feeds the next chunk (copied once into a shared buffer), appending the
-    /// events it completes to `out`.
+    /// Feeds the next chunk, appending the events it completes to `out`.
+    /// `Text` and `Thinking` events copy their own bytes of it; call bytes
+    /// are not copied (see [`Parser::feed_bytes`] for events that share the
+    /// chunk instead).
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         if chunk.is_empty() {
             return;
         }
         if self.carry.is_empty() {
-            // Copied only if an event shares it (text), not for call bytes.
             self.process(&Data::borrowed(chunk), out);
         } else {
             self.carry.extend_from_slice(chunk);
@@ -608,33 +609,33 @@ impl Parser {
     }
 }
 
-/// The bytes of one feed: a [`Bytes`] is made of them (one copy) only when
-/// an event shares them, so chunks read by a call block are never copied whole.
+/// The bytes of one feed: a fed [`Bytes`] (events share it) or a borrowed
+/// chunk (events copy their ranges of it).
 struct Data<'a> {
     raw: &'a [u8],
-    shared: std::cell::OnceCell<Bytes>,
+    shared: Option<&'a Bytes>,
 }
 
 impl<'a> Data<'a> {
     fn borrowed(raw: &'a [u8]) -> Self {
-        Data {
-            raw,
-            shared: std::cell::OnceCell::new(),
-        }
+        Data { raw, shared: None }
     }
 
     fn owned(bytes: &'a Bytes) -> Self {
         Data {
             raw: bytes,
-            shared: std::cell::OnceCell::from(bytes.clone()),
+            shared: Some(bytes),
         }
     }
 
-    /// A shared slice of the bytes.
+    /// The bytes of `range`: a shared slice of a fed `Bytes`, or a copy of
+    /// just that range of a borrowed chunk (one allocation, no reference
+    /// counting; the chunk's call bytes are never copied).
     fn slice(&self, range: std::ops::Range<usize>) -> Bytes {
-        self.shared
-            .get_or_init(|| Bytes::copy_from_slice(self.raw))
-            .slice(range)
+        match self.shared {
+            Some(b) => b.slice(range),
+            None => Bytes::copy_from_slice(&self.raw[range]),
+        }
     }
 }
 

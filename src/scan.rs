@@ -102,6 +102,10 @@ pub(crate) fn match_lit(lit: &[u8], at: &[u8]) -> Match {
 /// beyond that it scans with a byte table.
 const MAX_GROUPS: usize = 12;
 
+/// Up to this many bytes are scanned with the byte table rather than with
+/// `memchr` (whose set-up, once per group, costs more on a short input).
+const SHORT_SCAN: usize = 48;
+
 /// Finds the next candidate position of any trigger in a buffer.
 #[derive(Clone, Debug)]
 pub(crate) struct ByteFinder {
@@ -133,7 +137,9 @@ impl ByteFinder {
             return None;
         }
         let groups = &self.groups;
-        if groups.len() > MAX_GROUPS {
+        if groups.len() > MAX_GROUPS || hay.len() - from <= SHORT_SCAN {
+            // Many groups, or a few bytes left (a streamed chunk's tail):
+            // one pass with the byte table costs less than a memchr per group.
             let t = &self.table;
             return hay[from..]
                 .iter()

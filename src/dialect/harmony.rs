@@ -231,6 +231,11 @@ fn recipient(text: &[u8], base: usize, complete: bool, skip: usize) -> Recip {
 /// the input is cut. Prose lines fail here, before [`scan`] looks for the
 /// header's end (up to [`MAX_HEADER`] bytes ahead); [`bare_ok`] decides.
 fn bare_start(at: &[u8]) -> bool {
+    // Most lines are prose: their first byte already rules out every word
+    // (`assistant`, `analysis`, `commentary`, `final`, `to=`).
+    if !matches!(at.first(), None | Some(b'<' | b'a' | b'c' | b'f' | b't')) {
+        return false;
+    }
     at.first() == Some(&b'<')
         || BARE_FIRST
             .iter()
