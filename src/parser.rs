@@ -63,7 +63,9 @@ pub struct Parser {
     /// Absolute offset of `carry[0]` (the first byte not yet processed).
     offset: u64,
     /// Bytes received but not processed yet (a partial trigger or tag).
-    carry: BytesMut,
+    carry: Vec<u8>,
+    /// Where held-back bytes and the next chunk are joined (kept for its capacity).
+    joined: Vec<u8>,
     mode: Mode,
     em: Emitter,
     /// Raw bytes of an uncommitted block, from its start.
@@ -150,6 +152,10 @@ impl std::fmt::Debug for Parser {
     }
 }
 
+/// The join buffer is kept between feeds up to this capacity (a huge chunk
+/// fed after held-back bytes does not pin its size).
+const JOIN_KEEP: usize = 64 << 10;
+
 impl Parser {
     /// A parser for one output stream.
     pub fn new(cfg: Config) -> Parser {
@@ -170,7 +176,8 @@ impl Parser {
             table,
             scan: ScanState::default(),
             offset: 0,
-            carry: BytesMut::new(),
+            carry: Vec::new(),
+            joined: Vec::new(),
             mode,
             em: Emitter::default(),
             held: BytesMut::new(),
@@ -200,9 +207,11 @@ impl Parser {
         if self.carry.is_empty() {
             self.process(&Data::borrowed(chunk), out);
         } else {
-            self.carry.extend_from_slice(chunk);
-            let data = self.carry.split().freeze();
-            self.process(&Data::owned(&data), out);
+            let joined = self.join(chunk);
+            self.process(&Data::borrowed(&joined), out);
+            if joined.capacity() <= JOIN_KEEP {
+                self.joined = joined;
+            }
         }
     }
 
@@ -215,16 +224,32 @@ impl Parser {
         let data = if self.carry.is_empty() {
             chunk
         } else {
-            self.carry.extend_from_slice(&chunk);
-            self.carry.split().freeze()
+            // Held-back bytes (a few) joined with the chunk, shared by the
+            // events of this feed.
+            let mut joined = BytesMut::with_capacity(self.carry.len() + chunk.len());
+            joined.extend_from_slice(&self.carry);
+            joined.extend_from_slice(&chunk);
+            self.carry.clear();
+            joined.freeze()
         };
         self.process(&Data::owned(&data), out);
+    }
+
+    /// The held-back bytes followed by `chunk`, in the reused join buffer
+    /// (taken out of `self` while it is processed).
+    fn join(&mut self, chunk: &[u8]) -> Vec<u8> {
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
+        joined.extend_from_slice(&self.carry);
+        joined.extend_from_slice(chunk);
+        self.carry.clear();
+        joined
     }
 
     /// Ends the stream: flushes held-back bytes and closes any open call (with
     /// `truncated: true`). The parser is then reset for a new stream.
     pub fn finish(&mut self, out: &mut Vec<Event>) {
-        let tail = self.carry.split().freeze();
+        let tail = Bytes::from(std::mem::take(&mut self.carry));
         let end = self.offset + tail.len() as u64;
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
         match mode {
