@@ -27,35 +27,40 @@ use crate::config::{Limits, Tools};
 use crate::event::{Repair, RepairKind};
 use crate::json::{Mark, Repairer, Sink, Status, ValueKind};
 
-/// Keys that name the tool.
-pub(crate) const NAME_KEYS: &[&[u8]] = &[
-    b"name",
-    b"tool",
-    b"tool_name",
-    b"function",
-    b"function_name",
-    b"toolName",
-    b"_name",
-];
-/// Keys that carry the arguments.
-pub(crate) const ARGS_KEYS: &[&[u8]] = &[
-    b"arguments",
-    b"parameters",
-    b"args",
-    b"input",
-    b"params",
-    b"tool_input",
-    b"argument",
-];
+/// What an envelope key says about its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyRole {
+    /// Names the tool: `name`, `tool`, `tool_name`, `function`,
+    /// `function_name`, `toolName`, `_name`.
+    Name,
+    /// Carries the arguments: `arguments`, `parameters`, `args`, `input`,
+    /// `params`, `tool_input`, `argument`.
+    Args,
+    /// A model-written call id: `id`, `tool_call_id`, `call_id`.
+    Id,
+    /// Belongs to the envelope and is not an argument: `type`, `index`,
+    /// `description`.
+    Meta,
+}
+
+/// The role of `key` (raw JSON string text, quotes included) in an
+/// envelope, if it has one (one comparison per length, not one per key).
+fn key_role(key: &[u8]) -> Option<KeyRole> {
+    Some(match unquote(key) {
+        b"name" | b"tool" | b"tool_name" | b"function" | b"function_name" | b"toolName"
+        | b"_name" => KeyRole::Name,
+        b"arguments" | b"parameters" | b"args" | b"input" | b"params" | b"tool_input"
+        | b"argument" => KeyRole::Args,
+        b"id" | b"tool_call_id" | b"call_id" => KeyRole::Id,
+        b"type" | b"index" | b"description" => KeyRole::Meta,
+        _ => return None,
+    })
+}
+
 /// Keys of an object that wraps a list of calls (xLAM's
 /// `{"tool_calls": [{…}, …]}`), when they are its first key.
 pub(crate) const WRAPPER_KEYS: &[&[u8]] =
     &[b"tool_calls", b"calls", b"function_calls", b"tool_uses"];
-/// Keys that carry a model-written call id.
-pub(crate) const ID_KEYS: &[&[u8]] = &[b"id", b"tool_call_id", b"call_id"];
-/// Other keys that belong to an envelope and are not arguments.
-pub(crate) const META_KEYS: &[&[u8]] = &[b"type", b"index", b"description"];
-
 /// True when `key` (raw JSON string text, quotes included) is one of `set`.
 fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
     set.contains(&unquote(key))
@@ -64,7 +69,7 @@ fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
 /// The offered tool a key names (`"get_weather"` in `{"get_weather": {…}}`).
 fn tool_key(key: &[u8], tools: Option<&Tools>) -> Option<String> {
     let tools = tools?;
-    let name: String = serde_json::from_slice(key).ok()?;
+    let name = json_string(key)?;
     tools.get(&name).map(|_| name)
 }
 
@@ -210,11 +215,8 @@ impl CallShape {
         match mark {
             Mark::Key(k) if depth_before == level && self.route == Route::None => {
                 self.keys += 1;
-                let known_key = key_in(k, NAME_KEYS)
-                    || key_in(k, ARGS_KEYS)
-                    || key_in(k, ID_KEYS)
-                    || key_in(k, META_KEYS);
-                if self.keys == 1 && self.outer.is_empty() && !known_key {
+                let role = key_role(k);
+                if self.keys == 1 && self.outer.is_empty() && role.is_none() {
                     // `{"get_weather": {…}}`: the key is an offered tool.
                     if let Some(name) = tool_key(k, tools) {
                         self.name = Some(name);
@@ -224,7 +226,7 @@ impl CallShape {
                     }
                     self.foreign_first_key = true;
                 }
-                self.pending = if key_in(k, NAME_KEYS) && self.name.is_none() {
+                self.pending = if role == Some(KeyRole::Name) && self.name.is_none() {
                     if unquote(k) == b"_name" {
                         self.tgi = true;
                     }
@@ -234,16 +236,12 @@ impl CallShape {
                     } else {
                         Route::Name
                     }
-                } else if key_in(k, ARGS_KEYS) && !self.has_args {
+                } else if role == Some(KeyRole::Args) && !self.has_args {
                     self.has_args = true;
                     Route::Args
-                } else if key_in(k, ID_KEYS) && self.id.is_none() && self.name.is_none() {
+                } else if role == Some(KeyRole::Id) && self.id.is_none() && self.name.is_none() {
                     Route::Id
-                } else if key_in(k, META_KEYS)
-                    || key_in(k, NAME_KEYS)
-                    || key_in(k, ARGS_KEYS)
-                    || key_in(k, ID_KEYS)
-                {
+                } else if role.is_some() {
                     Route::Skip
                 } else {
                     if !self.extras_over {
