@@ -85,16 +85,18 @@ impl Pattern {
 /// Matches a literal at the start of `at`.
 #[inline]
 pub(crate) fn match_lit(lit: &[u8], at: &[u8]) -> Match {
-    if at.len() >= lit.len() {
-        if at.starts_with(lit) {
-            Match::Full(lit.len())
-        } else {
-            Match::No
-        }
-    } else if lit.starts_with(at) {
-        Match::Partial
-    } else {
+    let n = lit.len().min(at.len());
+    // Candidates share their first byte with the literal: most differ at
+    // the second, decided here without a call to `memcmp`.
+    if n >= 2 && lit[1] != at[1] {
+        return Match::No;
+    }
+    if lit[..n] != at[..n] {
         Match::No
+    } else if n == lit.len() {
+        Match::Full(n)
+    } else {
+        Match::Partial
     }
 }
 
@@ -245,5 +247,11 @@ mod tests {
         assert_eq!(match_lit(b"<tool_call>", b"<tool_call>x"), Match::Full(11));
         assert_eq!(match_lit(b"<tool_call>", b"<tool_"), Match::Partial);
         assert_eq!(match_lit(b"<tool_call>", b"<tools>"), Match::No);
+        assert_eq!(match_lit(b"<tool_call>", b"<think>"), Match::No);
+        assert_eq!(match_lit(b"<tool_call>", b"<x"), Match::No);
+        assert_eq!(match_lit(b"<tool_call>", b"<"), Match::Partial);
+        assert_eq!(match_lit(b"<tool_call>", b""), Match::Partial);
+        assert_eq!(match_lit(b"<t", b"<t"), Match::Full(2));
+        assert_eq!(match_lit(b"<", b"<t"), Match::Full(1));
     }
 }
