@@ -322,18 +322,20 @@ impl JsonCalls {
             return;
         }
         let open = |t: &Track| t.local.is_some() && !t.ended;
-        let Some(last) = self.track.iter().rposition(open) else {
+        // Settled calls are ended (or never started): only the rest is looked at.
+        let Some(last) = self.track[self.settled..].iter().rposition(open) else {
             return;
         };
+        let last = self.settled + last;
+        // Each call's span ends where it closed; the last one's at `end`,
+        // with the block's repairs.
         for k in self.settled..last {
             if open(&self.track[k]) {
                 let e = self.router.calls[k].end;
                 self.end_one(k, cx, e, Vec::new());
             }
         }
-        if last >= self.settled {
-            self.end_one(last, cx, end, extra);
-        }
+        self.end_one(last, cx, end, extra);
     }
 
     fn end_one(&mut self, k: usize, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
