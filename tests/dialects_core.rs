@@ -121,6 +121,35 @@ fn bare_json_and_fences() {
     assert_eq!(p.calls[0].name, "f");
 }
 
+/// BFCL's Java and JavaScript answers come in ```` ```java ```` (or
+/// ```` ```typescript ````) fences: read like ```` ```javascript ````, so a
+/// call of an offered tool is a call there, and plain code stays text.
+#[test]
+fn java_and_typescript_fences() {
+    let tools = Tools::from_json(
+        r#"[{"name": "MethodInvokeTest.checkInjectedInvoker", "parameters": {"type": "object", "properties": {"csm": {"type": "string"}, "expectedClass": {"type": "string"}}, "required": ["csm", "expectedClass"]}}]"#,
+    )
+    .unwrap();
+    let with = cfg().with_tools(tools);
+    for lang in ["java", "typescript", "ts", "javascript"] {
+        let input = format!(
+            "```{lang}\nMethodInvokeTest.checkInjectedInvoker(\"csmInstance\", \"MyExpectedClass.class\");\n```"
+        );
+        let p = check_all(input.as_bytes(), &with);
+        assert_eq!(p.calls.len(), 1, "{input}");
+        assert_eq!(p.calls[0].name, "MethodInvokeTest.checkInjectedInvoker");
+        assert_eq!(
+            args(&p, 0),
+            json!({"csm": "csmInstance", "expectedClass": "MyExpectedClass.class"})
+        );
+        // Code that calls no offered tool is a code sample.
+        let code = format!("```{lang}\nSystem.out.println(\"hi\");\nlist.add(1, 2);\n```\n");
+        let p = check_all(code.as_bytes(), &with);
+        assert!(p.calls.is_empty(), "{code}");
+        assert_eq!(p.text, code);
+    }
+}
+
 /// `{"get_weather": {…}}` (BFCL's own answer format, written by some
 /// models) is a call when the key is an offered tool, in a tag, a fence or
 /// bare; without the tool list, or for another key, it stays what it was.

@@ -14,7 +14,8 @@
 //! The first key must be one a call envelope uses, so `{"debug": true}` is
 //! given back as text right after its first key. Fences whose language is
 //! empty, `json`, `json5`, `jsonc`, `tool_call`, `tool_calls`, `tool_use`,
-//! `python`, `py`, `tool_code`, `javascript` or `js` are read the same way
+//! `python`, `py`, `tool_code`, `javascript`, `js`, `typescript`, `ts` or `java`
+//! (BFCL's Java and JavaScript answers) are read the same way
 //! when their content starts with `{` or `[`; any other fence (and one that
 //! holds no call) is text up to its closing fence.
 
@@ -494,6 +495,9 @@ const JSON_FENCES: &[&[u8]] = &[
     b"py",
     b"javascript",
     b"js",
+    b"typescript",
+    b"ts",
+    b"java",
 ];
 
 /// Fences whose body may be JSON (models also fill `python` and `js` fences
@@ -514,6 +518,9 @@ const JSON_BODY: &[&[u8]] = &[
     b"py",
     b"javascript",
     b"js",
+    b"typescript",
+    b"ts",
+    b"java",
 ];
 
 /// Fences that announce calls: pythonic calls there need no further evidence
