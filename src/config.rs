@@ -77,6 +77,16 @@ impl Default for IdGenerator {
     }
 }
 
+/// True when `written` is `name` with some dots written as `_`.
+fn dots_as_underscores(name: &str, written: &str) -> bool {
+    name.len() == written.len()
+        && name.contains('.')
+        && name
+            .bytes()
+            .zip(written.bytes())
+            .all(|(n, w)| n == w || (n == b'.' && w == b'_'))
+}
+
 /// `call_{index}`, written without the formatting machinery (one exact
 /// allocation; this runs once per call).
 fn call_id(index: usize) -> String {
@@ -175,9 +185,17 @@ impl Tools {
         &self.specs
     }
 
-    /// The tool called `name`.
+    /// The tool called `name`; failing that, the tool whose name is `name`
+    /// with each `_` read as `.` (OpenAI function names cannot hold a dot,
+    /// so clients and models write `game_save_progress` for the tool
+    /// `game.save_progress`). The name a call reports is always the one the
+    /// model wrote.
     pub fn get(&self, name: &str) -> Option<&ToolSpec> {
-        self.specs.iter().find(|s| s.name == name)
+        self.specs.iter().find(|s| s.name == name).or_else(|| {
+            self.specs
+                .iter()
+                .find(|s| dots_as_underscores(&s.name, name))
+        })
     }
 
     /// True when no tool is known.
@@ -282,6 +300,30 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tools_are_found_by_their_openai_spelling() {
+        let tools = Tools::from_json(
+            r#"[{"name": "game.save_progress"}, {"name": "game_save_progress_v2"}, {"name": "a_b"}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            tools.get("game.save_progress").unwrap().name,
+            "game.save_progress"
+        );
+        assert_eq!(
+            tools.get("game_save_progress").unwrap().name,
+            "game.save_progress"
+        );
+        assert_eq!(
+            tools.get("game_save_progress_v2").unwrap().name,
+            "game_save_progress_v2"
+        );
+        // Only a dot may be written as `_`, never the other way round.
+        assert!(tools.get("a.b").is_none());
+        assert!(tools.get("game-save-progress").is_none());
+        assert!(tools.get("game_save").is_none());
+    }
 
     #[test]
     fn default_ids_count_calls() {

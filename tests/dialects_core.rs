@@ -150,6 +150,26 @@ fn java_and_typescript_fences() {
     }
 }
 
+/// After a `#` comment line a fence's call must be of an offered tool; a
+/// tool `game.save_progress` written `game_save_progress` (the OpenAI
+/// spelling, no dots) is that tool. The call keeps the written name.
+#[test]
+fn offered_tool_in_its_openai_spelling() {
+    let tools = Tools::from_json(
+        r#"[{"name": "game.save_progress", "parameters": {"type": "object", "properties": {"stage": {"type": "integer"}, "mode": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    let with = cfg().with_tools(tools);
+    let input = b"```python\n# Save progress for easy mode at stage 7\ngame_save_progress(stage=7, mode='easy')\n\n# and hard mode\ngame_save_progress(stage=3, mode='hard')\n```\n";
+    let p = check_all(input, &with);
+    assert_eq!(p.calls.len(), 2);
+    assert_eq!(p.calls[0].name, "game_save_progress");
+    assert_eq!(args(&p, 1), json!({"stage": 3, "mode": "hard"}));
+    // Another name after the comment is example code.
+    let other = b"```python\n# Define it\ngame_load(stage=7)\n```\n";
+    assert!(check_all(other, &with).calls.is_empty());
+}
+
 /// `{"get_weather": {…}}` (BFCL's own answer format, written by some
 /// models) is a call when the key is an offered tool, in a tag, a fence or
 /// bare; without the tool list, or for another key, it stays what it was.
