@@ -322,6 +322,32 @@ fn pythonic_calls_joined_by_operators() {
     // Not a call list: still text.
     let p = check_all(b"[see(this) + that]", &auto());
     assert!(p.calls.is_empty());
+    // The same on a line of calls without brackets (public BFCL outputs:
+    // `calculate_resistance(…) or calculate_resistance(…)`).
+    for op in ["+", "or", "and", "||", "&&", "|"] {
+        let input = format!("area(base=10, height=5) {op} area(base=8, height=6)\n");
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(p.calls.len(), 2, "{input}");
+        assert_eq!(
+            args(&p.calls[1]),
+            json!({"base": 8, "height": 6}),
+            "{input}"
+        );
+        assert_eq!(kinds(&p.calls[0]), vec![RepairKind::SyntaxFix], "{input}");
+        assert_eq!(p.text, "\n", "{input}");
+    }
+    // An operator with no call after it is the text after the call.
+    for rest in [
+        "or something else",
+        "+ 5",
+        "| grep x(y=1)",
+        "and                  g(b=2)",
+    ] {
+        let input = format!("f(a=1) {rest}\n");
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(p.calls.len(), 1, "{input}");
+        assert_eq!(p.text, format!("{rest}\n"), "{input}");
+    }
 }
 
 /// A keyword argument spelt as a Python keyword (`from=`) takes the schema's

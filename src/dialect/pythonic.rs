@@ -32,7 +32,7 @@
 //!   markdown-escaped names (`get\_weather`). A missing comma between
 //!   arguments, an unclosed string, bracket or call are repaired like JSON.
 //!   Calls joined by an operator in a list (`[f(…) + f(…)]`, `or`, `and`,
-//!   `;`, `||`) are each a call; `101L` is the integer 101; `from=` takes
+//!   `;`, `||`) or on a line (`f(…) or f(…)`) are each a call; `101L` is the integer 101; `from=` takes
 //!   the schema's `_from` when the schema has it and not `from`
 //!   ([`RepairKind::SyntaxFix`] for each). In a code fence, `#` comment lines
 //!   between calls are skipped.
@@ -108,6 +108,37 @@ fn call_joiner(at: &[u8]) -> Match {
             Match::No
         }
         Some(_) => Match::No,
+    }
+}
+
+/// Most blanks read between a joining operator and the call after it.
+const JOIN_BLANKS: usize = 16;
+
+/// An operator (see [`call_joiner`]) followed by a call: `Full(n)` covers
+/// the operator. Decided within a bounded lookahead (the operator, at most
+/// [`JOIN_BLANKS`] blanks, the next call's head), so the answer does not
+/// depend on how the input was cut.
+fn joined_call(at: &[u8], strong: bool) -> Match {
+    let n = match call_joiner(at) {
+        Match::Full(n) => n,
+        m => return m,
+    };
+    let mut k = n;
+    while k < at.len() && k <= n + JOIN_BLANKS && (at[k] == b' ' || at[k] == b'\t') {
+        k += 1;
+    }
+    let Some(&b) = at.get(k) else {
+        return Match::Partial;
+    };
+    if k > n + JOIN_BLANKS
+        || !(is_ident_start(b) || b == b'\\' || (strong && (b == b'\'' || b == b'"')))
+    {
+        return Match::No;
+    }
+    match item_head(&at[k..]) {
+        Head::Full { .. } | Head::Pair { .. } => Match::Full(n),
+        Head::Partial => Match::Partial,
+        Head::No => Match::No,
     }
 }
 
@@ -815,6 +846,23 @@ impl PyCalls {
                         _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
                         _ => self.garbage(i, true),
                     };
+                }
+                if !self.sep_seen && self.evidence && matches!(b, b'+' | b'|' | b'&' | b'o' | b'a')
+                {
+                    // `f(…) or f(…)` on a line, as in a list: calls joined
+                    // by an operator are each a call (when a call follows).
+                    match joined_call(&input[i..], self.opts.strong) {
+                        Match::Full(n) => {
+                            let at = self.abs(i);
+                            self.sep_seen = true;
+                            let c = self.cur();
+                            c.w.repair(RepairKind::SyntaxFix, at);
+                            c.end = at + n as u64;
+                            return Ok(i + n);
+                        }
+                        Match::Partial => return Err((PyStatus::Partial, i)),
+                        Match::No => {}
+                    }
                 }
                 match b {
                     b' ' | b'\t' => Ok(i + 1),
