@@ -83,6 +83,10 @@ fn name_line(at: &[u8]) -> Match {
 }
 
 fn name_then_object(at: &[u8], strict: bool) -> Match {
+    // (A line of prose or markup is ruled out by its first byte.)
+    if at.first().is_some_and(|b| !b.is_ascii_alphabetic()) {
+        return Match::No;
+    }
     let n = at
         .iter()
         .take(MAX_NAME + 1)
