@@ -297,12 +297,17 @@ fn pythonic_repairs() {
 }
 
 /// Calls joined by an operator in a list (`[f(…) + f(…)]`, `or`, `and`,
-/// `;`, `||`; seen in public BFCL outputs) are each a call, with a
+/// `;`, `||`; seen in public BFCL outputs) or on a line are each a call, with a
 /// `syntax_fix` at the operator; a word that only starts like one is a name.
 #[test]
 fn pythonic_calls_joined_by_operators() {
-    for op in ["+", "or", "and", ";", "||", "&&", "|"] {
-        let input = format!("[area(base=10, height=5) {op} area(base=8, height=6)]");
+    // In a list, and on a line of calls without brackets (public BFCL
+    // outputs: `calculate_resistance(…) or calculate_resistance(…)`; a `;`
+    // on a line separates calls with no repair, so it is not in that list).
+    let list = ["+", "or", "and", ";", "||", "&&", "|"].map(|op| (op, "[", "]", ""));
+    let line = ["+", "or", "and", "||", "&&", "|"].map(|op| (op, "", "\n", "\n"));
+    for (op, open, close, text) in list.into_iter().chain(line) {
+        let input = format!("{open}area(base=10, height=5) {op} area(base=8, height=6){close}");
         let p = check_all(input.as_bytes(), &auto());
         assert_eq!(p.calls.len(), 2, "{input}");
         assert_eq!(
@@ -311,7 +316,7 @@ fn pythonic_calls_joined_by_operators() {
             "{input}"
         );
         assert_eq!(kinds(&p.calls[0]), vec![RepairKind::SyntaxFix], "{input}");
-        assert!(p.text.is_empty(), "{input}");
+        assert_eq!(p.text, text, "{input}");
     }
     // `orange(…)` after a call is the next call (a missing comma), not `or`.
     let p = check_all(b"[f(a=1) orange(b=2)]", &auto());
@@ -322,21 +327,7 @@ fn pythonic_calls_joined_by_operators() {
     // Not a call list: still text.
     let p = check_all(b"[see(this) + that]", &auto());
     assert!(p.calls.is_empty());
-    // The same on a line of calls without brackets (public BFCL outputs:
-    // `calculate_resistance(…) or calculate_resistance(…)`).
-    for op in ["+", "or", "and", "||", "&&", "|"] {
-        let input = format!("area(base=10, height=5) {op} area(base=8, height=6)\n");
-        let p = check_all(input.as_bytes(), &auto());
-        assert_eq!(p.calls.len(), 2, "{input}");
-        assert_eq!(
-            args(&p.calls[1]),
-            json!({"base": 8, "height": 6}),
-            "{input}"
-        );
-        assert_eq!(kinds(&p.calls[0]), vec![RepairKind::SyntaxFix], "{input}");
-        assert_eq!(p.text, "\n", "{input}");
-    }
-    // An operator with no call after it is the text after the call.
+    // On a line, an operator with no call after it is the text after the call.
     for rest in [
         "or something else",
         "+ 5",

@@ -130,9 +130,7 @@ fn joined_call(at: &[u8], strong: bool) -> Match {
     let Some(&b) = at.get(k) else {
         return Match::Partial;
     };
-    if k > n + JOIN_BLANKS
-        || !(is_ident_start(b) || b == b'\\' || (strong && (b == b'\'' || b == b'"')))
-    {
+    if k > n + JOIN_BLANKS || !next_call_start(b, strong) {
         return Match::No;
     }
     match item_head(&at[k..]) {
@@ -140,6 +138,13 @@ fn joined_call(at: &[u8], strong: bool) -> Match {
         Head::Partial => Match::Partial,
         Head::No => Match::No,
     }
+}
+
+/// A byte the next call on a line may start with: a name (possibly with a
+/// markdown-escaped `\_`), or with `strong` a quoted call (`'f(x=1)'`).
+#[inline]
+fn next_call_start(b: u8, strong: bool) -> bool {
+    is_ident_start(b) || b == b'\\' || (strong && (b == b'\'' || b == b'"'))
 }
 
 #[inline]
@@ -882,19 +887,14 @@ impl PyCalls {
                         Ok(i + 1)
                     }
                     _ if self.is_stop(b) => Err((PyStatus::Stop, i)),
-                    _ if is_ident_start(b)
-                        || b == b'\\'
-                        || (self.opts.strong && (b == b'\'' || b == b'"')) =>
-                    {
-                        match item_head(&input[i..]) {
-                            Head::Full { .. } | Head::Pair { .. } => {
-                                self.sep_seen = false;
-                                self.start_call(input, i, cx)
-                            }
-                            Head::Partial => Err((PyStatus::Partial, i)),
-                            Head::No => Err((PyStatus::Done, i)),
+                    _ if next_call_start(b, self.opts.strong) => match item_head(&input[i..]) {
+                        Head::Full { .. } | Head::Pair { .. } => {
+                            self.sep_seen = false;
+                            self.start_call(input, i, cx)
                         }
-                    }
+                        Head::Partial => Err((PyStatus::Partial, i)),
+                        Head::No => Err((PyStatus::Done, i)),
+                    },
                     _ => Err((PyStatus::Done, i)),
                 }
             }
