@@ -233,7 +233,10 @@ enum Lex {
     Utf8,
 }
 
-const LITERALS: &[(&[u8], &[u8], Option<RepairKind>)] = &[
+/// A literal as written, what it is written as, and the repair that is.
+type Literal = (&'static [u8], &'static [u8], Option<RepairKind>);
+
+const LITERALS: &[Literal] = &[
     (b"true", b"true", None),
     (b"false", b"false", None),
     (b"null", b"null", None),
@@ -253,6 +256,16 @@ const LITERALS: &[(&[u8], &[u8], Option<RepairKind>)] = &[
 
 /// Longest literal in [`LITERALS`].
 const MAX_LITERAL: usize = 9;
+
+/// The [`LITERALS`] that `tok` is a prefix of (all of them for an empty
+/// `tok`). Most bare tokens are unquoted words: a first-byte test rules
+/// out the entries they cannot start, without a comparison.
+fn literals_from(tok: &[u8]) -> impl Iterator<Item = &'static Literal> + '_ {
+    LITERALS.iter().filter(move |(l, _, _)| match tok.first() {
+        None => true,
+        Some(&b) => l[0] == b && l.starts_with(tok),
+    })
+}
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -1858,8 +1871,7 @@ impl Repairer {
             .tok
             .iter()
             .all(|c| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E'));
-        let literal = self.tok.len() <= MAX_LITERAL
-            && LITERALS.iter().any(|(l, _, _)| l.starts_with(&self.tok));
+        let literal = self.tok.len() <= MAX_LITERAL && literals_from(&self.tok).next().is_some();
         if (numeric && self.tok.len() <= self.max_token) || literal {
             return;
         }
@@ -1988,7 +2000,10 @@ impl Repairer {
 
     fn bare_value<S: Sink + ?Sized>(&mut self, tok: &[u8], sink: &mut S, eof: bool) {
         let start = self.tok_start;
-        if let Some((_, out, repair)) = LITERALS.iter().find(|(l, _, _)| *l == tok) {
+        if let Some((_, out, repair)) = LITERALS
+            .iter()
+            .find(|(l, _, _)| l.first() == tok.first() && *l == tok)
+        {
             if let Some(k) = repair {
                 self.repair(*k, start);
             }
@@ -2007,7 +2022,7 @@ impl Repairer {
             return;
         }
         if eof && (tok.len() > 1 || tok.first().is_some_and(u8::is_ascii_alphabetic)) {
-            if let Some((_, out, _)) = LITERALS.iter().find(|(l, _, _)| l.starts_with(tok)) {
+            if let Some((_, out, _)) = literals_from(tok).next() {
                 self.repair(RepairKind::TruncatedValue, start);
                 self.scalar(sink, ValueKind::Literal, out);
                 return;
