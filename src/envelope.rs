@@ -373,6 +373,10 @@ pub(crate) struct CallRouter {
     wrapper: Wrapper,
     /// The offered tools: a key naming one is a call (`{"f": {…}}`).
     tools: Option<Arc<Tools>>,
+    /// The current call's arguments are opaque (see [`Sink::opaque`]): what
+    /// the repairer writes goes straight to their writer, and of its marks
+    /// only the containers count (see [`CallRouter::mark`]).
+    run: bool,
 }
 
 /// Progress through a `{"tool_calls": [...]}` wrapper object.
@@ -439,6 +443,21 @@ impl CallRouter {
             limits: limits.clone(),
             wrapper: Wrapper::None,
             tools: None,
+            run: false,
+        }
+    }
+
+    fn opaque_now(&self) -> bool {
+        match self.calls.last() {
+            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque(),
+            _ => false,
+        }
+    }
+
+    fn closable_now(&self) -> usize {
+        match self.calls.last() {
+            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque_closable(),
+            _ => 0,
         }
     }
 
@@ -480,7 +499,12 @@ impl Sink for CallRouter {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        if let Some(c) = self.current() {
+        if self.run {
+            // Opaque arguments take every byte as it is.
+            if let Some(c) = self.calls.last_mut() {
+                c.args.put(bytes);
+            }
+        } else if let Some(c) = self.current() {
             c.write(bytes);
         }
     }
@@ -488,17 +512,11 @@ impl Sink for CallRouter {
     /// Inside the arguments of the current call, where only their writer
     /// listens (and it needs no marks there).
     fn opaque(&self) -> bool {
-        match self.calls.last() {
-            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque(),
-            _ => false,
-        }
+        self.run || self.opaque_now()
     }
 
     fn opaque_closable(&self) -> usize {
-        match self.calls.last() {
-            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque_closable(),
-            _ => 0,
-        }
+        self.closable_now()
     }
 
     fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
@@ -509,6 +527,39 @@ impl Sink for CallRouter {
     }
 
     fn mark(&mut self, mark: Mark<'_>, offset: u64) {
+        if self.run {
+            // Inside opaque arguments only containers count, as the router
+            // and the writer would count them, until the end of one the
+            // writer must see (the one closing the arguments).
+            let container = matches!(mark, Mark::Begin(k) | Mark::End(k)
+                if matches!(k, ValueKind::Object | ValueKind::Array));
+            if !container {
+                return;
+            }
+            if let Some(c) = self.calls.last_mut() {
+                match mark {
+                    Mark::Begin(_) => {
+                        self.depth += 1;
+                        c.args.depth += 1;
+                        return;
+                    }
+                    _ if c.args.opaque_closable() > 0 => {
+                        self.depth = self.depth.saturating_sub(1);
+                        c.args.depth -= 1;
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.route_mark(mark, offset);
+        self.run = self.opaque_now();
+    }
+}
+
+impl CallRouter {
+    /// [`Sink::mark`] outside an opaque run.
+    fn route_mark(&mut self, mark: Mark<'_>, offset: u64) {
         let depth_before = self.depth;
         match mark {
             Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
