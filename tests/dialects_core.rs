@@ -330,3 +330,42 @@ fn utf8_split_everywhere() {
     assert_eq!(p.calls[0].name, "é");
     assert_eq!(args(&p, 0), json!({"q": "日本語 ✓"}));
 }
+
+/// A list of call objects assigned to a name, or after one (`requests = [`,
+/// `functionCall[`), is read inside a fence as it is in text (BFCL rows of
+/// Mistral models); an assigned list that holds no call stays code.
+#[test]
+fn named_list_of_calls_in_a_fence() {
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "Here is the request:\n\n```python\nrequests = [\n    {\"name\": \"get_temp\", \"arguments\": {\"location\": \"Seattle\", \"hours\": 3}},\n    {\"name\": \"get_temp\", \"arguments\": {\"location\": \"LA\", \"hours\": 3}}\n]\n```\n\nSend it.",
+            &["get_temp", "get_temp"],
+        ),
+        (
+            "```java\nfunctionCall[{\n  \"name\": \"Plugin_fullMaster\",\n  \"arguments\": {\"term\": \"42\"}\n}]\n```\n",
+            &["Plugin_fullMaster"],
+        ),
+        ("```python\ncalls =[{\"name\": \"f\", \"arguments\": {}}]\n```", &["f"]),
+    ];
+    for (input, names) in cases {
+        let p = check_all(input.as_bytes(), &cfg());
+        let got: Vec<&str> = p.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(got, names, "{input}");
+    }
+    let p = check_all(
+        b"Here is the request:\n\n```python\nrequests = [\n    {\"name\": \"get_temp\", \"arguments\": {\"location\": \"Seattle\", \"hours\": 3}}]\n```\n\nSend it.",
+        &cfg(),
+    );
+    assert_eq!(args(&p, 0), json!({"location": "Seattle", "hours": 3}));
+    assert_eq!(p.text, "Here is the request:\n\n\n\nSend it.");
+    // Data, not calls: the fence stays text, whole.
+    for code in [
+        "```python\nrows = [{\"id\": 1, \"label\": \"a\"}]\nprint(rows)\n```\n",
+        "```python\nx = [1, 2]\n```\n",
+        "```js\nconst items = [{ a: 1 }];\n```\n",
+    ] {
+        let p = check_all(code.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{code}");
+        assert_eq!(p.text, code);
+    }
+}

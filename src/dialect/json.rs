@@ -502,6 +502,48 @@ const JSON_FENCES: &[&[u8]] = &[
 
 /// Fences whose body may be JSON (models also fill `python` and `js` fences
 /// with a JSON or Python-dict list of calls; it must still be call-shaped).
+/// The length of a name a list of call objects is assigned to or follows,
+/// through the blanks before the list's `[` (`requests = [{`,
+/// `functionCall[{`): `Ok(None)` when `at` does not start so, `Err(())`
+/// when it ends before that is known.
+fn list_prefix(at: &[u8]) -> Result<Option<usize>, ()> {
+    const MAX_NAME: usize = 64;
+    let n = at
+        .iter()
+        .take(MAX_NAME + 1)
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+        .unwrap_or(at.len().min(MAX_NAME + 1));
+    if n == 0 || n > MAX_NAME || !at[0].is_ascii_alphabetic() && at[0] != b'_' {
+        return Ok(None);
+    }
+    let blanks = |from: usize| {
+        from + at[from..]
+            .iter()
+            .take(8)
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count()
+    };
+    let mut i = blanks(n);
+    if at.get(i) == Some(&b'=') {
+        i = blanks(i + 1);
+    }
+    match at.get(i) {
+        None => return Err(()),
+        Some(b'[') => {}
+        Some(_) => return Ok(None),
+    }
+    let list = i;
+    let mut k = i + 1;
+    while k < at.len() && at[k].is_ascii_whitespace() && k < list + 64 {
+        k += 1;
+    }
+    match at.get(k) {
+        None => Err(()),
+        Some(b'{') => Ok(Some(list)),
+        Some(_) => Ok(None),
+    }
+}
+
 const JSON_BODY: &[&[u8]] = &[
     b"",
     b"json",
@@ -636,6 +678,16 @@ impl Block for Fence {
                             },
                         }
                     } else {
+                        // `requests = [` or `functionCall[` before a list of
+                        // call objects: the name is markup of the block.
+                        match list_prefix(&input[i..]) {
+                            Err(()) => return Flow::Partial(i),
+                            Ok(Some(n)) if self.json_ok => {
+                                i += n;
+                                continue;
+                            }
+                            Ok(_) => {}
+                        }
                         match item_head(&input[i..]) {
                             // After a comment line: only a call of an
                             // offered tool (`# Define the problem` then
