@@ -794,6 +794,23 @@ fn phi4_internlm_nemotron_parallel() {
     assert_eq!((p.calls.len(), p.text.as_str()), (2, "ok"));
 }
 
+/// After a wrapper's value, a run of 64 or more blanks ends the block before
+/// it, whatever follows and however the input is cut (fuzz regression
+/// `content_split-23`: whole input ended the block there, byte by byte took
+/// the run into the call's span once the held run reached its bound).
+#[test]
+fn long_blank_run_after_a_wrapped_value() {
+    for gap in [8usize, 63, 64, 200] {
+        let input = format!(
+            "functools[{{\"name\": \"a\", \"arguments\": {{}}}}]{}done",
+            "\t".repeat(gap)
+        );
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(p.calls.len(), 1, "{gap}");
+        assert_eq!(p.text, format!("{}done", "\t".repeat(gap)));
+    }
+}
+
 #[test]
 fn cohere_ids_text_and_truncation() {
     let input = "<|START_THINKING|>Two searches.<|END_THINKING|><|START_ACTION|>[\n {\"tool_call_id\": \"0\", \"tool_name\": \"search\", \"parameters\": {\"query\": \"a\"}},\n {\"tool_call_id\": \"1\", \"tool_name\": \"search\", \"parameters\": {\"query\": \"<|END_ACTION|>\"}}\n]<|END_ACTION|>";

@@ -270,6 +270,10 @@ impl Wrap {
     }
 }
 
+/// Most blanks between two values of a wrapper (and before its closing
+/// markup): a longer run ends the block before it.
+const MAX_GAP: usize = 64;
+
 enum Kind {
     Json,
     Py,
@@ -287,12 +291,23 @@ impl Block for Wrap {
                 St::Lead | St::After => {
                     // Blanks are part of the block only if markup or a value follows.
                     let Some(p) = input[i..].iter().position(|b| !b.is_ascii_whitespace()) else {
-                        if self.st == St::After && input.len() - i < 64 {
-                            return Flow::Partial(i);
+                        if self.st == St::After {
+                            // The run decides nothing yet: held, up to its bound.
+                            if input.len() - i < MAX_GAP {
+                                return Flow::Partial(i);
+                            }
+                            return self.done(cx, i, true);
                         }
                         i = input.len();
                         continue;
                     };
+                    if self.st == St::After && p >= MAX_GAP {
+                        // A value or markup this far after the last one is
+                        // not the wrapper's: the block ends before the run,
+                        // however the input was cut (the run is held whole
+                        // until its bound, so every chunking sees it so).
+                        return self.done(cx, i, true);
+                    }
                     let ws_start = i;
                     i += p;
                     let b = input[i];
