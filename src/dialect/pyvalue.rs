@@ -1342,6 +1342,26 @@ impl ValueLexer {
                     continue;
                 }
                 if b == s.q && python {
+                    // `… = 'active'')`: a quote closing a quoted word inside
+                    // the string, then the string's own closing quote (read
+                    // as concatenation, a new literal would open before the
+                    // closer and never end).
+                    match input.get(i + 1) {
+                        None => {
+                            self.leaf = Leaf::Str(s);
+                            return Err(VStep::Partial(i));
+                        }
+                        Some(b')' | b',' | b']' | b'}') => {
+                            let at = self.abs(i);
+                            w.repair(RepairKind::UnescapedQuote, at - 1);
+                            self.content(w, &[s.q], at);
+                            self.end_content(w, at + 1);
+                            self.leaf = Leaf::None;
+                            self.value_done();
+                            return Ok(i + 1);
+                        }
+                        Some(_) => {}
+                    }
                     // `'a''b'`: adjacent literals are concatenated.
                     s.pend = 0;
                     i += 1;
@@ -2105,6 +2125,10 @@ mod tests {
         assert_eq!(conv("-2.5e-3"), "-2.5e-3");
         assert_eq!(conv("'a' 'b'"), r#""a""#.to_string());
         assert_eq!(conv("'a''b'"), r#""ab""#);
+        assert_eq!(
+            conv("['status = 'active'', 'x']"),
+            r#"["status = 'active'", "x"]"#
+        );
         assert_eq!(conv("'' "), r#""""#);
     }
 
