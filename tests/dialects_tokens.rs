@@ -224,6 +224,34 @@ fn pythonic_parallel_and_shapes() {
     assert!(p.text.is_empty());
 }
 
+/// A call written as a Python string whose inner quotes are escaped
+/// (`['f(a=\\'x\\')']`, BFCL rows of Mixtral and Mistral): the escaped quotes
+/// delimit the strings of the call; a bare quote inside them is content.
+#[test]
+fn pythonic_call_in_a_string_with_escaped_quotes() {
+    let p = check_all(
+        br#"['doesEmailInputExist(formElem=\'emailForm\', inputName=\'emailAddress\')']"#,
+        &auto(),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"formElem": "emailForm", "inputName": "emailAddress"})
+    );
+    assert!(p.text.is_empty());
+    let p = check_all(
+        br#"['fetch(url=\'https://x.org/a\', body=\'{"it's": "ok"}\', retry=true)']"#,
+        &auto(),
+    );
+    assert_eq!(
+        args(&p.calls[0]),
+        json!({"url": "https://x.org/a", "body": "{\"it's\": \"ok\"}", "retry": true})
+    );
+    // Outside a quoted call a backslash before a quote is no delimiter.
+    let p = check_all(br#"[f(a='it\'s')]"#, &auto());
+    assert_eq!(args(&p.calls[0]), json!({"a": "it's"}));
+}
+
 #[test]
 fn pythonic_delimiters_in_values() {
     let p = check_all(

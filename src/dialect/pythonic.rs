@@ -1088,8 +1088,11 @@ impl PyCalls {
         c.opened = true;
         c.n_args += 1;
         c.w.repair(RepairKind::SyntaxFix, at);
-        self.lexer =
-            Some(ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[]).dict_top());
+        self.lexer = Some(
+            ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
+                .dict_top()
+                .esc_quote(self.wrap_quote),
+        );
         self.st = St::Value;
     }
 
@@ -1111,7 +1114,8 @@ impl PyCalls {
         c.used.push(key);
         self.lexer = Some(
             ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
-                .line_bound(!self.opts.strong),
+                .line_bound(!self.opts.strong)
+                .esc_quote(self.wrap_quote),
         );
         self.st = St::Value;
     }

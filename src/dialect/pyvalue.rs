@@ -435,6 +435,9 @@ struct StrSt {
     pend: u8,
     /// Unmatched `(` in the content so far.
     parens: u32,
+    /// Opened by a backslash and its quote, inside a call written as a
+    /// string (`'f(a=\\'x\\')'`): the same pair closes it, a bare quote is content.
+    esc: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -492,6 +495,9 @@ pub(crate) struct ValueLexer {
     /// A line break ends a single-line string or an expression (calls found
     /// in prose, where a broken value must not swallow the text after it).
     line_bound: bool,
+    /// The value is inside a call written as a string with this quote: an
+    /// escaped quote opens and closes strings (see [`StrSt::esc`]).
+    esc_quote: Option<u8>,
     /// The last token was followed by a line break.
     pub newline_after: bool,
     base: u64,
@@ -861,6 +867,7 @@ impl ValueLexer {
             missing_comma: false,
             dict_top: false,
             line_bound: false,
+            esc_quote: None,
             newline_after: false,
             base: 0,
         }
@@ -884,6 +891,12 @@ impl ValueLexer {
     }
 
     /// A line break ends single-line strings and expressions.
+    /// The value is inside a call written as a string quoted with `q`.
+    pub(crate) fn esc_quote(mut self, q: Option<u8>) -> Self {
+        self.esc_quote = q;
+        self
+    }
+
     pub(crate) fn line_bound(mut self, yes: bool) -> Self {
         self.line_bound = yes;
         self
@@ -1146,6 +1159,28 @@ impl ValueLexer {
             }
             _ => None,
         };
+        if let (Some(q), b'\\') = (self.esc_quote, b) {
+            match input.get(i + 1) {
+                None => return Err(VStep::Partial(i)),
+                Some(&c) if c == q => {
+                    self.begun = true;
+                    self.separator(w, at);
+                    self.put(w, b"\"", at);
+                    self.leaf = Leaf::Str(StrSt {
+                        q,
+                        triple: false,
+                        raw: false,
+                        delim: false,
+                        json: false,
+                        pend: 0,
+                        parens: 0,
+                        esc: true,
+                    });
+                    return Ok(i + 2);
+                }
+                Some(_) => {}
+            }
+        }
         let quote_open = if gemma_delim.is_none() && (b == b'\'' || b == b'"') {
             Some(self.quote_open(input, i)?)
         } else {
@@ -1166,6 +1201,7 @@ impl ValueLexer {
                 json: false,
                 pend: 0,
                 parens: 0,
+                esc: false,
             });
             return Ok(i + n);
         }
@@ -1283,6 +1319,7 @@ impl ValueLexer {
             json,
             pend: 0,
             parens: 0,
+            esc: false,
         });
         i + n
     }
@@ -1485,6 +1522,11 @@ impl ValueLexer {
                 i += 1;
                 continue;
             }
+            if b == s.q && s.esc {
+                // A bare quote inside an escaped-quote string is content.
+                i += 1;
+                continue;
+            }
             if b == s.q {
                 flush!();
                 s.pend = 1;
@@ -1504,6 +1546,23 @@ impl ValueLexer {
                 continue;
             }
             flush!();
+            if s.esc {
+                // The escaped quote closes the string.
+                match input.get(i + 1) {
+                    None => {
+                        self.leaf = Leaf::Str(s);
+                        return Err(VStep::Partial(i));
+                    }
+                    Some(&c) if c == s.q => {
+                        let at = self.abs(i);
+                        self.end_content(w, at);
+                        self.leaf = Leaf::None;
+                        self.value_done();
+                        return Ok(i + 2);
+                    }
+                    Some(_) => {}
+                }
+            }
             match decode_escape(&input[i..], python && !s.json) {
                 None => {
                     self.leaf = Leaf::Str(s);
