@@ -324,6 +324,45 @@ fn pythonic_repairs() {
     );
 }
 
+/// A call of an offered tool after a list of calls, on its line
+/// (`[f(…), f(…)], g(…)`; a public BFCL output of Mistral Medium) is one
+/// more call; other text after the list stays text, and a list that ends
+/// the input is closed (the `]` waited only for the bytes after it).
+#[test]
+fn pythonic_call_after_the_list() {
+    let tools = Tools::from_json(
+        r#"[{"name": "tz.convert", "parameters": {"type": "object", "properties": {"t": {"type": "string"}}}},
+            {"name": "savings", "parameters": {"type": "object", "properties": {"kind": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    let with = Config::default().with_tools(tools);
+    let p = check_all(
+        b"[tz.convert(t='2pm'), tz.convert(t='3pm')], savings(kind='solar')\nDone.",
+        &with,
+    );
+    assert_eq!(
+        p.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["tz.convert", "tz.convert", "savings"]
+    );
+    assert_eq!(args(&p.calls[2]), json!({"kind": "solar"}));
+    assert_eq!(p.text, "\nDone.");
+    assert_eq!(kinds(&p.calls[1]), vec![RepairKind::SyntaxFix]);
+    // Not an offered tool, or not a call: text.
+    for rest in [
+        ", other(kind='x')",
+        ", savings is next",
+        " savings(kind='x')",
+    ] {
+        let input = format!("[tz.convert(t='2pm')]{rest}");
+        let p = check_all(input.as_bytes(), &with);
+        assert_eq!(p.calls.len(), 1, "{input}");
+        assert_eq!(p.text, rest, "{input}");
+        assert!(p.calls[0].repairs.is_empty(), "{input}");
+    }
+    let p = check_all(b"[tz.convert(t='2pm')]", &with);
+    assert!(p.calls[0].repairs.is_empty() && !p.calls[0].truncated);
+}
+
 /// Calls joined by an operator in a list (`[f(…) + f(…)]`, `or`, `and`,
 /// `;`, `||`; seen in public BFCL outputs) or on a line are each a call, with a
 /// `syntax_fix` at the operator; a word that only starts like one is a name.

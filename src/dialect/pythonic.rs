@@ -140,6 +140,44 @@ fn joined_call(at: &[u8], strong: bool) -> Match {
     }
 }
 
+/// After a list of calls (`at` follows its `]`): blanks, a comma, blanks and
+/// the head of a call of an offered tool on the same line. `Full(n)` covers
+/// what comes before the call. A bounded lookahead, like [`joined_call`].
+fn list_then_call(at: &[u8], cx: &Cx<'_>) -> Match {
+    let blanks = |from: usize| {
+        let mut k = from;
+        while k < at.len() && k <= from + JOIN_BLANKS && (at[k] == b' ' || at[k] == b'\t') {
+            k += 1;
+        }
+        k
+    };
+    let k = blanks(0);
+    match at.get(k) {
+        None => return Match::Partial,
+        Some(b',') => {}
+        Some(_) => return Match::No,
+    }
+    let k = blanks(k + 1);
+    let Some(&b) = at.get(k) else {
+        return Match::Partial;
+    };
+    if !is_ident_start(b) {
+        return Match::No;
+    }
+    match call_head(&at[k..], false) {
+        Head::Full { start, end, .. } => {
+            let name = normalize_name(&at[k + start..k + end]);
+            if cx.known_tool(&name) {
+                Match::Full(k)
+            } else {
+                Match::No
+            }
+        }
+        Head::Partial => Match::Partial,
+        _ => Match::No,
+    }
+}
+
 /// A byte the next call on a line may start with: a name (possibly with a
 /// markdown-escaped `\_`), or with `strong` a quoted call (`'f(x=1)'`).
 #[inline]
@@ -532,6 +570,9 @@ pub(crate) struct PyCalls {
     st: St,
     list_depth: usize,
     wrap_quote: Option<u8>,
+    /// The list's closing `]` waits for the bytes after it (a call may
+    /// follow on its line, see [`list_then_call`]).
+    tail_pending: bool,
     /// A `;` or `,` followed the last bare call.
     sep_seen: bool,
     calls: Vec<Call>,
@@ -554,6 +595,7 @@ impl PyCalls {
             st: St::Lead,
             list_depth: 0,
             wrap_quote: None,
+            tail_pending: false,
             sep_seen: false,
             calls: Vec::new(),
             lexer: None,
@@ -667,6 +709,35 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 match b {
+                    b']' if self.list_depth == 1 => match list_then_call(&input[i + 1..], cx) {
+                        Match::Partial => {
+                            // Closed, unless the input ends here (see `close`).
+                            self.tail_pending = true;
+                            Err((PyStatus::Partial, i))
+                        }
+                        // `[f(…), f(…)], g(…)`: one more call of an offered
+                        // tool after the list, on its line.
+                        Match::Full(n) => {
+                            self.tail_pending = false;
+                            self.list_depth = 0;
+                            let end = self.abs(i + 1 + n);
+                            let c = self.cur();
+                            c.w.repair(RepairKind::SyntaxFix, end);
+                            c.end = end;
+                            self.sep_seen = true;
+                            self.st = St::AfterCall;
+                            Ok(i + 1 + n)
+                        }
+                        Match::No => {
+                            self.tail_pending = false;
+                            self.list_depth = 0;
+                            self.st = St::Done;
+                            if let Some(c) = self.calls.last_mut() {
+                                c.end = self.base + i as u64 + 1;
+                            }
+                            Err((PyStatus::Done, i + 1))
+                        }
+                    },
                     b']' => {
                         self.list_depth -= 1;
                         if self.list_depth == 0 {
@@ -1189,6 +1260,11 @@ impl PyCalls {
             }
         }
         self.lexer = None;
+        if self.tail_pending {
+            // The input ended while the list's `]` waited to see whether a
+            // call follows it: the list is closed.
+            self.list_depth = 0;
+        }
         let list_open = self.list_depth > 0 && self.st != St::Done;
         if let Some(c) = self.calls.last_mut() {
             if !c.closed && !c.ended {
