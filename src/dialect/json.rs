@@ -500,8 +500,6 @@ const JSON_FENCES: &[&[u8]] = &[
     b"java",
 ];
 
-/// Fences whose body may be JSON (models also fill `python` and `js` fences
-/// with a JSON or Python-dict list of calls; it must still be call-shaped).
 /// The length of a name a list of call objects is assigned to or follows,
 /// through the blanks before the list's `[` (`requests = [{`,
 /// `functionCall[{`): `Ok(None)` when `at` does not start so, `Err(())`
@@ -544,6 +542,8 @@ fn list_prefix(at: &[u8]) -> Result<Option<usize>, ()> {
     }
 }
 
+/// Fences whose body may be JSON (models also fill `python` and `js` fences
+/// with a JSON or Python-dict list of calls; it must still be call-shaped).
 const JSON_BODY: &[&[u8]] = &[
     b"",
     b"json",

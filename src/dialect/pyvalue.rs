@@ -890,13 +890,13 @@ impl ValueLexer {
         self.delim_seen
     }
 
-    /// A line break ends single-line strings and expressions.
     /// The value is inside a call written as a string quoted with `q`.
     pub(crate) fn esc_quote(mut self, q: Option<u8>) -> Self {
         self.esc_quote = q;
         self
     }
 
+    /// A line break ends single-line strings and expressions.
     pub(crate) fn line_bound(mut self, yes: bool) -> Self {
         self.line_bound = yes;
         self

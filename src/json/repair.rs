@@ -233,7 +233,7 @@ enum Lex {
     Utf8,
 }
 
-/// A literal as written, what it is written as, and the repair that is.
+/// A literal as a model writes it, its JSON, and the repair the rewrite records.
 type Literal = (&'static [u8], &'static [u8], Option<RepairKind>);
 
 const LITERALS: &[Literal] = &[
