@@ -324,6 +324,29 @@ fn pythonic_repairs() {
     );
 }
 
+/// A pythonic integer for a parameter the schema types `float` (BFCL's type
+/// name) is written as a float, with a `type_coercion` repair; `integer`,
+/// JSON Schema's `number` and values inside containers keep what was written.
+#[test]
+fn pythonic_integer_for_a_float_parameter() {
+    let tools = Tools::from_json(
+        r#"[{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "float"}, "y": {"type": "float"}, "z": {"type": "integer"}, "n": {"type": "number"}, "l": {"type": "float"}}}}]"#,
+    )
+    .unwrap();
+    let with = Config::default().with_tools(tools);
+    let p = check_all(b"[f(x=12, y=-2.5, z=3, n=4, l=[1, 2])]", &with);
+    assert_eq!(
+        p.calls[0].arguments,
+        r#"{"x": 12.0, "y": -2.5, "z": 3, "n": 4, "l": [1, 2]}"#
+    );
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::TypeCoercion]);
+    let p = check_all(b"[f(-7)]", &with);
+    assert_eq!(p.calls[0].arguments, r#"{"x": -7.0}"#);
+    // Without tools nothing is known of the types.
+    let p = check_all(b"[f(x=12)]", &auto());
+    assert_eq!(p.calls[0].arguments, r#"{"x": 12}"#);
+}
+
 /// A call of an offered tool after a list of calls, on its line
 /// (`[f(…), f(…)], g(…)`; a public BFCL output of Mistral Medium) is one
 /// more call; other text after the list stays text, and a list that ends

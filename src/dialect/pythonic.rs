@@ -532,6 +532,9 @@ struct Call {
     n_args: usize,
     used: Vec<String>,
     params: Vec<String>,
+    /// The parameters the schema types `float` or `double` (BFCL's type
+    /// names): an integer written there is written as a float (`12.0`).
+    floats: Vec<String>,
     /// The call's `{` has been written.
     opened: bool,
     /// The arguments are a dict written as the only positional argument
@@ -1124,6 +1127,7 @@ impl PyCalls {
         }
         self.end_closed(cx);
         let params = param_names(cx.cfg, &name);
+        let floats = float_params(cx.cfg, &name, &params);
         let local = cx.start(name, None, Span::new(at, self.abs(i + len)));
         let mut w = Writer::new(&self.limits);
         w.repairs = fixes;
@@ -1137,6 +1141,7 @@ impl PyCalls {
             n_args: 0,
             used: Vec::new(),
             params,
+            floats,
             opened: false,
             dict_args: false,
             pair,
@@ -1182,11 +1187,13 @@ impl PyCalls {
         out.extend_from_slice(&super::args::json_string(&key));
         out.extend_from_slice(b": ");
         c.w.put(&out, at);
+        let float = c.floats.contains(&key);
         c.used.push(key);
         self.lexer = Some(
             ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
                 .line_bound(!self.opts.strong)
-                .esc_quote(self.wrap_quote),
+                .esc_quote(self.wrap_quote)
+                .float_param(float),
         );
         self.st = St::Value;
     }
@@ -1349,6 +1356,20 @@ fn param_names(cfg: &Config, name: &str) -> Vec<String> {
         .and_then(|p| p.as_object())
         .map(|o| o.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// The parameters of `params` whose schema type is `float` or `double`
+/// (the names BFCL's Python and Java tools use; JSON Schema's `number`
+/// takes integers too, so it is not among them).
+fn float_params(cfg: &Config, name: &str, params: &[String]) -> Vec<String> {
+    let Some(tools) = cfg.tools.as_ref() else {
+        return Vec::new();
+    };
+    params
+        .iter()
+        .filter(|p| matches!(tools.param_type(name, p), Some("float" | "double")))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

@@ -498,6 +498,9 @@ pub(crate) struct ValueLexer {
     /// The value is inside a call written as a string with this quote: an
     /// escaped quote opens and closes strings (see [`StrSt::esc`]).
     esc_quote: Option<u8>,
+    /// The value is a parameter the schema types as a float: an integer
+    /// written as its whole value is written as a float (`12` → `12.0`).
+    float_param: bool,
     /// The last token was followed by a line break.
     pub newline_after: bool,
     base: u64,
@@ -868,6 +871,7 @@ impl ValueLexer {
             dict_top: false,
             line_bound: false,
             esc_quote: None,
+            float_param: false,
             newline_after: false,
             base: 0,
         }
@@ -893,6 +897,12 @@ impl ValueLexer {
     /// The value is inside a call written as a string quoted with `q`.
     pub(crate) fn esc_quote(mut self, q: Option<u8>) -> Self {
         self.esc_quote = q;
+        self
+    }
+
+    /// The value is a parameter the schema types as a float.
+    pub(crate) fn float_param(mut self, yes: bool) -> Self {
+        self.float_param = yes;
         self
     }
 
@@ -1729,7 +1739,16 @@ impl ValueLexer {
             self.put(w, &out, at);
         } else if let Some(l) = literal {
             self.put(w, l, at);
-        } else if let Some(n) = number {
+        } else if let Some(mut n) = number {
+            let integer = n
+                .strip_prefix(b"-")
+                .unwrap_or(&n)
+                .iter()
+                .all(u8::is_ascii_digit);
+            if self.float_param && self.stack.is_empty() && integer {
+                w.repair(RepairKind::TypeCoercion, at);
+                n.extend_from_slice(b".0");
+            }
             self.put(w, &n, at);
         } else if let Some(n) = long {
             w.repair(RepairKind::SyntaxFix, at);
