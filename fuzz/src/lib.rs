@@ -505,7 +505,17 @@ pub fn check_provider(input: &[u8], splits: &[usize], opt: u8) {
 
 /// The content parser restricted to the pythonic dialect.
 pub fn pythonic_config() -> Config {
-    Config::default().with_dialects(vec![toolstream::Dialect::Pythonic])
+    // Offered tools reach the schema-driven paths too: positional names,
+    // float typing, a call of an offered tool after a list.
+    let tools = toolstream::Tools::from_json(
+        r#"[{"name": "a", "parameters": {"type": "dict", "properties": {"x": {"type": "float"}, "y": {"type": "integer"}}}},
+            {"name": "b", "parameters": {"type": "object", "properties": {"s": {"type": "string"}, "d": {"type": "dict"}}}},
+            {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "double"}, "b": {"type": "string"}}}}]"#,
+    )
+    .expect("fuzz tools");
+    Config::default()
+        .with_dialects(vec![toolstream::Dialect::Pythonic])
+        .with_tools(tools)
 }
 
 /// Options byte and input of a stream target's data (after [`split`]'s header).
