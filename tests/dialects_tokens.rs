@@ -345,6 +345,19 @@ fn pythonic_integer_for_a_float_parameter() {
     // Without tools nothing is known of the types.
     let p = check_all(b"[f(x=12)]", &auto());
     assert_eq!(p.calls[0].arguments, r#"{"x": 12}"#);
+    // A number written with decoration, for a numeric parameter (public BFCL
+    // outputs: `investment_amount=$50000`, `medium_permittivity=8.854 x
+    // 10^-12`, `min_humidity=60%`); other expressions stay strings.
+    let p = check_all(
+        b"[f(z=$50000, n=8.854 x 10^-12, x=60%), f(z=x + 1, n=60 %s)]",
+        &with,
+    );
+    assert_eq!(
+        p.calls[0].arguments,
+        r#"{"z": 50000, "n": 8.854e-12, "x": 60.0}"#
+    );
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::TypeCoercion; 3]);
+    assert_eq!(args(&p.calls[1]), json!({"z": "x + 1", "n": "60 %s"}));
 }
 
 /// A call of an offered tool after a list of calls, on its line

@@ -535,6 +535,9 @@ struct Call {
     /// The parameters the schema types `float` or `double` (BFCL's type
     /// names): an integer written there is written as a float (`12.0`).
     floats: Vec<String>,
+    /// The parameters the schema types as a number of any kind (a number
+    /// written with decoration is read there, `$50000`).
+    numbers: Vec<String>,
     /// The call's `{` has been written.
     opened: bool,
     /// The arguments are a dict written as the only positional argument
@@ -1127,7 +1130,8 @@ impl PyCalls {
         }
         self.end_closed(cx);
         let params = param_names(cx.cfg, &name);
-        let floats = float_params(cx.cfg, &name, &params);
+        let floats = typed_params(cx.cfg, &name, &params, FLOAT_TYPES);
+        let numbers = typed_params(cx.cfg, &name, &params, NUMBER_TYPES);
         let local = cx.start(name, None, Span::new(at, self.abs(i + len)));
         let mut w = Writer::new(&self.limits);
         w.repairs = fixes;
@@ -1142,6 +1146,7 @@ impl PyCalls {
             used: Vec::new(),
             params,
             floats,
+            numbers,
             opened: false,
             dict_args: false,
             pair,
@@ -1188,12 +1193,14 @@ impl PyCalls {
         out.extend_from_slice(b": ");
         c.w.put(&out, at);
         let float = c.floats.contains(&key);
+        let number = c.numbers.contains(&key);
         c.used.push(key);
         self.lexer = Some(
             ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
                 .line_bound(!self.opts.strong)
                 .esc_quote(self.wrap_quote)
-                .float_param(float),
+                .float_param(float)
+                .number_param(number),
         );
         self.st = St::Value;
     }
@@ -1358,16 +1365,25 @@ fn param_names(cfg: &Config, name: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The parameters of `params` whose schema type is `float` or `double`
-/// (the names BFCL's Python and Java tools use; JSON Schema's `number`
-/// takes integers too, so it is not among them).
-fn float_params(cfg: &Config, name: &str, params: &[String]) -> Vec<String> {
+/// Schema types of a float: the names BFCL's Python and Java tools use
+/// (JSON Schema's `number` takes integers too, so it is not among them).
+const FLOAT_TYPES: &[&str] = &["float", "double"];
+
+/// Schema types of a number of any kind.
+const NUMBER_TYPES: &[&str] = &["integer", "number", "float", "double", "long", "int"];
+
+/// The parameters of `params` whose schema type is one of `types`.
+fn typed_params(cfg: &Config, name: &str, params: &[String], types: &[&str]) -> Vec<String> {
     let Some(tools) = cfg.tools.as_ref() else {
         return Vec::new();
     };
     params
         .iter()
-        .filter(|p| matches!(tools.param_type(name, p), Some("float" | "double")))
+        .filter(|p| {
+            tools
+                .param_type(name, p)
+                .is_some_and(|t| types.contains(&t))
+        })
         .cloned()
         .collect()
 }

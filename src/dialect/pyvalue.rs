@@ -501,6 +501,13 @@ pub(crate) struct ValueLexer {
     /// The value is a parameter the schema types as a float: an integer
     /// written as its whole value is written as a float (`12` → `12.0`).
     float_param: bool,
+    /// The value is a parameter the schema types as a number: an unquoted
+    /// expression is held (up to the token limit) to see whether it is a
+    /// number with decoration (`$50000`, `60%`, `8.854 x 10^-12`).
+    number_param: bool,
+    /// The held expression of a number parameter: its bytes, the offset its
+    /// content starts at and that of its `unquoted_string` repair.
+    held: Option<(Vec<u8>, u64, u64)>,
     /// The last token was followed by a line break.
     pub newline_after: bool,
     base: u64,
@@ -639,6 +646,40 @@ fn quote_lost_before(at: &[u8], q: u8) -> Match {
 }
 
 /// Converts a Python number token to JSON number text, if it is one.
+/// A number written with decoration, as models write them for numeric
+/// parameters: a currency sign before it (`$50000`), a percent sign after it
+/// (`60%`), or scientific notation spelt out (`8.854 x 10^-12`,
+/// `5×10^-12`, `3*10**8`). Returns the number as JSON.
+pub(crate) fn decorated_number(text: &[u8]) -> Option<Vec<u8>> {
+    let t = std::str::from_utf8(text).ok()?.trim();
+    let t = t
+        .strip_prefix(['$', '€', '£'])
+        .or_else(|| t.strip_suffix('%'))
+        .map_or(t, str::trim);
+    for times in [
+        " x 10^", "x10^", " × 10^", "×10^", " * 10^", "*10^", " * 10**", "*10**",
+    ] {
+        if let Some((m, e)) = t.split_once(times) {
+            let m = py_number(m.trim().as_bytes())?;
+            let e = e.trim();
+            let digits = e.strip_prefix(['-', '+']).unwrap_or(e);
+            if digits.is_empty() || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            let mut n = m;
+            n.push(b'e');
+            n.extend_from_slice(e.trim_start_matches('+').as_bytes());
+            return crate::json::fits_f64(&n).then_some(n);
+        }
+    }
+    if t.len() == text.len() {
+        // Nothing was taken off: not a decorated number.
+        return None;
+    }
+    py_number(t.as_bytes())
+}
+
 pub(crate) fn py_number(tok: &[u8]) -> Option<Vec<u8>> {
     if tok.is_empty() || tok.len() > 400 {
         return None;
@@ -872,6 +913,8 @@ impl ValueLexer {
             line_bound: false,
             esc_quote: None,
             float_param: false,
+            number_param: false,
+            held: None,
             newline_after: false,
             base: 0,
         }
@@ -903,6 +946,13 @@ impl ValueLexer {
     /// The value is a parameter the schema types as a float.
     pub(crate) fn float_param(mut self, yes: bool) -> Self {
         self.float_param = yes;
+        self
+    }
+
+    /// The value is a parameter the schema types as a number (see
+    /// [`decorated_number`]).
+    pub(crate) fn number_param(mut self, yes: bool) -> Self {
+        self.number_param = yes;
         self
     }
 
@@ -1775,12 +1825,17 @@ impl ValueLexer {
     /// Starts writing the held token (and blanks) and what follows as the
     /// source text of an expression.
     fn start_expr(&mut self, w: &mut Writer, at: u64) {
-        w.repair(RepairKind::UnquotedString, self.tok_start.min(at));
-        self.put(w, b"\"", at);
         let mut prefix = std::mem::take(&mut self.tok);
         prefix.extend_from_slice(&self.ws);
         self.ws.clear();
-        self.content(w, &prefix, at);
+        let repair_at = self.tok_start.min(at);
+        if self.number_param && self.stack.is_empty() && !self.key {
+            self.held = Some((prefix, at, repair_at));
+        } else {
+            w.repair(RepairKind::UnquotedString, repair_at);
+            self.put(w, b"\"", at);
+            self.content(w, &prefix, at);
+        }
         self.leaf = Leaf::Expr(ExprSt {
             depth: 0,
             quote: 0,
@@ -1859,13 +1914,20 @@ impl ValueLexer {
             run.push(b);
             i += 1;
         }
-        self.content(w, &run, at0);
+        if let Some((held, _, _)) = self.held.as_mut() {
+            held.extend_from_slice(&run);
+            if held.len() > self.max_token {
+                self.release_held(w);
+            }
+        } else {
+            self.content(w, &run, at0);
+        }
         match result {
             Ok(n) if n < input.len() => {
                 // The expression ended before a terminator.
                 self.ws.clear();
                 let at = self.abs(n);
-                self.end_content(w, at);
+                self.end_expr(w, at);
                 self.leaf = Leaf::None;
                 self.value_done();
                 Ok(n)
@@ -1875,6 +1937,38 @@ impl ValueLexer {
                 other
             }
         }
+    }
+
+    /// Writes a held expression as the string it is (see [`Self::number_param`]).
+    fn release_held(&mut self, w: &mut Writer) {
+        if let Some((held, at, repair_at)) = self.held.take() {
+            w.repair(RepairKind::UnquotedString, repair_at);
+            self.put(w, b"\"", at);
+            self.content(w, &held, at);
+        }
+    }
+
+    /// Ends an expression: a held one that is a decorated number is that
+    /// number, anything else a string.
+    fn end_expr(&mut self, w: &mut Writer, at: u64) {
+        if let Some((held, _, repair_at)) = &self.held {
+            if let Some(mut n) = decorated_number(held) {
+                let integer = n
+                    .strip_prefix(b"-")
+                    .unwrap_or(&n)
+                    .iter()
+                    .all(u8::is_ascii_digit);
+                if self.float_param && integer {
+                    n.extend_from_slice(b".0");
+                }
+                w.repair(RepairKind::TypeCoercion, *repair_at);
+                self.held = None;
+                self.put(w, &n, at);
+                return;
+            }
+        }
+        self.release_held(w);
+        self.end_content(w, at);
     }
 
     fn closes_innermost(&self, b: u8) -> bool {
@@ -2061,7 +2155,7 @@ impl ValueLexer {
             Leaf::Tok { .. } => self.finish_token(w),
             Leaf::Expr(_) => {
                 self.ws.clear();
-                self.end_content(w, at);
+                self.end_expr(w, at);
                 self.leaf = Leaf::None;
                 self.value_done();
             }
@@ -2273,6 +2367,28 @@ mod tests {
         assert_eq!(out, r#"{"a": [1, "hel"]}"#);
         assert!(reps.contains(&RepairKind::UnclosedString));
         assert!(reps.contains(&RepairKind::MissingCloser));
+    }
+
+    #[test]
+    fn decorated_numbers() {
+        let d = |s: &str| decorated_number(s.as_bytes()).map(|n| String::from_utf8(n).unwrap());
+        assert_eq!(d("$50000").as_deref(), Some("50000"));
+        assert_eq!(d("60%").as_deref(), Some("60"));
+        assert_eq!(d("€ 1.5").as_deref(), Some("1.5"));
+        assert_eq!(d("8.854 x 10^-12").as_deref(), Some("8.854e-12"));
+        assert_eq!(d("5×10^+3").as_deref(), Some("5e3"));
+        assert_eq!(d("3*10**8").as_deref(), Some("3e8"));
+        for no in [
+            "x+1",
+            "50000",
+            "$abc",
+            "5 x 10^",
+            "5 x 10^1234",
+            "1e999 x 10^2",
+            "%",
+        ] {
+            assert_eq!(d(no), None, "{no}");
+        }
     }
 
     #[test]

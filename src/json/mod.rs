@@ -18,7 +18,7 @@ mod repair;
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
 #[allow(unused_imports)]
-pub(crate) use repair::{is_json_number, run_len};
+pub(crate) use repair::{fits_f64, is_json_number, run_len};
 
 use crate::error::NoJson;
 use crate::event::Repair;
