@@ -225,7 +225,7 @@ fn pythonic_parallel_and_shapes() {
 }
 
 /// A call written as a Python string whose inner quotes are escaped
-/// (`['f(a=\\'x\\')']`, BFCL rows of Mixtral and Mistral): the escaped quotes
+/// (`['f(a=\'x\')']`, BFCL rows of Mixtral and Mistral): the escaped quotes
 /// delimit the strings of the call; a bare quote inside them is content.
 #[test]
 fn pythonic_call_in_a_string_with_escaped_quotes() {

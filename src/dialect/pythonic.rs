@@ -34,11 +34,19 @@
 //!   Calls joined by an operator in a list (`[f(…) + f(…)]`, `or`, `and`,
 //!   `;`, `||`) or on a line (`f(…) or f(…)`) are each a call; `101L` is the integer 101; `from=` takes
 //!   the schema's `_from` when the schema has it and not `from`
-//!   ([`RepairKind::SyntaxFix`] for each). In a code fence, `#` comment lines
-//!   between calls are skipped.
+//!   ([`RepairKind::SyntaxFix`] for each). A call of an offered tool after
+//!   the list on its line (`[f(…)], g(…)`) is one more call. In a call
+//!   written as a string whose inner quotes are escaped
+//!   (`['f(a=\'x\')']`) the escaped quote delimits its strings. In a code
+//!   fence, `#` comment lines between calls are skipped.
 //!   Anything else that does not parse is skipped up to the next `,` or
 //!   closer ([`RepairKind::TrailingGarbage`]) once the block has committed,
 //!   and turns the candidate back into text before that.
+//! * **Schema typing.** With the tool's schema, an integer for a `float` or
+//!   `double` parameter is written as a float (`12.0`), and an unquoted
+//!   expression for a numeric parameter is held (up to the token limit) and
+//!   read as a number when it is one with decoration (`$50000`, `60%`,
+//!   `8.854 x 10^-12`), with [`RepairKind::TypeCoercion`].
 //! * **Incremental.** The reader is a resumable state machine: each byte is
 //!   read a bounded number of times, lookahead is bounded (a name, an
 //!   escape), and argument deltas stream as values are read.

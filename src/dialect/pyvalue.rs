@@ -436,7 +436,7 @@ struct StrSt {
     /// Unmatched `(` in the content so far.
     parens: u32,
     /// Opened by a backslash and its quote, inside a call written as a
-    /// string (`'f(a=\\'x\\')'`): the same pair closes it, a bare quote is content.
+    /// string (`'f(a=\'x\')'`): the same pair closes it, a bare quote is content.
     esc: bool,
 }
 
