@@ -723,36 +723,30 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 match b {
-                    b']' if self.list_depth == 1 => match list_then_call(&input[i + 1..], cx) {
-                        Match::Partial => {
-                            // Closed, unless the input ends here (see `close`).
-                            self.tail_pending = true;
-                            Err((PyStatus::Partial, i))
-                        }
-                        // `[f(…), f(…)], g(…)`: one more call of an offered
-                        // tool after the list, on its line.
-                        Match::Full(n) => {
-                            self.tail_pending = false;
-                            self.list_depth = 0;
-                            let end = self.abs(i + 1 + n);
-                            let c = self.cur();
-                            c.w.repair(RepairKind::SyntaxFix, end);
-                            c.end = end;
-                            self.sep_seen = true;
-                            self.st = St::AfterCall;
-                            Ok(i + 1 + n)
-                        }
-                        Match::No => {
-                            self.tail_pending = false;
-                            self.list_depth = 0;
-                            self.st = St::Done;
-                            if let Some(c) = self.calls.last_mut() {
-                                c.end = self.base + i as u64 + 1;
-                            }
-                            Err((PyStatus::Done, i + 1))
-                        }
-                    },
                     b']' => {
+                        if self.list_depth == 1 {
+                            self.tail_pending = false;
+                            match list_then_call(&input[i + 1..], cx) {
+                                Match::Partial => {
+                                    // Closed, unless the input ends here (see `close`).
+                                    self.tail_pending = true;
+                                    return Err((PyStatus::Partial, i));
+                                }
+                                // `[f(…), f(…)], g(…)`: one more call of an
+                                // offered tool after the list, on its line.
+                                Match::Full(n) => {
+                                    self.list_depth = 0;
+                                    let end = self.abs(i + 1 + n);
+                                    let c = self.cur();
+                                    c.w.repair(RepairKind::SyntaxFix, end);
+                                    c.end = end;
+                                    self.sep_seen = true;
+                                    self.st = St::AfterCall;
+                                    return Ok(i + 1 + n);
+                                }
+                                Match::No => {}
+                            }
+                        }
                         self.list_depth -= 1;
                         if self.list_depth == 0 {
                             self.st = St::Done;

@@ -646,6 +646,19 @@ fn quote_lost_before(at: &[u8], q: u8) -> Match {
 }
 
 /// Converts a Python number token to JSON number text, if it is one.
+/// Writes an integer (JSON text) as a float (`12` → `12.0`); true when it was one.
+fn integer_as_float(n: &mut Vec<u8>) -> bool {
+    let integer = n
+        .strip_prefix(b"-")
+        .unwrap_or(n)
+        .iter()
+        .all(u8::is_ascii_digit);
+    if integer {
+        n.extend_from_slice(b".0");
+    }
+    integer
+}
+
 /// A number written with decoration, as models write them for numeric
 /// parameters: a currency sign before it (`$50000`), a percent sign after it
 /// (`60%`), or scientific notation spelt out (`8.854 x 10^-12`,
@@ -1790,14 +1803,8 @@ impl ValueLexer {
         } else if let Some(l) = literal {
             self.put(w, l, at);
         } else if let Some(mut n) = number {
-            let integer = n
-                .strip_prefix(b"-")
-                .unwrap_or(&n)
-                .iter()
-                .all(u8::is_ascii_digit);
-            if self.float_param && self.stack.is_empty() && integer {
+            if self.float_param && self.stack.is_empty() && integer_as_float(&mut n) {
                 w.repair(RepairKind::TypeCoercion, at);
-                n.extend_from_slice(b".0");
             }
             self.put(w, &n, at);
         } else if let Some(n) = long {
@@ -1953,13 +1960,8 @@ impl ValueLexer {
     fn end_expr(&mut self, w: &mut Writer, at: u64) {
         if let Some((held, _, repair_at)) = &self.held {
             if let Some(mut n) = decorated_number(held) {
-                let integer = n
-                    .strip_prefix(b"-")
-                    .unwrap_or(&n)
-                    .iter()
-                    .all(u8::is_ascii_digit);
-                if self.float_param && integer {
-                    n.extend_from_slice(b".0");
+                if self.float_param {
+                    integer_as_float(&mut n);
                 }
                 w.repair(RepairKind::TypeCoercion, *repair_at);
                 self.held = None;
