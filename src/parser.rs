@@ -515,12 +515,22 @@ impl Parser {
         } else {
             data.len().min(i + max_held.saturating_sub(self.held.len()))
         };
+        // A committed block's events go straight to `out` (its pending list
+        // is empty then): the caller's list stands in for it during the feed,
+        // so each event is written once, not pushed and then moved.
+        let direct = committed && self.em.pending.is_empty();
+        if direct {
+            std::mem::swap(&mut self.em.pending, out);
+        }
         let mut cx = Cx {
             base: self.offset + i as u64,
             em: &mut self.em,
             cfg: &self.cfg,
         };
         let flow = block.feed(&data[i..limit], &mut cx);
+        if direct {
+            std::mem::swap(&mut self.em.pending, out);
+        }
         let next = match flow {
             Flow::More => {
                 if !self.em.committed {

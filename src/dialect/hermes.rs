@@ -142,6 +142,8 @@ pub(crate) struct TagBlock {
 
 impl TagBlock {
     /// Hands the block to the XML engine from byte `i` of `input` on.
+    // Out of line: keeps the per-chunk path's frame small.
+    #[inline(never)]
     fn hand_to_xml(
         &mut self,
         syn: &'static Syntax,
@@ -171,6 +173,8 @@ impl TagBlock {
     }
 
     /// At a `<` in the lead: an XML dialect's first tag?
+    // Out of line: keeps the per-chunk path's frame small.
+    #[inline(never)]
     fn xml_lead(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Option<Flow> {
         let w = &input[i..];
         let mut partial = false;
@@ -222,6 +226,8 @@ impl TagBlock {
     }
 
     /// The block ended at `at` (the closing tag included, or missing).
+    // Out of line: keeps the per-chunk path's frame small.
+    #[inline(never)]
     fn done(&mut self, cx: &mut Cx<'_>, at: usize, missing_close: bool) -> Flow {
         if let Some(jc) = self.jc.as_mut() {
             if !jc.is_closed() {
@@ -352,19 +358,20 @@ impl Block for TagBlock {
                             then: Resume::Text,
                         };
                     };
-                    let mut sub = cx.at(i);
-                    let p = jc.feed(&input[i..], &mut sub);
-                    i += p.consumed;
-                    if !sub.committed() && jc.named() {
-                        sub.commit();
-                    }
-                    match p.status {
+                    // A chunk that continues the value (the streaming case)
+                    // starts at 0: the block's context serves as it is.
+                    let (n, status) = if i == 0 {
+                        feed_json(jc, input, cx)
+                    } else {
+                        feed_json(jc, &input[i..], &mut cx.at(i))
+                    };
+                    i += n;
+                    match status {
                         Status::NeedMore => return Flow::More,
                         Status::Done | Status::Stop | Status::Halted => self.state = State::After,
                         Status::Limit => {
-                            jc.close(&mut sub, true);
                             self.state = State::After;
-                            if sub.committed() {
+                            if cx.committed() {
                                 return self.done(cx, i, true);
                             }
                         }
@@ -400,6 +407,19 @@ impl Block for TagBlock {
         self.end_calls(cx, end);
         true
     }
+}
+
+/// Feeds the block's JSON reader; it commits the block once a call is named,
+/// and closes it at a limit. Returns the bytes consumed and the status.
+fn feed_json(jc: &mut JsonCalls, input: &[u8], cx: &mut Cx<'_>) -> (usize, Status) {
+    let p = jc.feed(input, cx);
+    if !cx.committed() && jc.named() {
+        cx.commit();
+    }
+    if p.status == Status::Limit {
+        jc.close(cx, true);
+    }
+    (p.consumed, p.status)
 }
 
 /// Bytes a GLM tool name can start with.

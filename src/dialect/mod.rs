@@ -492,6 +492,10 @@ pub(crate) struct Cx<'a> {
 
 impl Cx<'_> {
     /// The context for a sub-reader that starts at byte `i` of the current input.
+    // Out of line: inlined, it lets a block copy its whole context on entry,
+    // a 16-byte load of fields its caller has just stored one by one (a
+    // store-forwarding stall on every chunk).
+    #[inline(never)]
     pub(crate) fn at(&mut self, i: usize) -> Cx<'_> {
         Cx {
             base: self.abs(i),
