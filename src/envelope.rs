@@ -779,7 +779,11 @@ impl ArgsWriter {
             // of doublings from 8 bytes.
             self.out.reserve(bytes.len().max(ARGS_FIRST_CAPACITY));
         }
-        self.out.extend_from_slice(bytes);
+        match bytes {
+            // The repairer's punctuation (`"`, `:`, `,`): no copy call.
+            [b] => self.out.push(*b),
+            _ => self.out.extend_from_slice(bytes),
+        }
     }
 
     fn repair(&mut self, kind: RepairKind) {

@@ -620,7 +620,7 @@ impl Repairer {
     fn run<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S, may_stash: bool) -> Progress {
         let mut i = 0;
         while i < input.len() {
-            if self.fast_ready(i == 0) && sink.opaque() {
+            if self.fast_ready(i == 0) && sink.opaque() && self.fast_may_read(input[i]) {
                 let (n, cut) = self.fast(&input[i..], sink);
                 i += n;
                 self.offset += n as u64;
@@ -1802,11 +1802,20 @@ impl Repairer {
         if !t.streaming && !t.key {
             // Until the token is known to be an unquoted string, take it one
             // byte at a time: the switch (and its mark) then happens at the
-            // same byte whatever the chunking.
+            // same byte whatever the chunking. The bytes after it that keep
+            // it a number or literal (`True`, `None`, `12`) join this step:
+            // taking them changes nothing but the token.
             if matches!(b, b'"' | b'<' | b'/' | b'{' | b'[' | b':' | b'=') || !is_ws(b) {
                 self.bare_push(&mut t, &input[..1], sink);
+                let mut n = 1;
+                if !t.streaming {
+                    while n < input.len() && self.keeps_scalar(input[n]) {
+                        self.tok.push(input[n]);
+                        n += 1;
+                    }
+                }
                 self.lex = Lex::Bare(t);
-                return Step::Consumed(1);
+                return Step::Consumed(n);
             }
         }
         // Take a run of token bytes.
@@ -1836,6 +1845,19 @@ impl Repairer {
         self.bare_push(&mut t, &input[..n], sink);
         self.lex = Lex::Bare(t);
         Step::Consumed(n)
+    }
+
+    /// True when the held token followed by `c` is still a number or a
+    /// literal (what [`Repairer::bare_push`] keeps without writing).
+    #[inline]
+    fn keeps_scalar(&self, c: u8) -> bool {
+        let tok = &self.tok;
+        let numeric = |b: &u8| matches!(b, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E');
+        (numeric(&c) && tok.len() < self.max_token && tok.iter().all(numeric))
+            || (tok.len() < MAX_LITERAL
+                && LITERALS.iter().any(|(l, _, _)| {
+                    l.get(tok.len()) == Some(&c) && l.iter().zip(tok).all(|(a, b)| a == b)
+                }))
     }
 
     /// Appends raw token bytes, switching to streaming once the token cannot be

@@ -38,6 +38,18 @@
 
 use super::{plain_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex};
 
+/// The bytes [`Repairer::fast`] reads in a structural position.
+static STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b" \t\n\r\",{[}]-0123456789tfn";
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 impl Repairer {
     /// True when the fast path may start in the current state: inside a
     /// container, in a plain structural position, inside a double-quoted
@@ -66,6 +78,15 @@ impl Repairer {
             Lex::Bare(t) => resume && !t.key && !t.streaming && !t.ws_pending,
             _ => false,
         }
+    }
+
+    /// False when the fast path would stop at once on `b`, the next byte:
+    /// in a structural position (nothing held) it reads only blanks, a
+    /// double quote, a comma, brackets, numbers and JSON literals. Saves its
+    /// set-up before each of the slow path's repairs (`'`, `True`, a bare key).
+    #[inline]
+    pub(super) fn fast_may_read(&self, b: u8) -> bool {
+        !(matches!(self.lex, Lex::None) && self.pos != Pos::AfterKey) || STRUCTURAL[b as usize]
     }
 
     /// Completes a unit the slow path began (a chunk ended inside it) when
