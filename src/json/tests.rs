@@ -699,3 +699,37 @@ fn token_limits_are_chunk_invariant() {
         }
     }
 }
+
+#[test]
+fn bare_tokens_read_several_bytes_per_step() {
+    // The bytes that keep a bare token a number or literal are read in one
+    // step; the byte that makes it an unquoted string switches it, at the
+    // same place whatever the split (`check` feeds every split and 1-byte
+    // chunks). Tokens that start like literals, end like them, or turn
+    // into strings after a few bytes:
+    assert_eq!(
+        fixed(r#"{"a": Truex, "b": Nonesuch, "c": nullx}"#),
+        r#"{"a": "Truex", "b": "Nonesuch", "c": "nullx"}"#
+    );
+    assert_eq!(
+        fixed(r#"{"a": [True, False, None, NaN, -Infinity, +1, 1e5, 12.5.6, 1x2, undefinedx]}"#),
+        r#"{"a": [true, false, null, null, null, 1, 1e5, "12.5.6", "1x2", "undefinedx"]}"#
+    );
+    assert_eq!(
+        kinds("{'a': 'x', b: None,}"),
+        [
+            K::SingleQuotes,
+            K::SingleQuotes,
+            K::UnquotedKey,
+            K::PythonLiteral,
+            K::TrailingComma
+        ]
+    );
+    // Cut off inside a literal: completed.
+    assert_eq!(fixed(r#"{"a": nul"#), r#"{"a": null}"#);
+    assert_eq!(fixed(r#"{"a": -Infin"#), r#"{"a": null}"#);
+    // The fast path is not set up before a byte it cannot read (a single
+    // quote, a bare word, a Python literal): output, repairs and progress
+    // are the slow path's at every cut.
+    same_as_slow_everywhere(b"{\"a\": 'x', b: True, \"c\": [None, 'y',], \"d\": 1}");
+}
