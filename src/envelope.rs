@@ -1347,6 +1347,12 @@ mod tests {
             r#"{"name": "f", "arguments": {"a": {"b": [1, 2,], c: 'd'}, "e": [1 2]}}"#,
             r#"{"name": "f", "arguments": {"a": {"b": [1, {"c": "d"#,
             r#"{"name": "f", "arguments": {"long": {"k": "a string longer than the args limit"}}}"#,
+            // Units the fast path rewrites (single quotes, Python literals,
+            // bare keys) before the containers that end the arguments and
+            // the call (a BFCL row once kept the call's `}` in them).
+            r#"[{'name': 'lawyer_finder', 'parameters': {'location': 'New York', 'specialization': ['criminal law']}}]"#,
+            r#"{"name": "f", "arguments": {a: [True, {'b': None}], 'c': {d: 'e'}}}"#,
+            r#"{'name': 'f', 'arguments': {'items': [{'id': 0, label: 'x', 'ok': False, 'n': None,}]}}"#,
         ] {
             let input = input.as_bytes();
             for limits in [Limits::default(), small.clone()] {
@@ -1407,6 +1413,8 @@ mod tests {
         r#"{"name": "f", "arguments": {"a": {"b": [1, 2,], c: 'd', "e": True}, "f": [1 2], "g": 00 }}"#,
         r#"{"name": "f", "arguments": {"a": {"b": [1, {"c": "d"#,
         r#"{"name": "f", "arguments": {"s": "tab\there", "t": "\u12", "u": "é"}}"#,
+        r#"[{'name': 'lawyer_finder', 'parameters': {'location': 'New York', 'specialization': ['criminal law']}}]"#,
+        r#"{'name': 'f', 'arguments': {'items': [{'id': 0, label: 'item 0', 'ok': True, 'note': None,}, {'id': 1, label: 'it''s', 'ok': False}], 'w': True}}"#,
     ];
 
     #[test]

@@ -733,3 +733,84 @@ fn bare_tokens_read_several_bytes_per_step() {
     // are the slow path's at every cut.
     same_as_slow_everywhere(b"{\"a\": 'x', b: True, \"c\": [None, 'y',], \"d\": 1}");
 }
+
+#[test]
+fn fast_path_rewrites_single_quotes_python_literals_and_bare_keys() {
+    // The fast path rewrites the units the slow path would rewrite in one
+    // way only; output, repairs and progress stay the slow path's at every
+    // cut (and in pairs of cuts for the short ones).
+    for doc in [
+        &b"{'a': 'x', 'b': True, 'c': [None, False, 'y'], d: 1}"[..],
+        b"{'id': 0, label: 'item 0', 'ok': True, 'note': None,}",
+        b"{\"a\": 1, label: 2, _x1: 'z' , 'k'  : 'v'  }",
+        b"[{'a': 'it''s'}, {'b': 'say \"hi\"'}, {'c': 'back\\\\slash'}]",
+        b"{'a': 'caf\xc3\xa9', 'b': 'tab\tin'}",
+        b"{'a': True , 'b': Truex, 'c': None]",
+        b"{label : 1, other= 2, 'k' 'v', x: 'y' z}",
+        b"{'a': 'x'\n, 'b': 'y'\n}",
+        b"{\"a\": [1, 'x' ,True,None,'y'], \"b\": {c: {d: 'e'}}}",
+    ] {
+        same_as_slow_everywhere(doc);
+    }
+    // The rewritten JSON, and the repairs at the units' first bytes.
+    let r = check("{'a': 'x', b: True}");
+    assert_eq!(r.json, r#"{"a": "x", "b": true}"#);
+    assert_eq!(
+        r.repairs
+            .iter()
+            .map(|r| (r.kind, r.offset))
+            .collect::<Vec<_>>(),
+        [
+            (K::SingleQuotes, 1),
+            (K::SingleQuotes, 6),
+            (K::UnquotedKey, 11),
+            (K::PythonLiteral, 14)
+        ]
+    );
+}
+
+#[test]
+fn fast_path_rewrites_respect_token_limits() {
+    // Keys and the blanks after a closing quote longer than the token
+    // limit: the slow path truncates or closes them; the fast path leaves
+    // them to it.
+    let limits = crate::Limits {
+        max_token_bytes: 8,
+        ..crate::Limits::default()
+    };
+    let blanks = " ".repeat(12);
+    for doc in [
+        "{'a_long_key': 1}".to_string(),
+        "{a_long_key: 1}".to_string(),
+        "{abcde: 1, 'abcd': 2}".to_string(),
+        format!("{{'a': 'x'{blanks}, 'b'{blanks}: 1}}"),
+    ] {
+        let input = doc.as_bytes();
+        let run = |cuts: &[usize], fast: bool| {
+            let mut r = Repairer::with_limits(&limits);
+            let mut v = Vec::new();
+            let mut s = Slow::default();
+            let mut last = 0;
+            for &c in cuts.iter().chain([input.len()].iter()) {
+                if fast {
+                    r.feed(&input[last..c], &mut v);
+                } else {
+                    r.feed(&input[last..c], &mut s);
+                }
+                last = c;
+            }
+            if fast {
+                r.finish(&mut v);
+            } else {
+                r.finish(&mut s);
+                v = s.out;
+            }
+            (String::from_utf8(v).unwrap(), r.take_repairs())
+        };
+        let slow = run(&[], false);
+        assert_eq!(run(&[], true), slow, "{doc} whole");
+        for split in 1..input.len() {
+            assert_eq!(run(&[split], true), slow, "{doc} cut at {split}");
+        }
+    }
+}

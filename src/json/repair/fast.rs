@@ -37,11 +37,12 @@
 //! stopping never has anything to undo.
 
 use super::{plain_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex};
+use crate::event::RepairKind;
 
 /// The bytes [`Repairer::fast`] reads in a structural position.
 static STRUCTURAL: [bool; 256] = {
     let mut t = [false; 256];
-    let bytes = b" \t\n\r\",{[}]-0123456789tfn";
+    let bytes = b" \t\n\r\"',{[}]-0123456789tfnTFN";
     let mut k = 0;
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
@@ -86,7 +87,9 @@ impl Repairer {
     /// set-up before each of the slow path's repairs (`'`, `True`, a bare key).
     #[inline]
     pub(super) fn fast_may_read(&self, b: u8) -> bool {
-        !(matches!(self.lex, Lex::None) && self.pos != Pos::AfterKey) || STRUCTURAL[b as usize]
+        !(matches!(self.lex, Lex::None) && self.pos != Pos::AfterKey)
+            || STRUCTURAL[b as usize]
+            || (self.pos == Pos::ObjKey && (b.is_ascii_alphabetic() || b == b'_'))
     }
 
     /// Completes a unit the slow path began (a chunk ended inside it) when
@@ -231,6 +234,27 @@ impl Repairer {
         let mut c_in_str = in_str;
         // Why the scan stopped, when the end of the input cut a unit.
         let mut cut = Cut::No;
+        // A unit the slow path would rewrite in one way only (a single-quoted
+        // string, a Python literal, a bare key) is rewritten here: the input
+        // before it is written as it is (`flush!`), then the unit's JSON.
+        // `flushed` is where the input not yet written starts (each rewrite
+        // moves it past its unit), `flushed_depth` the depth there.
+        let mut flushed = 0;
+        let mut flushed_depth = start_depth;
+        let mut comma_due = held_comma;
+        macro_rules! flush {
+            ($to:expr) => {{
+                // The sink's answer is for the depth at the start of the run:
+                // asked before a flush moves it.
+                floor.get_or_insert_with(|| {
+                    start_depth.saturating_sub(sink.opaque_closable()).max(1)
+                });
+                let depth = self.stack.len();
+                let change = depth as isize - flushed_depth as isize;
+                self.flush_run(sink, &input[flushed..$to], change, &mut comma_due);
+                flushed_depth = depth;
+            }};
+        }
         macro_rules! commit {
             ($at:expr) => {{
                 commit = $at;
@@ -378,6 +402,67 @@ impl Repairer {
                     i += 1;
                     commit!(i);
                 }
+                b'\'' => {
+                    let key = match pos {
+                        Pos::Value => false,
+                        Pos::ObjKey => true,
+                        _ => break,
+                    };
+                    let Some((close, end)) = single_quoted(input, i, key, max_token) else {
+                        break;
+                    };
+                    // `'text'`: the slow path writes `"text"` (keys: and the
+                    // blanks and colon after), repair at the opening quote.
+                    flush!(i);
+                    self.repair(RepairKind::SingleQuotes, self.offset + i as u64);
+                    sink.write(b"\"");
+                    sink.write(&input[i + 1..close]);
+                    sink.write(b"\"");
+                    flushed = close + 1;
+                    pos = if key { Pos::Value } else { Pos::AfterValue };
+                    comma = false;
+                    i = end;
+                    commit!(i);
+                }
+                b'T' | b'F' | b'N' if pos == Pos::Value => {
+                    // `True`, `False`, `None` before `,` `}` `]`: the JSON
+                    // literal, repair at its first byte.
+                    let (len, json): (usize, &[u8]) = match &input[i..] {
+                        [b'T', b'r', b'u', b'e', b',' | b'}' | b']', ..] => (4, b"true"),
+                        [b'F', b'a', b'l', b's', b'e', b',' | b'}' | b']', ..] => (5, b"false"),
+                        [b'N', b'o', b'n', b'e', b',' | b'}' | b']', ..] => (4, b"null"),
+                        _ => break,
+                    };
+                    flush!(i);
+                    self.repair(RepairKind::PythonLiteral, self.offset + i as u64);
+                    sink.write(json);
+                    i += len;
+                    flushed = i;
+                    pos = Pos::AfterValue;
+                    comma = false;
+                    commit!(i);
+                }
+                c if pos == Pos::ObjKey && (c.is_ascii_alphabetic() || c == b'_') => {
+                    // `key:`: the slow path writes `"key":`, repair at its
+                    // first byte.
+                    let len = input[i..]
+                        .iter()
+                        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                        .unwrap_or(n - i);
+                    if input.get(i + len) != Some(&b':') || len + 3 > max_token {
+                        break;
+                    }
+                    flush!(i);
+                    self.repair(RepairKind::UnquotedKey, self.offset + i as u64);
+                    sink.write(b"\"");
+                    sink.write(&input[i..i + len]);
+                    sink.write(b"\":");
+                    i += len + 1;
+                    flushed = i;
+                    pos = Pos::Value;
+                    comma = false;
+                    commit!(i);
+                }
                 b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
                     if pos != Pos::Value {
                         break;
@@ -399,19 +484,10 @@ impl Repairer {
         if commit == 0 {
             return (0, cut);
         }
-        if held_comma {
-            // The first committed unit is the one after the held comma.
-            self.comma = None;
-            sink.write(b",");
-            if !self.comma_ws.is_empty() {
-                sink.write(&self.comma_ws);
-                self.comma_ws.clear();
-            }
+        if commit > flushed {
+            let change = self.stack.len() as isize - flushed_depth as isize;
+            self.flush_run(sink, &input[flushed..commit], change, &mut comma_due);
         }
-        sink.write_opaque(
-            &input[..commit],
-            self.stack.len() as isize - start_depth as isize,
-        );
         self.pos = c_pos;
         self.lex = if c_in_str {
             Lex::Str(StrLex::plain())
@@ -419,6 +495,29 @@ impl Repairer {
             Lex::None
         };
         (commit, cut)
+    }
+}
+
+impl Repairer {
+    /// Writes a run of input as it is, `depth_change` the containers it
+    /// opens less those it closes; first the comma the slow path held
+    /// (`comma_due`), as the first committed unit is the one after it.
+    fn flush_run<S: Sink + ?Sized>(
+        &mut self,
+        sink: &mut S,
+        run: &[u8],
+        depth_change: isize,
+        comma_due: &mut bool,
+    ) {
+        if std::mem::take(comma_due) {
+            self.comma = None;
+            sink.write(b",");
+            if !self.comma_ws.is_empty() {
+                sink.write(&self.comma_ws);
+                self.comma_ws.clear();
+            }
+        }
+        sink.write_opaque(run, depth_change);
     }
 }
 
@@ -605,6 +704,26 @@ fn scalar(input: &[u8], i: usize, max_token: usize) -> Option<usize> {
     }
     match rest.get(len)? {
         b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' => Some(i + len),
+        _ => None,
+    }
+}
+
+/// End of the single-quoted string at `i` when the slow path would read it
+/// as one string of plain content and end it at its closing quote: plain
+/// ASCII content without `'` `"` `\`, then the quote, blanks and `,` `}` `]`
+/// (a value; the returned end is at that byte) or `:` (a key, at most
+/// `max_token` bytes with its blanks; the end is after the colon).
+fn single_quoted(input: &[u8], i: usize, key: bool, max_token: usize) -> Option<(usize, usize)> {
+    // Up to the first quote or backslash only: a miss leaves these bytes to
+    // the slow path, which reads them once more (never more than twice).
+    let close = i + 1 + memchr::memchr3(b'\'', b'"', b'\\', &input[i + 1..])?;
+    if input[close] != b'\'' || plain_len(&input[i + 1..close]) != close - i - 1 {
+        return None;
+    }
+    let j = skip_ws(input, close + 1);
+    match (key, input.get(j)?) {
+        (false, b',' | b'}' | b']') if j - close <= max_token => Some((close, j)),
+        (true, b':') if j + 1 - i <= max_token => Some((close, j + 1)),
         _ => None,
     }
 }
