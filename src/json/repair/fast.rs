@@ -11,6 +11,16 @@
 //! there. The committed bytes are then exactly the output the slow path would
 //! write for them, and they are a slice of the input, written in one call.
 //!
+//! Three repairs have one outcome only, whatever follows, and small models
+//! make them all the time: a single-quoted string of plain ASCII whose
+//! closing quote is followed by `,` `}` `]` (a value) or `:` (a key), a
+//! Python literal (`True` `False` `None`) followed by `,` `}` `]`, and an
+//! identifier key followed by its colon. The fast path rewrites these units
+//! itself: it writes the input before the unit as it is, then the JSON the
+//! slow path would write for it (`"…"`, `true`, `"key":`), and records the
+//! same repair at the same offset. A rewritten unit is committed at once, so
+//! there is still nothing to undo.
+//!
 //! On anything else (a repair to make, a `<`, a unit longer than the limits
 //! allow) the fast path stops at its last commit point and the slow path
 //! takes the next byte; the fast path resumes when the slow path is back in
