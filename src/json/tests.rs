@@ -749,6 +749,8 @@ fn fast_path_rewrites_single_quotes_python_literals_and_bare_keys() {
         b"{label : 1, other= 2, 'k' 'v', x: 'y' z}",
         b"{'a': 'x'\n, 'b': 'y'\n}",
         b"{\"a\": [1, 'x' ,True,None,'y'], \"b\": {c: {d: 'e'}}}",
+        b"{\"a\": [1, 2 , ], \"b\": {\"c\": 1,}, \"d\": [[1,],],}",
+        b"[1,\n  ]",
     ] {
         same_as_slow_everywhere(doc);
     }
@@ -784,6 +786,7 @@ fn fast_path_rewrites_respect_token_limits() {
         "{a_long_key: 1}".to_string(),
         "{abcde: 1, 'abcd': 2}".to_string(),
         format!("{{'a': 'x'{blanks}, 'b'{blanks}: 1}}"),
+        format!("{{\"a\": [1,{blanks}], \"b\": [2, {blanks}3,]}}"),
     ] {
         let input = doc.as_bytes();
         let run = |cuts: &[usize], fast: bool| {

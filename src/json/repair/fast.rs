@@ -252,6 +252,8 @@ impl Repairer {
         let mut flushed = 0;
         let mut flushed_depth = start_depth;
         let mut comma_due = held_comma;
+        // Where the comma read here (not the one held) is.
+        let mut comma_at = None;
         macro_rules! flush {
             ($to:expr) => {{
                 // The sink's answer is for the depth at the start of the run:
@@ -363,6 +365,7 @@ impl Repairer {
                         _ => Pos::Value,
                     };
                     comma = true;
+                    comma_at = Some(i);
                     comma_room = max_token;
                     i += 1;
                 }
@@ -391,7 +394,14 @@ impl Repairer {
                     let floor = *floor.get_or_insert_with(|| {
                         start_depth.saturating_sub(sink.opaque_closable()).max(1)
                     });
-                    if comma || self.stack.len() <= floor {
+                    // A comma read here before the closer is a trailing one
+                    // (one the slow path held is its to drop).
+                    let trailing = match (comma, comma_at) {
+                        (false, _) => None,
+                        (true, Some(at)) => Some(at),
+                        (true, None) => break,
+                    };
+                    if self.stack.len() <= floor {
                         break;
                     }
                     let Some(top) = self.stack.last() else { break };
@@ -406,6 +416,15 @@ impl Repairer {
                         || !(pos == Pos::AfterValue || empty_ok)
                     {
                         break;
+                    }
+                    if let Some(at) = trailing {
+                        // `, }`: the slow path drops the comma, keeps the
+                        // blanks around it, and records the repair at the
+                        // closer.
+                        flush!(at);
+                        self.repair(RepairKind::TrailingComma, self.offset + i as u64);
+                        flushed = at + 1;
+                        comma = false;
                     }
                     self.stack.pop();
                     pos = Pos::AfterValue;
