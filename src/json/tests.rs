@@ -751,6 +751,7 @@ fn fast_path_rewrites_single_quotes_python_literals_and_bare_keys() {
         b"{\"a\": [1, 'x' ,True,None,'y'], \"b\": {c: {d: 'e'}}}",
         b"{\"a\": [1, 2 , ], \"b\": {\"c\": 1,}, \"d\": [[1,],],}",
         b"[1,\n  ]",
+        b"{\"a\": [True , False\n, None\t], \"b\": True x, \"c\": None\r\n}",
     ] {
         same_as_slow_everywhere(doc);
     }

@@ -61,6 +61,18 @@ static STRUCTURAL: [bool; 256] = {
     t
 };
 
+/// The bytes after which a literal is complete (see [`scalar`]).
+static ENDS_LITERAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b",}] \t\n\r";
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 impl Repairer {
     /// True when the fast path may start in the current state: inside a
     /// container, in a plain structural position, inside a double-quoted
@@ -454,12 +466,19 @@ impl Repairer {
                     commit!(i);
                 }
                 b'T' | b'F' | b'N' if pos == Pos::Value => {
-                    // `True`, `False`, `None` before `,` `}` `]`: the JSON
+                    // `True`, `False`, `None` before `,` `}` `]` or a blank
+                    // (where the slow path ends a complete literal): the JSON
                     // literal, repair at its first byte.
                     let (len, json): (usize, &[u8]) = match &input[i..] {
-                        [b'T', b'r', b'u', b'e', b',' | b'}' | b']', ..] => (4, b"true"),
-                        [b'F', b'a', b'l', b's', b'e', b',' | b'}' | b']', ..] => (5, b"false"),
-                        [b'N', b'o', b'n', b'e', b',' | b'}' | b']', ..] => (4, b"null"),
+                        [b'T', b'r', b'u', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                            (4, b"true")
+                        }
+                        [b'F', b'a', b'l', b's', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                            (5, b"false")
+                        }
+                        [b'N', b'o', b'n', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                            (4, b"null")
+                        }
                         _ => break,
                     };
                     flush!(i);
