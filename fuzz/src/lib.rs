@@ -233,7 +233,42 @@ pub fn repair_split(
     Some((out, r.take_repairs(), truncated))
 }
 
-/// JSON repairer: differential against serde_json plus chunk invariance.
+/// A sink that never takes input in bulk: the repairer reads everything on
+/// its slow path, one token per step.
+#[derive(Default)]
+struct SlowSink(Vec<u8>);
+
+impl toolstream::json::Sink for SlowSink {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+/// [`repair_split`] on the slow path alone (see [`SlowSink`]).
+fn repair_split_slow(
+    input: &[u8],
+    splits: &[usize],
+) -> Option<(Vec<u8>, Vec<toolstream::Repair>, bool)> {
+    let mut r = Repairer::new();
+    let mut out = SlowSink::default();
+    let mut done = false;
+    for c in chunks(input, splits) {
+        let p = r.feed(c, &mut out);
+        if p.status != Status::NeedMore {
+            done = p.status == Status::Done;
+            break;
+        }
+    }
+    let truncated = if done { false } else { r.finish(&mut out) };
+    if !r.has_begun() {
+        return None;
+    }
+    Some((out.0, r.take_repairs(), truncated))
+}
+
+/// JSON repairer: differential against serde_json, against its own slow
+/// path (the fast path reads and rewrites whole units; it must write what
+/// the slow path writes), plus chunk invariance.
 pub fn check_json_repair(input: &[u8], splits: &[usize]) {
     let whole = toolstream::json::repair(input);
     let streamed = repair_split(input, &[]);
@@ -281,6 +316,17 @@ pub fn check_json_repair(input: &[u8], splits: &[usize]) {
             r.repairs
         );
     }
+    let slow = repair_split_slow(input, &[]);
+    assert!(
+        streamed == slow,
+        "fast and slow paths differ: {:?} vs {:?} (input {:?})",
+        streamed
+            .as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        slow.as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        String::from_utf8_lossy(input)
+    );
     let split = repair_split(input, splits);
     assert!(
         streamed == split,
