@@ -690,8 +690,11 @@ mod tests {
         let mut v = Value::new(ty, ws, decode, &Limits::default());
         let mut out = Vec::new();
         v.begin(&mut out);
+        // Each piece at its absolute offset, as the reader passes them.
+        let mut at = 0;
         for p in pieces {
-            v.push(p, 0, &mut out);
+            v.push(p, at, &mut out);
+            at += p.len() as u64;
         }
         v.finish(&mut out);
         (
@@ -857,8 +860,8 @@ mod tests {
         let s = br#"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10"#;
         let mut v = Value::new(Ty::Auto, Ws::Exact, false, &limits);
         let mut out = Vec::new();
-        for c in s.chunks(3) {
-            v.push(c, 0, &mut out);
+        for (k, c) in s.chunks(3).enumerate() {
+            v.push(c, 3 * k as u64, &mut out);
         }
         assert!(out.starts_with(b"[1, 2, 3"), "streamed once committed");
         v.finish(&mut out);
