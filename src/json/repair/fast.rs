@@ -256,29 +256,16 @@ impl Repairer {
         let mut c_in_str = in_str;
         // Why the scan stopped, when the end of the input cut a unit.
         let mut cut = Cut::No;
-        // A unit the slow path would rewrite in one way only (a single-quoted
-        // string, a Python literal, a bare key) is rewritten here: the input
-        // before it is written as it is (`flush!`), then the unit's JSON.
-        // `flushed` is where the input not yet written starts (each rewrite
-        // moves it past its unit), `flushed_depth` the depth there.
-        let mut flushed = 0;
-        let mut flushed_depth = start_depth;
-        let mut comma_due = held_comma;
-        // Where the comma read here (not the one held) is.
-        let mut comma_at = None;
-        macro_rules! flush {
-            ($to:expr) => {{
-                // The sink's answer is for the depth at the start of the run:
-                // asked before a flush moves it.
-                floor.get_or_insert_with(|| {
-                    start_depth.saturating_sub(sink.opaque_closable()).max(1)
-                });
-                let depth = self.stack.len();
-                let change = depth as isize - flushed_depth as isize;
-                self.flush_run(sink, &input[flushed..$to], change, &mut comma_due);
-                flushed_depth = depth;
-            }};
-        }
+        // Units the slow path rewrites one way only are rewritten out of the
+        // loop ([`Repairer::rewrite`]); what of the input is written so far.
+        let mut w = Written {
+            upto: 0,
+            depth: start_depth,
+            comma_due: held_comma,
+        };
+        // Where the comma read here is (MAX: the comma, if any, is the one
+        // the slow path held).
+        let mut comma_at = usize::MAX;
         macro_rules! commit {
             ($at:expr) => {{
                 commit = $at;
@@ -286,255 +273,209 @@ impl Repairer {
                 c_in_str = in_str;
             }};
         }
-        loop {
-            if in_str {
-                let k = str_body(input, i);
-                commit!(k);
-                if k == n {
-                    break;
-                }
-                if input[k] != b'"' {
-                    // Cut off inside an escape or a character, or something
-                    // the slow path repairs.
-                    if str_tail_cut(&input[k..]) {
+        // Why the inner loop stopped: a unit to rewrite, or anything else.
+        let mut stop = Stop::Other;
+        'run: loop {
+            loop {
+                if in_str {
+                    let k = str_body(input, i);
+                    commit!(k);
+                    if k == n {
+                        break;
+                    }
+                    if input[k] != b'"' {
+                        // Cut off inside an escape or a character, or something
+                        // the slow path repairs.
+                        if str_tail_cut(&input[k..]) {
+                            cut = Cut::Str;
+                        }
+                        break;
+                    }
+                    // A closing quote ends the string when `,` `}` or `]` follows it.
+                    let j = skip_ws(input, k + 1);
+                    if j == n {
                         cut = Cut::Str;
+                        break;
+                    }
+                    if !matches!(input[j], b',' | b'}' | b']') {
+                        break;
+                    }
+                    in_str = false;
+                    pos = Pos::AfterValue;
+                    i = j;
+                    commit!(j);
+                    continue;
+                }
+                let Some(&b) = input.get(i) else {
+                    // Only a comma (and blanks) is read without a commit.
+                    if commit < n {
+                        cut = Cut::Other;
                     }
                     break;
-                }
-                // A closing quote ends the string when `,` `}` or `]` follows it.
-                let j = skip_ws(input, k + 1);
-                if j == n {
-                    cut = Cut::Str;
-                    break;
-                }
-                if !matches!(input[j], b',' | b'}' | b']') {
-                    break;
-                }
-                in_str = false;
-                pos = Pos::AfterValue;
-                i = j;
-                commit!(j);
-                continue;
-            }
-            let Some(&b) = input.get(i) else {
-                // Only a comma (and blanks) is read without a commit.
-                if commit < n {
-                    cut = Cut::Other;
-                }
-                break;
-            };
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' => {
-                    let j = skip_ws(input, i);
-                    if comma {
-                        // Held with the comma until the next member or element.
-                        if j - i > comma_room {
+                };
+                match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => {
+                        let j = skip_ws(input, i);
+                        if comma {
+                            // Held with the comma until the next member or element.
+                            if j - i > comma_room {
+                                break;
+                            }
+                            i = j;
+                        } else {
+                            i = j;
+                            commit!(j);
+                        }
+                    }
+                    b'"' => match pos {
+                        Pos::Value => {
+                            // The opening quote flushes the comma; the content follows.
+                            in_str = true;
+                            comma = false;
+                            i += 1;
+                        }
+                        Pos::ObjKey => {
+                            // A member: `"key"`, blanks, `:`.
+                            let k = str_body(input, i + 1);
+                            if k == n || input[k] != b'"' {
+                                if k == n || str_tail_cut(&input[k..]) {
+                                    cut = Cut::Str;
+                                }
+                                break;
+                            }
+                            let j = skip_ws(input, k + 1);
+                            if j == n {
+                                cut = Cut::Other;
+                                break;
+                            }
+                            if input[j] != b':' || j - i > max_token {
+                                break;
+                            }
+                            pos = Pos::Value;
+                            comma = false;
+                            i = j + 1;
+                            commit!(i);
+                        }
+                        _ => break,
+                    },
+                    b',' => {
+                        if pos != Pos::AfterValue {
                             break;
                         }
-                        i = j;
-                    } else {
+                        pos = match self.stack.last().map(|f| f.kind) {
+                            Some(Kind::Obj) => Pos::ObjKey,
+                            _ => Pos::Value,
+                        };
+                        comma = true;
+                        comma_at = i;
+                        comma_room = max_token;
+                        i += 1;
+                    }
+                    b'{' | b'[' => {
+                        if pos != Pos::Value || self.stack.len() >= self.max_depth {
+                            break;
+                        }
+                        let kind = if b == b'{' { Kind::Obj } else { Kind::Arr };
+                        self.stack.push(Frame {
+                            kind,
+                            tuple: false,
+                            phantoms: 0,
+                        });
+                        pos = if kind == Kind::Obj {
+                            Pos::ObjKey
+                        } else {
+                            Pos::Value
+                        };
+                        comma = false;
+                        i += 1;
+                        commit!(i);
+                    }
+                    b'}' | b']' => {
+                        // Containers the sink wants the end of are closed by the
+                        // slow path (it marks them).
+                        let floor = *floor.get_or_insert_with(|| {
+                            start_depth.saturating_sub(sink.opaque_closable()).max(1)
+                        });
+                        if comma {
+                            // A comma read here before the closer (not one the
+                            // slow path held) is a trailing one: dropped below.
+                            stop = Stop::Trailing(floor);
+                            break;
+                        }
+                        if self.stack.len() <= floor {
+                            break;
+                        }
+                        let Some(top) = self.stack.last() else { break };
+                        let kind = if b == b'}' { Kind::Obj } else { Kind::Arr };
+                        let empty_ok = match kind {
+                            Kind::Obj => pos == Pos::ObjKey,
+                            Kind::Arr => pos == Pos::Value,
+                        };
+                        if top.kind != kind
+                            || top.tuple
+                            || top.phantoms > 0
+                            || !(pos == Pos::AfterValue || empty_ok)
+                        {
+                            break;
+                        }
+                        self.stack.pop();
+                        pos = Pos::AfterValue;
+                        i += 1;
+                        commit!(i);
+                    }
+                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                        if pos != Pos::Value {
+                            // A bare key (`name:`)?
+                            stop = Stop::Rewrite;
+                            break;
+                        }
+                        let Some(j) = scalar(input, i, max_token) else {
+                            if scalar_prefix(&input[i..]) {
+                                cut = Cut::Other;
+                            }
+                            break;
+                        };
+                        pos = Pos::AfterValue;
+                        comma = false;
                         i = j;
                         commit!(j);
                     }
-                }
-                b'"' => match pos {
-                    Pos::Value => {
-                        // The opening quote flushes the comma; the content follows.
-                        in_str = true;
-                        comma = false;
-                        i += 1;
-                    }
-                    Pos::ObjKey => {
-                        // A member: `"key"`, blanks, `:`.
-                        let k = str_body(input, i + 1);
-                        if k == n || input[k] != b'"' {
-                            if k == n || str_tail_cut(&input[k..]) {
-                                cut = Cut::Str;
-                            }
-                            break;
-                        }
-                        let j = skip_ws(input, k + 1);
-                        if j == n {
-                            cut = Cut::Other;
-                            break;
-                        }
-                        if input[j] != b':' || j - i > max_token {
-                            break;
-                        }
-                        pos = Pos::Value;
-                        comma = false;
-                        i = j + 1;
-                        commit!(i);
-                    }
-                    _ => break,
-                },
-                b',' => {
-                    if pos != Pos::AfterValue {
+                    _ => {
+                        // `'text'`, `True`, `key:`: rewritten below.
+                        stop = Stop::Rewrite;
                         break;
                     }
-                    pos = match self.stack.last().map(|f| f.kind) {
-                        Some(Kind::Obj) => Pos::ObjKey,
-                        _ => Pos::Value,
-                    };
-                    comma = true;
-                    comma_at = Some(i);
-                    comma_room = max_token;
-                    i += 1;
                 }
-                b'{' | b'[' => {
-                    if pos != Pos::Value || self.stack.len() >= self.max_depth {
-                        break;
-                    }
-                    let kind = if b == b'{' { Kind::Obj } else { Kind::Arr };
-                    self.stack.push(Frame {
-                        kind,
-                        tuple: false,
-                        phantoms: 0,
-                    });
-                    pos = if kind == Kind::Obj {
-                        Pos::ObjKey
-                    } else {
-                        Pos::Value
-                    };
-                    comma = false;
-                    i += 1;
-                    commit!(i);
-                }
-                b'}' | b']' => {
-                    // Containers the sink wants the end of are closed by the
-                    // slow path (it marks them).
-                    let floor = *floor.get_or_insert_with(|| {
-                        start_depth.saturating_sub(sink.opaque_closable()).max(1)
-                    });
-                    // A comma read here before the closer is a trailing one
-                    // (one the slow path held is its to drop).
-                    let trailing = match (comma, comma_at) {
-                        (false, _) => None,
-                        (true, Some(at)) => Some(at),
-                        (true, None) => break,
-                    };
-                    if self.stack.len() <= floor {
-                        break;
-                    }
-                    let Some(top) = self.stack.last() else { break };
-                    let kind = if b == b'}' { Kind::Obj } else { Kind::Arr };
-                    let empty_ok = match kind {
-                        Kind::Obj => pos == Pos::ObjKey,
-                        Kind::Arr => pos == Pos::Value,
-                    };
-                    if top.kind != kind
-                        || top.tuple
-                        || top.phantoms > 0
-                        || !(pos == Pos::AfterValue || empty_ok)
-                    {
-                        break;
-                    }
-                    if let Some(at) = trailing {
-                        // `, }`: the slow path drops the comma, keeps the
-                        // blanks around it, and records the repair at the
-                        // closer.
-                        flush!(at);
-                        self.repair(RepairKind::TrailingComma, self.offset + i as u64);
-                        flushed = at + 1;
-                        comma = false;
-                    }
-                    self.stack.pop();
-                    pos = Pos::AfterValue;
-                    i += 1;
-                    commit!(i);
-                }
-                b'\'' => {
-                    let key = match pos {
-                        Pos::Value => false,
-                        Pos::ObjKey => true,
-                        _ => break,
-                    };
-                    let Some((close, end)) = single_quoted(input, i, key, max_token) else {
-                        break;
-                    };
-                    // `'text'`: the slow path writes `"text"` (keys: and the
-                    // blanks and colon after), repair at the opening quote.
-                    flush!(i);
-                    self.repair(RepairKind::SingleQuotes, self.offset + i as u64);
-                    sink.write(b"\"");
-                    sink.write(&input[i + 1..close]);
-                    sink.write(b"\"");
-                    flushed = close + 1;
-                    pos = if key { Pos::Value } else { Pos::AfterValue };
-                    comma = false;
-                    i = end;
-                    commit!(i);
-                }
-                b'T' | b'F' | b'N' if pos == Pos::Value => {
-                    // `True`, `False`, `None` before `,` `}` `]` or a blank
-                    // (where the slow path ends a complete literal): the JSON
-                    // literal, repair at its first byte.
-                    let (len, json): (usize, &[u8]) = match &input[i..] {
-                        [b'T', b'r', b'u', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
-                            (4, b"true")
-                        }
-                        [b'F', b'a', b'l', b's', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
-                            (5, b"false")
-                        }
-                        [b'N', b'o', b'n', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
-                            (4, b"null")
-                        }
-                        _ => break,
-                    };
-                    flush!(i);
-                    self.repair(RepairKind::PythonLiteral, self.offset + i as u64);
-                    sink.write(json);
-                    i += len;
-                    flushed = i;
-                    pos = Pos::AfterValue;
-                    comma = false;
-                    commit!(i);
-                }
-                c if pos == Pos::ObjKey && (c.is_ascii_alphabetic() || c == b'_') => {
-                    // `key:`: the slow path writes `"key":`, repair at its
-                    // first byte.
-                    let len = input[i..]
-                        .iter()
-                        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
-                        .unwrap_or(n - i);
-                    if input.get(i + len) != Some(&b':') || len + 3 > max_token {
-                        break;
-                    }
-                    flush!(i);
-                    self.repair(RepairKind::UnquotedKey, self.offset + i as u64);
-                    sink.write(b"\"");
-                    sink.write(&input[i..i + len]);
-                    sink.write(b"\":");
-                    i += len + 1;
-                    flushed = i;
-                    pos = Pos::Value;
-                    comma = false;
-                    commit!(i);
-                }
-                b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
-                    if pos != Pos::Value {
-                        break;
-                    }
-                    let Some(j) = scalar(input, i, max_token) else {
-                        if scalar_prefix(&input[i..]) {
-                            cut = Cut::Other;
-                        }
-                        break;
-                    };
-                    pos = Pos::AfterValue;
-                    comma = false;
-                    i = j;
-                    commit!(j);
-                }
-                _ => break,
             }
+            // A unit the slow path rewrites one way only stopped the run: it is
+            // rewritten out of the loop, which then goes on after it.
+            match std::mem::replace(&mut stop, Stop::Other) {
+                Stop::Other => break 'run,
+                Stop::Rewrite => {
+                    match self.rewrite(input, i, pos, (&mut floor, start_depth), sink, &mut w) {
+                        Some((j, p)) => (i, pos) = (j, p),
+                        None => break 'run,
+                    }
+                }
+                Stop::Trailing(floor) => {
+                    if comma_at == usize::MAX
+                        || !self.trailing_comma(input, i, comma_at, pos, floor, sink, &mut w)
+                    {
+                        break 'run;
+                    }
+                    i += 1;
+                    pos = Pos::AfterValue;
+                }
+            }
+            comma = false;
+            commit!(i);
         }
         if commit == 0 {
             return (0, cut);
         }
-        if commit > flushed {
-            let change = self.stack.len() as isize - flushed_depth as isize;
-            self.flush_run(sink, &input[flushed..commit], change, &mut comma_due);
+        if commit > w.upto {
+            let change = self.stack.len() as isize - w.depth as isize;
+            self.flush_run(sink, &input[w.upto..commit], change, &mut w.comma_due);
         }
         self.pos = c_pos;
         self.lex = if c_in_str {
@@ -546,7 +487,171 @@ impl Repairer {
     }
 }
 
+/// Why a fast run's loop stopped.
+#[derive(Clone, Copy)]
+enum Stop {
+    /// At a byte for the slow path, or at the end.
+    Other,
+    /// At a unit [`Repairer::rewrite`] may rewrite.
+    Rewrite,
+    /// At a closer after a comma ([`Repairer::trailing_comma`]), with the
+    /// run's closer floor.
+    Trailing(usize),
+}
+
+/// What of its input a fast run has written (see [`Repairer::rewrite`]).
+struct Written {
+    /// The input before this is written.
+    upto: usize,
+    /// The depth at `upto`.
+    depth: usize,
+    /// The comma the slow path held is still to be written.
+    comma_due: bool,
+}
+
 impl Repairer {
+    /// Rewrites the unit at `i` if the slow path would rewrite it one way
+    /// only: a single-quoted string of plain ASCII followed by `,` `}` `]`
+    /// (a value) or `:` (a key), `True`/`False`/`None` followed by a byte
+    /// that ends a literal, an identifier key followed by its colon. Writes
+    /// the input before it as it is, then the unit's JSON, records the
+    /// slow path's repair; returns where the unit ends and the position
+    /// after it. Out of line: valid JSON never comes here.
+    #[inline(never)]
+    fn rewrite<S: Sink + ?Sized>(
+        &mut self,
+        input: &[u8],
+        i: usize,
+        pos: Pos,
+        floor: (&mut Option<usize>, usize),
+        sink: &mut S,
+        w: &mut Written,
+    ) -> Option<(usize, Pos)> {
+        let max_token = self.max_token;
+        // The sink's closable depth is for the depth at the run's start:
+        // asked before anything is written.
+        let (floor_slot, start_depth) = floor;
+        floor_slot.get_or_insert_with(|| start_depth.saturating_sub(sink.opaque_closable()).max(1));
+        let b = input[i];
+        let (kind, json, end, next): (RepairKind, [&[u8]; 3], usize, Pos) = match (b, pos) {
+            (b'\'', Pos::Value | Pos::ObjKey) => {
+                let key = pos == Pos::ObjKey;
+                let (close, end) = single_quoted(input, i, key, max_token)?;
+                // The blanks (and a key's colon) after the quote are written
+                // as they are, with the next run.
+                let body = &input[i + 1..close];
+                let next = if key { Pos::Value } else { Pos::AfterValue };
+                self.flush_to(input, i, sink, w);
+                self.repair(RepairKind::SingleQuotes, self.offset + i as u64);
+                for part in [&b"\""[..], body, b"\""] {
+                    sink.write(part);
+                }
+                w.upto = close + 1;
+                return Some((end, next));
+            }
+            (b'T' | b'F' | b'N', Pos::Value) => {
+                let (len, json): (usize, &[u8]) = match &input[i..] {
+                    [b'T', b'r', b'u', b'e', c, ..] if ENDS_LITERAL[*c as usize] => (4, b"true"),
+                    [b'F', b'a', b'l', b's', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                        (5, b"false")
+                    }
+                    [b'N', b'o', b'n', b'e', c, ..] if ENDS_LITERAL[*c as usize] => (4, b"null"),
+                    _ => return None,
+                };
+                (
+                    RepairKind::PythonLiteral,
+                    [json, b"", b""],
+                    i + len,
+                    Pos::AfterValue,
+                )
+            }
+            (c, Pos::ObjKey) if c.is_ascii_alphabetic() || c == b'_' => {
+                let len = input[i..]
+                    .iter()
+                    .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                    .unwrap_or(input.len() - i);
+                if input.get(i + len) != Some(&b':') || len + 3 > max_token {
+                    return None;
+                }
+                let key = &input[i..i + len];
+                (
+                    RepairKind::UnquotedKey,
+                    [b"\"", key, b"\":"],
+                    i + len + 1,
+                    Pos::Value,
+                )
+            }
+            _ => return None,
+        };
+        self.flush_to(input, i, sink, w);
+        self.repair(kind, self.offset + i as u64);
+        for part in json {
+            if !part.is_empty() {
+                sink.write(part);
+            }
+        }
+        w.upto = end;
+        Some((end, next))
+    }
+
+    /// `, }` read by a fast run (the comma at `comma_at`, the closer at
+    /// `i`): if the run may close the container, drops the comma as the
+    /// slow path does (the blanks around it kept, the repair at the
+    /// closer) and closes it. Out of line: valid JSON never comes here.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn trailing_comma<S: Sink + ?Sized>(
+        &mut self,
+        input: &[u8],
+        i: usize,
+        comma_at: usize,
+        pos: Pos,
+        floor: usize,
+        sink: &mut S,
+        w: &mut Written,
+    ) -> bool {
+        let Some(top) = self.stack.last() else {
+            return false;
+        };
+        let kind = if input[i] == b'}' {
+            Kind::Obj
+        } else {
+            Kind::Arr
+        };
+        // After the comma: a key's place in an object, a value's in an array.
+        let after_comma = match kind {
+            Kind::Obj => Pos::ObjKey,
+            Kind::Arr => Pos::Value,
+        };
+        if self.stack.len() <= floor
+            || top.kind != kind
+            || top.tuple
+            || top.phantoms > 0
+            || pos != after_comma
+        {
+            return false;
+        }
+        self.flush_to(input, comma_at, sink, w);
+        self.repair(RepairKind::TrailingComma, self.offset + i as u64);
+        w.upto = comma_at + 1;
+        self.stack.pop();
+        true
+    }
+
+    /// Writes the input from `w.upto` to `to` as it is (see [`Written`]).
+    fn flush_to<S: Sink + ?Sized>(
+        &mut self,
+        input: &[u8],
+        to: usize,
+        sink: &mut S,
+        w: &mut Written,
+    ) {
+        let depth = self.stack.len();
+        let change = depth as isize - w.depth as isize;
+        self.flush_run(sink, &input[w.upto..to], change, &mut w.comma_due);
+        w.depth = depth;
+    }
+
     /// Writes a run of input as it is, `depth_change` the containers it
     /// opens less those it closes; first the comma the slow path held
     /// (`comma_due`), as the first committed unit is the one after it.
