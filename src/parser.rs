@@ -585,6 +585,9 @@ impl Parser {
                 Next::At(i + n)
             }
             Flow::Reject { at, then } => {
+                // Only an undecided block may turn out not to be a call (its
+                // events, if any, were never in `out`).
+                debug_assert!(!direct, "a committed block rejected its bytes");
                 self.reject(data, i, i + at, then, out);
                 return Next::At(i + at);
             }

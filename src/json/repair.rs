@@ -254,6 +254,12 @@ const LITERALS: &[Literal] = &[
     (b"+Infinity", b"null", Some(RepairKind::NonFiniteNumber)),
 ];
 
+/// A byte a bare token may hold and still be read as a number.
+#[inline]
+fn number_byte(b: u8) -> bool {
+    matches!(b, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E')
+}
+
 /// Longest literal in [`LITERALS`].
 const MAX_LITERAL: usize = 9;
 
@@ -1852,8 +1858,7 @@ impl Repairer {
     #[inline]
     fn keeps_scalar(&self, c: u8) -> bool {
         let tok = &self.tok;
-        let numeric = |b: &u8| matches!(b, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E');
-        (numeric(&c) && tok.len() < self.max_token && tok.iter().all(numeric))
+        (number_byte(c) && tok.len() < self.max_token && tok.iter().all(|&b| number_byte(b)))
             || (tok.len() < MAX_LITERAL
                 && LITERALS.iter().any(|(l, _, _)| {
                     l.get(tok.len()) == Some(&c) && l.iter().zip(tok).all(|(a, b)| a == b)
@@ -1889,10 +1894,7 @@ impl Repairer {
             }
             return;
         }
-        let numeric = self
-            .tok
-            .iter()
-            .all(|c| matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E'));
+        let numeric = self.tok.iter().all(|&c| number_byte(c));
         let literal = self.tok.len() <= MAX_LITERAL && literals_from(&self.tok).next().is_some();
         if (numeric && self.tok.len() <= self.max_token) || literal {
             return;

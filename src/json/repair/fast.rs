@@ -11,15 +11,18 @@
 //! there. The committed bytes are then exactly the output the slow path would
 //! write for them, and they are a slice of the input, written in one call.
 //!
-//! Three repairs have one outcome only, whatever follows, and small models
+//! Four repairs have one outcome only, whatever follows, and small models
 //! make them all the time: a single-quoted string of plain ASCII whose
 //! closing quote is followed by `,` `}` `]` (a value) or `:` (a key), a
-//! Python literal (`True` `False` `None`) followed by `,` `}` `]`, and an
-//! identifier key followed by its colon. The fast path rewrites these units
-//! itself: it writes the input before the unit as it is, then the JSON the
-//! slow path would write for it (`"…"`, `true`, `"key":`), and records the
-//! same repair at the same offset. A rewritten unit is committed at once, so
-//! there is still nothing to undo.
+//! Python literal (`True` `False` `None`) followed by `,` `}` `]` or a blank,
+//! an identifier key followed by its colon, and a comma before a closer. The
+//! scanning loop stops on these units as on any other repair; they are then
+//! rewritten out of the loop ([`Repairer::rewrite`],
+//! [`Repairer::trailing_comma`]), so valid JSON pays nothing for them: the
+//! input before the unit is written as it is, then the JSON the slow path
+//! would write for it (`"…"`, `true`, `"key":`, nothing for the comma), with
+//! the same repair at the same offset. A rewritten unit is committed at
+//! once, so there is still nothing to undo.
 //!
 //! On anything else (a repair to make, a `<`, a unit longer than the limits
 //! allow) the fast path stops at its last commit point and the slow path
@@ -104,9 +107,9 @@ impl Repairer {
     }
 
     /// False when the fast path would stop at once on `b`, the next byte:
-    /// in a structural position (nothing held) it reads only blanks, a
-    /// double quote, a comma, brackets, numbers and JSON literals. Saves its
-    /// set-up before each of the slow path's repairs (`'`, `True`, a bare key).
+    /// in a structural position (nothing held) it reads only blanks, quotes,
+    /// a comma, brackets, numbers, literals and (at a key's place) a bare
+    /// key. Saves its set-up before each of the slow path's other repairs.
     #[inline]
     pub(super) fn fast_may_read(&self, b: u8) -> bool {
         !(matches!(self.lex, Lex::None) && self.pos != Pos::AfterKey)
@@ -532,57 +535,56 @@ impl Repairer {
         // asked before anything is written.
         let (floor_slot, start_depth) = floor;
         floor_slot.get_or_insert_with(|| start_depth.saturating_sub(sink.opaque_closable()).max(1));
-        let b = input[i];
-        let (kind, json, end, next): (RepairKind, [&[u8]; 3], usize, Pos) = match (b, pos) {
-            (b'\'', Pos::Value | Pos::ObjKey) => {
-                let key = pos == Pos::ObjKey;
-                let (close, end) = single_quoted(input, i, key, max_token)?;
-                // The blanks (and a key's colon) after the quote are written
-                // as they are, with the next run.
-                let body = &input[i + 1..close];
-                let next = if key { Pos::Value } else { Pos::AfterValue };
-                self.flush_to(input, i, sink, w);
-                self.repair(RepairKind::SingleQuotes, self.offset + i as u64);
-                for part in [&b"\""[..], body, b"\""] {
-                    sink.write(part);
+        // The repair, the JSON for the unit, where the unit's bytes end (the
+        // input after that is written as it is, with the next run), where
+        // the run goes on, and the position there.
+        let (kind, json, unit_end, end, next): (RepairKind, [&[u8]; 3], usize, usize, Pos) =
+            match (input[i], pos) {
+                (b'\'', Pos::Value | Pos::ObjKey) => {
+                    let key = pos == Pos::ObjKey;
+                    let (close, end) = single_quoted(input, i, key, max_token)?;
+                    // The blanks (and a key's colon) after the quote are
+                    // written as they are.
+                    let next = if key { Pos::Value } else { Pos::AfterValue };
+                    let json = [&b"\""[..], &input[i + 1..close], b"\""];
+                    (RepairKind::SingleQuotes, json, close + 1, end, next)
                 }
-                w.upto = close + 1;
-                return Some((end, next));
-            }
-            (b'T' | b'F' | b'N', Pos::Value) => {
-                let (len, json): (usize, &[u8]) = match &input[i..] {
-                    [b'T', b'r', b'u', b'e', c, ..] if ENDS_LITERAL[*c as usize] => (4, b"true"),
-                    [b'F', b'a', b'l', b's', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
-                        (5, b"false")
+                (b'T' | b'F' | b'N', Pos::Value) => {
+                    let (len, json): (usize, &[u8]) = match &input[i..] {
+                        [b'T', b'r', b'u', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                            (4, b"true")
+                        }
+                        [b'F', b'a', b'l', b's', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                            (5, b"false")
+                        }
+                        [b'N', b'o', b'n', b'e', c, ..] if ENDS_LITERAL[*c as usize] => {
+                            (4, b"null")
+                        }
+                        _ => return None,
+                    };
+                    let end = i + len;
+                    (
+                        RepairKind::PythonLiteral,
+                        [json, b"", b""],
+                        end,
+                        end,
+                        Pos::AfterValue,
+                    )
+                }
+                (c, Pos::ObjKey) if c.is_ascii_alphabetic() || c == b'_' => {
+                    let len = input[i..]
+                        .iter()
+                        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                        .unwrap_or(input.len() - i);
+                    if input.get(i + len) != Some(&b':') || len + 3 > max_token {
+                        return None;
                     }
-                    [b'N', b'o', b'n', b'e', c, ..] if ENDS_LITERAL[*c as usize] => (4, b"null"),
-                    _ => return None,
-                };
-                (
-                    RepairKind::PythonLiteral,
-                    [json, b"", b""],
-                    i + len,
-                    Pos::AfterValue,
-                )
-            }
-            (c, Pos::ObjKey) if c.is_ascii_alphabetic() || c == b'_' => {
-                let len = input[i..]
-                    .iter()
-                    .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
-                    .unwrap_or(input.len() - i);
-                if input.get(i + len) != Some(&b':') || len + 3 > max_token {
-                    return None;
+                    let end = i + len + 1;
+                    let json = [&b"\""[..], &input[i..i + len], b"\":"];
+                    (RepairKind::UnquotedKey, json, end, end, Pos::Value)
                 }
-                let key = &input[i..i + len];
-                (
-                    RepairKind::UnquotedKey,
-                    [b"\"", key, b"\":"],
-                    i + len + 1,
-                    Pos::Value,
-                )
-            }
-            _ => return None,
-        };
+                _ => return None,
+            };
         self.flush_to(input, i, sink, w);
         self.repair(kind, self.offset + i as u64);
         for part in json {
@@ -590,7 +592,7 @@ impl Repairer {
                 sink.write(part);
             }
         }
-        w.upto = end;
+        w.upto = unit_end;
         Some((end, next))
     }
 
