@@ -1058,15 +1058,22 @@ def write_report(results, path):
             bm = per[base]["time_ms"].get(ch, per[base]["time_ms"].get(str(ch)))
             if tm and bm:
                 rs.append(tm / bm)
-        return (f" On the corpus (real outputs of a few hundred bytes, streamed, totals): "
-                f"{' / '.join(fmt_ratio(r) for r in rs)} at 4 / 16 / 64 B"
-                f" — {'all' if rs and min(rs) >= need_of[peer] else 'not all'} ≥ {need_of[peer]}×.") if rs else ""
+        ok = bool(rs) and min(rs) >= need_of[peer]
+        return ((f" On the corpus (real outputs of a few hundred bytes, streamed, totals): "
+                 f"{' / '.join(fmt_ratio(r) for r in rs)} at 4 / 16 / 64 B"
+                 f" — {'all' if ok else 'not all'} ≥ {need_of[peer]}×.") if rs else "", ok or not rs)
+
+    def target_with_corpus(peer, need, label):
+        # The target is on streamed input: the synthetic cases and the corpus.
+        line = target_line(peer, need, label)
+        text, corpus_ok = corpus_ratio(peer)
+        if not corpus_ok and "**met**" in line:
+            line = line.replace("**met**", "**met on the synthetic inputs, NOT on the corpus**", 1)
+        return line + text
 
     need_of = {"sglang": 100, "json-repair": 20}
-    w(target_line("sglang", 100, "toolstream ≥ 100× faster than SGLang's parsers on streamed input")
-      + corpus_ratio("sglang"))
-    w(target_line("json-repair", 20, "toolstream ≥ 20× faster than json-repair on streamed input")
-      + corpus_ratio("json-repair"))
+    w(target_with_corpus("sglang", 100, "toolstream ≥ 100× faster than SGLang's parsers on streamed input"))
+    w(target_with_corpus("json-repair", 20, "toolstream ≥ 20× faster than json-repair on streamed input"))
     ts_e = [expo[(t, ch)] for t in ("toolstream", "toolstream-json") for ch in CHUNKS if expo.get((t, ch)) is not None]
     ts_es = [expo[(t, ch)] for t in ("toolstream", "toolstream-json") for ch in CHUNKS[1:] if expo.get((t, ch)) is not None]
     peer_e = {(t, ch): e for (t, ch), e in expo.items() if not t.startswith("toolstream") and e is not None}
