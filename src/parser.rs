@@ -86,6 +86,16 @@ struct Table {
     triggers: Vec<Trigger>,
     /// Trigger indices by first byte.
     by_first: Vec<Vec<u16>>,
+    /// The triggers to try at a candidate whose first two bytes are known:
+    /// `pair_lists[by_pair[pair_slot[first] * 256 + second]]`, the triggers
+    /// of `by_first` less the literals whose second byte differs, in the
+    /// same order. `<` starts some seventy literals, most of which the second
+    /// byte rules out.
+    by_pair: Vec<u16>,
+    /// See `by_pair`.
+    pair_lists: Vec<Vec<u16>>,
+    /// Row of each first byte in `by_pair` (`u8::MAX`: no trigger starts with it).
+    pair_slot: [u8; 256],
     finder: ByteFinder,
     /// Indices of the line triggers.
     line_triggers: Vec<u16>,
@@ -96,6 +106,20 @@ struct Table {
 const TABLE_CACHE: usize = 16;
 
 impl Table {
+    /// The triggers to try at a candidate whose bytes are `at` (`at[0]` is
+    /// one of the finder's bytes).
+    #[inline]
+    fn candidates(&self, at: &[u8]) -> &[u16] {
+        match at {
+            [b, second, ..] => {
+                let row = self.pair_slot[*b as usize] as usize * 256;
+                &self.pair_lists[self.by_pair[row + *second as usize] as usize]
+            }
+            [b] => &self.by_first[*b as usize],
+            [] => &[],
+        }
+    }
+
     fn build(dialects: &[Dialect]) -> Table {
         let triggers = dialect::triggers_for(dialects);
         let mut by_first: Vec<Vec<u16>> = vec![Vec::new(); 256];
@@ -107,6 +131,43 @@ impl Table {
             }
         }
         let finder = ByteFinder::new(&firsts);
+        // `by_pair`: per first byte, a list for each second byte that some
+        // literal has there, and one shared list (the customs and the
+        // one-byte literals) for every other second byte.
+        let mut pair_slot = [u8::MAX; 256];
+        let mut by_pair: Vec<u16> = Vec::new();
+        let mut pair_lists: Vec<Vec<u16>> = Vec::new();
+        for (b, list) in by_first.iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            pair_slot[b] = (by_pair.len() / 256) as u8;
+            let long_lit = |t: u16| match triggers[t as usize].pattern {
+                Pattern::Lit(l) if l.len() >= 2 => Some(l[1]),
+                _ => None,
+            };
+            let row = by_pair.len();
+            let shared = pair_lists.len() as u16;
+            by_pair.resize(row + 256, shared);
+            pair_lists.push(
+                list.iter()
+                    .copied()
+                    .filter(|&t| long_lit(t).is_none())
+                    .collect(),
+            );
+            for &t in list {
+                let Some(second) = long_lit(t) else { continue };
+                if by_pair[row + second as usize] == shared {
+                    by_pair[row + second as usize] = pair_lists.len() as u16;
+                    pair_lists.push(
+                        list.iter()
+                            .copied()
+                            .filter(|&t| long_lit(t).is_none_or(|s| s == second))
+                            .collect(),
+                    );
+                }
+            }
+        }
         let line_triggers = (0..triggers.len())
             .filter(|&i| matches!(triggers[i].pattern, Pattern::Line { .. }))
             .map(|i| i as u16)
@@ -114,6 +175,9 @@ impl Table {
         Table {
             triggers,
             by_first,
+            by_pair,
+            pair_lists,
+            pair_slot,
             finder,
             line_triggers,
         }
@@ -380,7 +444,7 @@ impl Parser {
             let at = &bytes[p..];
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
-            for &t in &self.table.by_first[bytes[p] as usize] {
+            for &t in self.table.candidates(at) {
                 match self.table.triggers[t as usize].pattern.matches(at) {
                     Match::Full(n) => {
                         if full.is_none() {
@@ -776,6 +840,38 @@ pub fn parse_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, cfg: &Config
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pair_index_keeps_every_trigger_the_second_byte_allows() {
+        for dialects in [
+            &[][..],
+            &[Dialect::Hermes],
+            &[Dialect::Harmony, Dialect::Qwen3Coder],
+        ] {
+            let t = Table::build(dialects);
+            for first in 0..=255u8 {
+                for second in 0..=255u8 {
+                    let want: Vec<u16> = t.by_first[first as usize]
+                        .iter()
+                        .copied()
+                        .filter(|&i| match t.triggers[i as usize].pattern {
+                            Pattern::Lit(l) => l.len() < 2 || l[1] == second,
+                            _ => true,
+                        })
+                        .collect();
+                    if t.by_first[first as usize].is_empty() {
+                        continue;
+                    }
+                    assert_eq!(
+                        t.candidates(&[first, second]),
+                        &want[..],
+                        "{first} {second}"
+                    );
+                }
+                assert_eq!(t.candidates(&[first]), &t.by_first[first as usize][..]);
+            }
+        }
+    }
 
     #[test]
     fn tables_are_built_once_per_dialect_list() {
