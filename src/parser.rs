@@ -88,17 +88,18 @@ struct Table {
     by_first: Vec<Vec<u16>>,
     /// The triggers to try at a candidate whose first two bytes are known:
     /// `pair_lists[by_pair[pair_slot[first] * 256 + second]]`, the triggers
-    /// of `by_first` less the literals whose second byte differs, in the
-    /// same order. `<` starts some seventy literals, most of which the second
-    /// byte rules out.
+    /// of `by_first` less those the two bytes rule out, in the same order.
+    /// `<` starts some seventy literals, most of which the second byte rules
+    /// out, and prose rules out most line triggers at its first letter.
     by_pair: Vec<u16>,
     /// See `by_pair`.
     pair_lists: Vec<Vec<u16>>,
     /// Row of each first byte in `by_pair` (`u8::MAX`: no trigger starts with it).
     pair_slot: [u8; 256],
     finder: ByteFinder,
-    /// Indices of the line triggers.
-    line_triggers: Vec<u16>,
+    /// The line triggers to try at the start of a line, by its first byte
+    /// (an index into `pair_lists`).
+    line_first: Vec<u16>,
 }
 
 /// Most dialect lists kept by [`Table::get`] besides the default one (a
@@ -131,47 +132,60 @@ impl Table {
             }
         }
         let finder = ByteFinder::new(&firsts);
-        // `by_pair`: per first byte, a list for each second byte that some
-        // literal has there, and one shared list (the customs and the
-        // one-byte literals) for every other second byte.
+        // `by_pair`: for each first byte and each second byte, the triggers
+        // that do not rule themselves out on those two bytes. A trigger that
+        // answers No to a prefix answers No to every longer input (the
+        // prefix stability `trigger_answers_are_prefix_stable` checks, which
+        // chunk invariance needs anyway), so leaving it out changes nothing.
+        // Equal lists are stored once.
+        let mut lists: Vec<Vec<u16>> = Vec::new();
+        let mut index: std::collections::HashMap<Vec<u16>, u16> = Default::default();
+        let mut intern = |list: Vec<u16>| -> u16 {
+            *index.entry(list).or_insert_with_key(|l| {
+                lists.push(l.clone());
+                (lists.len() - 1) as u16
+            })
+        };
+        let ruled_out = |t: u16, at: &[u8]| match triggers[t as usize].pattern {
+            // (Literals answer for themselves without a call.)
+            Pattern::Lit(l) => l.len() >= 2 && l[1] != at[1],
+            ref p => p.matches(at) == Match::No,
+        };
         let mut pair_slot = [u8::MAX; 256];
         let mut by_pair: Vec<u16> = Vec::new();
-        let mut pair_lists: Vec<Vec<u16>> = Vec::new();
         for (b, list) in by_first.iter().enumerate() {
             if list.is_empty() {
                 continue;
             }
             pair_slot[b] = (by_pair.len() / 256) as u8;
-            let long_lit = |t: u16| match triggers[t as usize].pattern {
-                Pattern::Lit(l) if l.len() >= 2 => Some(l[1]),
-                _ => None,
-            };
-            let row = by_pair.len();
-            let shared = pair_lists.len() as u16;
-            by_pair.resize(row + 256, shared);
-            pair_lists.push(
-                list.iter()
+            for second in 0..=255u8 {
+                let at = [b as u8, second];
+                let keep = list
+                    .iter()
                     .copied()
-                    .filter(|&t| long_lit(t).is_none())
-                    .collect(),
-            );
-            for &t in list {
-                let Some(second) = long_lit(t) else { continue };
-                if by_pair[row + second as usize] == shared {
-                    by_pair[row + second as usize] = pair_lists.len() as u16;
-                    pair_lists.push(
-                        list.iter()
-                            .copied()
-                            .filter(|&t| long_lit(t).is_none_or(|s| s == second))
-                            .collect(),
-                    );
-                }
+                    .filter(|&t| !ruled_out(t, &at))
+                    .collect();
+                by_pair.push(intern(keep));
             }
         }
-        let line_triggers = (0..triggers.len())
+        // At the start of a line the line triggers' matchers are given the
+        // line itself (no line break before it): the same filter on its
+        // first byte.
+        let line_triggers: Vec<u16> = (0..triggers.len())
             .filter(|&i| matches!(triggers[i].pattern, Pattern::Line { .. }))
             .map(|i| i as u16)
             .collect();
+        let line_first: Vec<u16> = (0..=255u8)
+            .map(|c| {
+                let keep = line_triggers
+                    .iter()
+                    .copied()
+                    .filter(|&t| !ruled_out(t, &[b'\n', c]))
+                    .collect();
+                intern(keep)
+            })
+            .collect();
+        let pair_lists = lists;
         Table {
             triggers,
             by_first,
@@ -179,7 +193,7 @@ impl Table {
             pair_lists,
             pair_slot,
             finder,
-            line_triggers,
+            line_first,
         }
     }
 
@@ -407,7 +421,8 @@ impl Parser {
         if self.bol {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
-            for &t in &self.table.line_triggers {
+            let first = self.table.line_first[data[i] as usize];
+            for &t in &self.table.pair_lists[first as usize] {
                 if let Pattern::Line { matches } = self.table.triggers[t as usize].pattern {
                     match matches(&data[i..]) {
                         Match::Full(n) => {
@@ -842,7 +857,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pair_index_keeps_every_trigger_the_second_byte_allows() {
+    fn pair_index_keeps_every_trigger_two_bytes_allow() {
         for dialects in [
             &[][..],
             &[Dialect::Hermes],
@@ -850,25 +865,30 @@ mod tests {
         ] {
             let t = Table::build(dialects);
             for first in 0..=255u8 {
+                let all = &t.by_first[first as usize];
+                if all.is_empty() {
+                    continue;
+                }
                 for second in 0..=255u8 {
-                    let want: Vec<u16> = t.by_first[first as usize]
+                    let at = [first, second];
+                    let want: Vec<u16> = all
                         .iter()
                         .copied()
-                        .filter(|&i| match t.triggers[i as usize].pattern {
-                            Pattern::Lit(l) => l.len() < 2 || l[1] == second,
-                            _ => true,
-                        })
+                        .filter(|&i| t.triggers[i as usize].pattern.matches(&at) != Match::No)
                         .collect();
-                    if t.by_first[first as usize].is_empty() {
-                        continue;
-                    }
-                    assert_eq!(
-                        t.candidates(&[first, second]),
-                        &want[..],
-                        "{first} {second}"
-                    );
+                    assert_eq!(t.candidates(&at), &want[..], "{first} {second}");
                 }
-                assert_eq!(t.candidates(&[first]), &t.by_first[first as usize][..]);
+                assert_eq!(t.candidates(&[first]), &all[..]);
+            }
+            // At the start of a line: the line triggers its first byte allows.
+            for c in 0..=255u8 {
+                let want: Vec<u16> = (0..t.triggers.len() as u16)
+                    .filter(|&i| match t.triggers[i as usize].pattern {
+                        Pattern::Line { matches } => matches(&[c]) != Match::No,
+                        _ => false,
+                    })
+                    .collect();
+                assert_eq!(t.pair_lists[t.line_first[c as usize] as usize], want, "{c}");
             }
         }
     }

@@ -33,6 +33,8 @@
 //! An XML reading is only tried when its dialect is enabled (auto mode
 //! enables all); JSON is always read.
 
+use std::borrow::Cow;
+
 use super::json::JsonCalls;
 use super::xmlcalls::{Container, Start, Syntax, XmlCalls};
 use super::{
@@ -73,18 +75,33 @@ pub(crate) fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
     tag_block(a)
 }
 
+/// The tags a tag block opens with, and their closing tags.
+const TAGS: &[(&[u8], &[u8])] = &[
+    (b"<tool_call>", b"</tool_call>"),
+    (b"<tool_use>", b"</tool_use>"),
+    (b"<function_call>", b"</function_call>"),
+    (b"<function_calls>", b"</function_calls>"),
+    (b"<tools>", b"</tools>"),
+    (b"<tool_calls>", b"</tool_calls>"),
+];
+
 /// The tag block itself, without the `<function_calls>` dispatch.
 pub(crate) fn tag_block(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    // `<tool_call>` closes with `</tool_call>`.
-    let mut close = Vec::with_capacity(a.trigger.len() + 1);
-    close.push(b'<');
-    close.push(b'/');
-    close.extend_from_slice(&a.trigger[1..]);
+    // `<tool_call>` closes with `</tool_call>` (a known tag: no allocation).
+    let (open, close): (Cow<'static, [u8]>, Cow<'static, [u8]>) =
+        match TAGS.iter().find(|(o, _)| *o == a.trigger) {
+            Some(&(o, c)) => (Cow::Borrowed(o), Cow::Borrowed(c)),
+            None => {
+                let mut close = Vec::with_capacity(a.trigger.len() + 1);
+                close.extend_from_slice(b"</");
+                close.extend_from_slice(&a.trigger[1..]);
+                (Cow::Owned(a.trigger.to_vec()), Cow::Owned(close))
+            }
+        };
     let cfg = a.cfg;
     Box::new(TagBlock {
-        open: a.trigger.to_vec(),
+        open,
         close,
-        trigger: a.trigger.to_vec(),
         state: State::Lead,
         jc: None,
         xml: None,
@@ -125,9 +142,9 @@ enum State {
 
 /// A tag-delimited block of JSON calls.
 pub(crate) struct TagBlock {
-    open: Vec<u8>,
-    close: Vec<u8>,
-    trigger: Vec<u8>,
+    /// The opening tag (the trigger).
+    open: Cow<'static, [u8]>,
+    close: Cow<'static, [u8]>,
     state: State,
     jc: Option<JsonCalls>,
     xml: Option<XmlCalls>,
@@ -153,7 +170,7 @@ impl TagBlock {
         i: usize,
         cx: &mut Cx<'_>,
     ) -> Flow {
-        let container = Container::tag(&self.trigger);
+        let container = Container::tag(&self.open);
         let xml = self.xml.insert(XmlCalls::new(
             syn,
             Some(container),
