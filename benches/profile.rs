@@ -4,8 +4,16 @@
 //! `cargo bench --bench profile -- [hermes|text|string|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`, or
 //! under callgrind: `valgrind --tool=callgrind --toggle-collect=profile::parse_one target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
+//! With the default features it allocates with mimalloc, as the CLI does.
 
 use toolstream::{Config, Event, Parser};
+
+// The allocator of the `toolstream` binary (whose `harness` command the peer
+// comparison times), so that allocations cost here what they cost there.
+// The criterion benches keep the system allocator, as a library user has.
+#[cfg(feature = "cli")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod inputs;
 use inputs::{hermes_calls, prose, string_arg};

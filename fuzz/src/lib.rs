@@ -242,6 +242,61 @@ impl toolstream::json::Sink for SlowSink {
     fn write(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
     }
+    fn step_by_step(&self) -> bool {
+        true
+    }
+}
+
+/// A sink that needs marks (as the call router does): what it sees, writes
+/// joined between marks (their cuts follow the chunks). With `step`, the
+/// repairer reads for it one token per step, else whole plain units.
+#[derive(Default)]
+struct MarkSink {
+    seen: Vec<(String, u64)>,
+    step: bool,
+}
+
+impl toolstream::json::Sink for MarkSink {
+    fn write(&mut self, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        match self.seen.last_mut() {
+            Some((w, u64::MAX)) => w.push_str(&text),
+            _ => self.seen.push((text.into_owned(), u64::MAX)),
+        }
+    }
+    fn mark(&mut self, mark: toolstream::json::Mark<'_>, offset: u64) {
+        self.seen.push((format!("{mark:?}"), offset));
+    }
+    fn step_by_step(&self) -> bool {
+        self.step
+    }
+}
+
+/// What a [`MarkSink`] saw of `input` split at `splits`, with the repairs,
+/// the progress of every feed and whether `finish` completed anything.
+type MarkRun = (
+    Vec<(String, u64)>,
+    Vec<toolstream::Repair>,
+    Vec<(usize, Status)>,
+    bool,
+);
+
+fn repair_marks(input: &[u8], splits: &[usize], step: bool) -> MarkRun {
+    let mut r = Repairer::new();
+    let mut sink = MarkSink {
+        step,
+        ..MarkSink::default()
+    };
+    let mut progress = Vec::new();
+    for c in chunks(input, splits) {
+        let p = r.feed(c, &mut sink);
+        progress.push((p.consumed, p.status));
+        if p.status != Status::NeedMore {
+            break;
+        }
+    }
+    let truncated = r.finish(&mut sink);
+    (sink.seen, r.take_repairs(), progress, truncated)
 }
 
 /// [`repair_split`] on the slow path alone (see [`SlowSink`]).
@@ -268,7 +323,8 @@ fn repair_split_slow(
 
 /// JSON repairer: differential against serde_json, against its own slow
 /// path (the fast path reads and rewrites whole units; it must write what
-/// the slow path writes), plus chunk invariance.
+/// the slow path writes; the unit path, for sinks that need marks, must make
+/// the slow path's writes and marks), plus chunk invariance.
 pub fn check_json_repair(input: &[u8], splits: &[usize]) {
     let whole = toolstream::json::repair(input);
     let streamed = repair_split(input, &[]);
@@ -327,6 +383,15 @@ pub fn check_json_repair(input: &[u8], splits: &[usize]) {
             .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
         String::from_utf8_lossy(input)
     );
+    for cut in [&[][..], splits] {
+        let units = repair_marks(input, cut, false);
+        let steps = repair_marks(input, cut, true);
+        assert!(
+            units == steps,
+            "unit and slow paths differ at {cut:?}: {units:?} vs {steps:?} (input {:?})",
+            String::from_utf8_lossy(input)
+        );
+    }
     let split = repair_split(input, splits);
     assert!(
         streamed == split,

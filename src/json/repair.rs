@@ -37,6 +37,9 @@ use crate::config::Limits;
 use crate::event::{Repair, RepairKind};
 
 mod fast;
+mod units;
+
+use units::Units;
 
 /// The kind of a JSON value, as announced by [`Mark::Begin`] and [`Mark::End`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +101,16 @@ pub trait Sink {
     fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
         let _ = depth_change;
         self.write(bytes);
+    }
+    /// True when the repairer must read one token per step, as its slow
+    /// path does, instead of a whole plain unit (a key and its colon, a
+    /// string value, a bracket) at once. Both readings make the same writes,
+    /// marks and repairs and stop at the same byte; only the grouping of the
+    /// steps differs (a sink is asked [`Sink::halted`] after each). The
+    /// default is false; tests of the unit reading say true for the
+    /// reference.
+    fn step_by_step(&self) -> bool {
+        false
     }
 }
 
@@ -642,6 +655,21 @@ impl Repairer {
                 }
                 if n > 0 {
                     continue;
+                }
+            }
+            if self.units_ready() && !sink.step_by_step() {
+                match self.units(&input[i..], sink) {
+                    Units::Read(0) => {}
+                    Units::Read(n) => {
+                        i += n;
+                        continue;
+                    }
+                    Units::Stop(n, status) => {
+                        return Progress {
+                            consumed: i + n,
+                            status,
+                        }
+                    }
                 }
             }
             let step = match self.lex {

@@ -289,8 +289,8 @@ fn multibyte_characters_split_across_chunks() {
 
 // ----- the fast path (runs of valid JSON) against the slow path ---------------
 
-/// A sink that never takes bulk runs: the repairer reads every byte on its
-/// slow path. Marks are recorded to compare them.
+/// A sink that never takes bulk runs and wants one token per step: the
+/// repairer reads every byte on its slow path.
 #[derive(Default)]
 struct Slow {
     out: Vec<u8>,
@@ -299,6 +299,9 @@ struct Slow {
 impl Sink for Slow {
     fn write(&mut self, bytes: &[u8]) {
         self.out.extend_from_slice(bytes);
+    }
+    fn step_by_step(&self) -> bool {
+        true
     }
 }
 
@@ -566,6 +569,7 @@ mod fast_props {
             let mut cuts = cuts;
             cuts.sort_unstable();
             same_as_slow(&input, &cuts);
+            units_same_as_slow(&input, &cuts);
         }
 
         #[test]
@@ -589,6 +593,181 @@ mod fast_props {
             let mut cuts = cuts;
             cuts.sort_unstable();
             same_as_slow(&input, &cuts);
+            units_same_as_slow(&input, &cuts);
+        }
+    }
+}
+
+// ----- the unit path (whole plain units, with marks) against the slow path ---
+
+/// What a sink that needs marks sees: writes (joined between marks, since
+/// where they are cut depends on the chunks) and marks with their offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seen {
+    Write(Vec<u8>),
+    Mark(String, u64),
+}
+
+/// A sink that needs marks, like the call router: the unit path reads for
+/// it unless `step`. It halts once it has seen `halt_at` marks, and is
+/// opaque (as the router is inside arguments) at depth `opaque_at` and
+/// deeper, closing all but one container in bulk.
+#[derive(Clone, Default)]
+struct Marked {
+    seen: Vec<Seen>,
+    step: bool,
+    halt_at: Option<usize>,
+    opaque_at: Option<usize>,
+    marks: usize,
+    depth: usize,
+}
+
+impl Sink for Marked {
+    fn write(&mut self, bytes: &[u8]) {
+        match self.seen.last_mut() {
+            Some(Seen::Write(w)) => w.extend_from_slice(bytes),
+            _ => self.seen.push(Seen::Write(bytes.to_vec())),
+        }
+    }
+    fn mark(&mut self, mark: crate::json::Mark<'_>, offset: u64) {
+        use crate::json::{Mark, ValueKind};
+        match mark {
+            Mark::Begin(ValueKind::Object | ValueKind::Array) => self.depth += 1,
+            Mark::End(ValueKind::Object | ValueKind::Array) => self.depth -= 1,
+            _ => {}
+        }
+        self.marks += 1;
+        let text = match mark {
+            Mark::Key(k) => format!("key {}", String::from_utf8_lossy(k)),
+            m => format!("{m:?}"),
+        };
+        self.seen.push(Seen::Mark(text, offset));
+    }
+    fn halted(&self) -> bool {
+        self.halt_at.is_some_and(|h| self.marks >= h)
+    }
+    fn opaque(&self) -> bool {
+        self.opaque_at.is_some_and(|d| self.depth >= d)
+    }
+    fn opaque_closable(&self) -> usize {
+        self.opaque_at.map_or(0, |d| self.depth.saturating_sub(d))
+    }
+    fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
+        self.depth = self.depth.saturating_add_signed(depth_change);
+        self.write(bytes);
+    }
+    fn step_by_step(&self) -> bool {
+        self.step
+    }
+}
+
+/// The unit path and the slow path make the same writes, marks (at the same
+/// offsets), repairs and progress for `input` cut at `cuts`, with the sink
+/// halting after every possible number of marks, opaque or not.
+fn units_same_as_slow(input: &[u8], cuts: &[usize]) {
+    let total = {
+        let mut m = Marked {
+            step: true,
+            ..Marked::default()
+        };
+        feed_cuts(input, cuts, false, &mut m);
+        m.marks
+    };
+    let halts = std::iter::once(None).chain((1..=total.min(12)).map(Some));
+    for halt_at in halts {
+        for opaque_at in [None, Some(2)] {
+            for stop_on_lt in [false, true] {
+                let run = |step: bool| {
+                    let mut m = Marked {
+                        step,
+                        halt_at,
+                        opaque_at,
+                        ..Marked::default()
+                    };
+                    let r = feed_cuts(input, cuts, stop_on_lt, &mut m);
+                    (m.seen, r)
+                };
+                let (units, slow) = (run(false), run(true));
+                assert_eq!(
+                    units,
+                    slow,
+                    "{:?} cut at {cuts:?}, halt at {halt_at:?}, opaque at {opaque_at:?}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+}
+
+fn units_same_as_slow_everywhere(input: &[u8]) {
+    units_same_as_slow(input, &[]);
+    for a in 1..input.len() {
+        units_same_as_slow(input, &[a]);
+    }
+    let ones: Vec<usize> = (1..input.len()).collect();
+    units_same_as_slow(input, &ones);
+}
+
+#[test]
+fn unit_path_reads_envelopes_like_the_slow_path() {
+    for doc in [
+        r#"{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}"#,
+        "[{\"name\": \"a\", \"arguments\": {}} ,\n {\"name\" : \"b\",\"arguments\":[ ]}]",
+        r#"{"type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}}"#,
+        r#"{"k": "é \"q\" \u00e9 \ud83d\ude00", "e": {}, "a": [[], {}], "s": ["x", "y" ]}"#,
+        // Repairs between plain units, which the slow path makes.
+        r#"{"a": 'b', "c": "d",}"#,
+        r#"{"a" "b", "c": "d" "e": ["f",,"g"]}"#,
+        r#"{"a": "b"} {"c": 1}"#,
+        "{\"a\": \"b\" \n \"c\": \"d\"}",
+        "{\"a\": tru, \"b\": None, \"c\": [1, 2,]}",
+        r#"{"a": {"b": "c"}}}"#,
+        r#"{"a": ["b"}"#,
+        "  \"top\"  ",
+        "[\"a\", {\"b\": \"c\"}]",
+        "{\"a\" :\t\"x\"\r\n,\n\"b\"\n:\n\"y\"\n}",
+        r#"{"<x>": "<y>", "z": <w>}"#,
+        "{\"a\": \"b\\x\", \"c\\q\": \"d\", \"e\": \"\u{1}\"}",
+    ] {
+        units_same_as_slow_everywhere(doc.as_bytes());
+    }
+}
+
+#[test]
+fn unit_path_respects_token_limits() {
+    // Keys, their blanks and the blanks held with a comma are bounded by
+    // `max_token_bytes` on the slow path: near the bound the unit path
+    // leaves them to it.
+    for limit in [16usize, 17, 18, 20] {
+        let limits = crate::config::Limits {
+            max_token_bytes: limit,
+            ..crate::config::Limits::default()
+        };
+        for doc in [
+            "{\"abcdefghijklm\": \"v\", \"k\":  \"w\"}",
+            "{\"abcdefghijk\"     : \"v\"}",
+            "{\"a\": \"v\",                    \"b\": 1}",
+            "[\"abcdefghijklmnopqrstuvwxyz\"                   , \"b\"]",
+        ] {
+            for cut in 0..=doc.len() {
+                let run = |step: bool| {
+                    let mut m = Marked {
+                        step,
+                        ..Marked::default()
+                    };
+                    let mut r = Repairer::with_limits(&limits);
+                    let mut steps = Vec::new();
+                    for piece in [&doc.as_bytes()[..cut], &doc.as_bytes()[cut..]] {
+                        if !piece.is_empty() {
+                            let p = r.feed(piece, &mut m);
+                            steps.push((p.consumed, p.status));
+                        }
+                    }
+                    r.finish(&mut m);
+                    (m.seen, steps, r.take_repairs())
+                };
+                assert_eq!(run(false), run(true), "{doc:?} cut at {cut}, limit {limit}");
+            }
         }
     }
 }

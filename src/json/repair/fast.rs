@@ -758,7 +758,7 @@ fn scalar_prefix(t: &[u8]) -> bool {
 
 /// End of the JSON blanks at `i`.
 #[inline]
-fn skip_ws(input: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
     while i < input.len() && matches!(input[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
