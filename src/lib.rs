@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod arena;
 pub mod config;
 pub mod dialect;
 pub mod encode;

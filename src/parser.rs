@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::{Bytes, BytesMut};
 
+use crate::arena::Arena;
 use crate::config::Config;
 use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Dialect, Emitter, Flow, Resume, Trigger,
@@ -230,6 +231,10 @@ impl std::fmt::Debug for Parser {
     }
 }
 
+/// Chunks up to this length are tried on the plain-text shortcut
+/// ([`Parser::plain_text`]) before the general loop.
+const SHORT_TEXT: usize = 32;
+
 /// The join buffer is kept between feeds up to this capacity (a huge chunk
 /// fed after held-back bytes does not pin its size).
 const JOIN_KEEP: usize = 64 << 10;
@@ -283,6 +288,9 @@ impl Parser {
             return;
         }
         if self.carry.is_empty() {
+            if chunk.len() <= SHORT_TEXT && self.plain_text(chunk, out) {
+                return;
+            }
             self.process(&Data::borrowed(chunk), out);
         } else {
             let joined = self.join(chunk);
@@ -311,6 +319,27 @@ impl Parser {
             joined.freeze()
         };
         self.process(&Data::owned(&data), out);
+    }
+
+    /// A short chunk of text in which no trigger can start, ending on a
+    /// character boundary (the steady state of streamed prose): its text
+    /// event, without the general loop. False leaves the chunk untouched.
+    #[inline]
+    fn plain_text(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> bool {
+        if !matches!(self.mode, Mode::Text)
+            || self.bol
+            || self.table.finder.has_any(chunk)
+            || utf8_cut(chunk, 0) != chunk.len()
+        {
+            return false;
+        }
+        let start = self.offset;
+        self.offset += chunk.len() as u64;
+        out.push(Event::Text {
+            text: self.em.arena.copy(chunk),
+            span: Span::new(start, self.offset),
+        });
+        true
     }
 
     /// The held-back bytes followed by `chunk`, in the reused join buffer
@@ -407,10 +436,10 @@ impl Parser {
         self.offset + i as u64
     }
 
-    fn push_text(&self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
+    fn push_text(&mut self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
         if to > from {
             out.push(Event::Text {
-                text: data.slice(from..to),
+                text: data.slice(from..to, &mut self.em.arena),
                 span: Span::new(self.abs(from), self.abs(to)),
             });
         }
@@ -537,7 +566,7 @@ impl Parser {
         if let Some(k) = memchr::memmem::find(rest, close) {
             let end = i + k + close.len();
             out.push(Event::Thinking {
-                text: data.slice(i..i + k),
+                text: data.slice(i..i + k, &mut self.em.arena),
                 span: Span::new(span_start, self.abs(end)),
             });
             self.mode = Mode::Text;
@@ -552,7 +581,7 @@ impl Parser {
         let safe = utf8_cut(&data[..data.len() - keep], i);
         if safe > i {
             out.push(Event::Thinking {
-                text: data.slice(i..safe),
+                text: data.slice(i..safe, &mut self.em.arena),
                 span: Span::new(span_start, self.abs(safe)),
             });
             self.mode = Mode::Reasoning {
@@ -707,7 +736,7 @@ impl Parser {
         self.em.reject();
         out.append(&mut self.em.pending);
         let text = if self.held.is_empty() {
-            data.slice(from..to)
+            data.slice(from..to, &mut self.em.arena)
         } else {
             self.held.extend_from_slice(&data[from..to]);
             self.held.split().freeze()
@@ -746,12 +775,12 @@ impl<'a> Data<'a> {
     }
 
     /// The bytes of `range`: a shared slice of a fed `Bytes`, or a copy of
-    /// just that range of a borrowed chunk (one allocation, no reference
-    /// counting; the chunk's call bytes are never copied).
-    fn slice(&self, range: std::ops::Range<usize>) -> Bytes {
+    /// just that range of a borrowed chunk, cut from the arena (the chunk's
+    /// call bytes are never copied).
+    fn slice(&self, range: std::ops::Range<usize>, arena: &mut Arena) -> Bytes {
         match self.shared {
             Some(b) => b.slice(range),
-            None => Bytes::copy_from_slice(&self.raw[range]),
+            None => arena.copy(&self.raw[range]),
         }
     }
 }

@@ -130,6 +130,13 @@ impl ByteFinder {
         }
     }
 
+    /// True when `hay` holds one of the finder's bytes (a short input:
+    /// one pass with the byte table).
+    #[inline]
+    pub(crate) fn has_any(&self, hay: &[u8]) -> bool {
+        hay.iter().any(|&b| self.table[b as usize])
+    }
+
     /// First position ≥ `from` of `hay` holding one of the finder's bytes.
     /// `state` caches each group's next hit: keep it for every search of
     /// the same buffer ([`ScanState::reset`] for a new one), so that each

@@ -77,6 +77,7 @@
 //! only on further evidence. A trigger that could still match when a chunk
 //! ends holds those bytes back until it is decided.
 
+use crate::arena::Arena;
 use crate::config::Config;
 use crate::error::UnknownDialect;
 use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
@@ -449,13 +450,10 @@ pub(crate) struct Emitter {
     span_cursor: u64,
     /// Calls ended in this block.
     pub(crate) ended: usize,
-    /// The buffer `ToolArgs` deltas are cut from (see [`Cx::args`]).
-    deltas: bytes::BytesMut,
+    /// Where event payloads are copied to: `ToolArgs` deltas, and the text
+    /// of a borrowed chunk (see [`crate::arena`]).
+    pub(crate) arena: Arena,
 }
-
-/// The size the delta buffer grows by: one allocation serves many deltas
-/// while the consumer keeps them.
-const DELTA_BUF: usize = 8 << 10;
 
 impl Emitter {
     pub(crate) fn begin_block(&mut self, start: u64) {
@@ -552,17 +550,9 @@ impl Cx<'_> {
             return;
         }
         let index = self.em.locals[local].index;
-        // Deltas are cut from one reusable buffer: once the consumer has
-        // dropped the earlier ones, `reserve` reclaims its space, so the
-        // warm path does not allocate per delta.
-        let buf = &mut self.em.deltas;
-        if buf.capacity() - buf.len() < delta.len() {
-            buf.reserve(delta.len().max(DELTA_BUF));
-        }
-        buf.extend_from_slice(delta);
         self.em.pending.push(Event::ToolArgs {
             index,
-            delta: buf.split().freeze(),
+            delta: self.em.arena.copy(delta),
             span,
         });
     }
