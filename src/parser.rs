@@ -291,7 +291,10 @@ impl Parser {
             if chunk.len() <= SHORT_TEXT && self.plain_text(chunk, out) {
                 return;
             }
-            self.process(&Data::borrowed(chunk), out);
+            let data = Data::borrowed(chunk);
+            if !self.in_call(&data, out) {
+                self.process(&data, out);
+            }
         } else {
             let joined = self.join(chunk);
             self.process(&Data::borrowed(&joined), out);
@@ -307,6 +310,13 @@ impl Parser {
         if chunk.is_empty() {
             return;
         }
+        if self.carry.is_empty() {
+            let data = Data::owned(&chunk);
+            if !self.in_call(&data, out) {
+                self.process(&data, out);
+            }
+            return;
+        }
         let data = if self.carry.is_empty() {
             chunk
         } else {
@@ -319,6 +329,40 @@ impl Parser {
             joined.freeze()
         };
         self.process(&Data::owned(&data), out);
+    }
+
+    /// A chunk that continues a committed block (the steady state of a
+    /// streamed call): fed to the block directly, its events straight into
+    /// `out`; what the block did next is handled as [`Parser::process`]
+    /// would, which then goes on with the rest. False: not in such a block.
+    #[inline]
+    fn in_call(&mut self, data: &Data<'_>, out: &mut Vec<Event>) -> bool {
+        let Mode::Block(block) = &mut self.mode else {
+            return false;
+        };
+        if !self.em.committed || !self.em.pending.is_empty() {
+            return false;
+        }
+        std::mem::swap(&mut self.em.pending, out);
+        let mut cx = Cx {
+            base: self.offset,
+            em: &mut self.em,
+            cfg: &self.cfg,
+        };
+        let flow = block.feed(data, &mut cx);
+        std::mem::swap(&mut self.em.pending, out);
+        if flow == Flow::More {
+            self.offset += data.len() as u64;
+            return true;
+        }
+        match self.after_block(flow, data, 0, data.len(), true, out) {
+            Next::At(n) => self.process_from(data, n, out),
+            Next::Carry(n) => {
+                self.carry.extend_from_slice(&data[n..]);
+                self.offset += n as u64;
+            }
+        }
+        true
     }
 
     /// A short chunk of text in which no trigger can start, ending on a
@@ -410,8 +454,12 @@ impl Parser {
     }
 
     fn process(&mut self, data: &Data<'_>, out: &mut Vec<Event>) {
+        self.process_from(data, 0, out);
+    }
+
+    /// Processes `data` from byte `i` on (the bytes before it are done).
+    fn process_from(&mut self, data: &Data<'_>, mut i: usize, out: &mut Vec<Event>) {
         self.scan.reset();
-        let mut i = 0;
         while i < data.len() {
             let step = match self.mode {
                 Mode::Text => self.text(data, i, out),
@@ -639,6 +687,21 @@ impl Parser {
         if direct {
             std::mem::swap(&mut self.em.pending, out);
         }
+        self.after_block(flow, data, i, limit, direct, out)
+    }
+
+    /// What follows a block's feed of `data[i..limit]` (`direct`: its events
+    /// went straight to `out`).
+    fn after_block(
+        &mut self,
+        flow: Flow,
+        data: &Data<'_>,
+        i: usize,
+        limit: usize,
+        direct: bool,
+        out: &mut Vec<Event>,
+    ) -> Next {
+        let max_held = self.cfg.limits.max_held_bytes;
         let next = match flow {
             Flow::More => {
                 if !self.em.committed {
