@@ -87,23 +87,33 @@ fn name_then_object(at: &[u8], strict: bool) -> Match {
     if at.first().is_some_and(|b| !b.is_ascii_alphabetic()) {
         return Match::No;
     }
-    let n = at
-        .iter()
-        .take(MAX_NAME + 1)
-        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'));
-    let Some(n) = n else {
-        return if at.len() > MAX_NAME {
-            Match::No
-        } else {
-            Match::Partial
+    // The name, and whether it looks like code (one pass).
+    let (mut underscore, mut upper) = (false, false);
+    let mut n = 0;
+    loop {
+        let Some(&b) = at.get(n) else {
+            return if at.len() > MAX_NAME {
+                Match::No
+            } else {
+                Match::Partial
+            };
         };
-    };
+        if n > MAX_NAME {
+            return Match::No;
+        }
+        match b {
+            b'_' => underscore = true,
+            b'A'..=b'Z' => upper = true,
+            b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' => {}
+            _ => break,
+        }
+        n += 1;
+    }
     if n == 0 || !at[0].is_ascii_alphabetic() {
         return Match::No;
     }
-    let name = &at[..n];
-    let camel = name[0].is_ascii_lowercase() && name.iter().any(u8::is_ascii_uppercase);
-    if strict && !(name.contains(&b'_') || camel) {
+    let camel = at[0].is_ascii_lowercase() && upper;
+    if strict && !(underscore || camel) {
         return Match::No;
     }
     let mut i = n;

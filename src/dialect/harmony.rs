@@ -236,11 +236,14 @@ fn bare_start(at: &[u8]) -> bool {
     if !matches!(at.first(), None | Some(b'<' | b'a' | b'c' | b'f' | b't')) {
         return false;
     }
-    at.first() == Some(&b'<')
-        || BARE_FIRST
-            .iter()
-            .chain(std::iter::once(&&b"to="[..]))
-            .any(|f| at.starts_with(f) || f.starts_with(at))
+    // A header token (`<|channel|>` …) right at the line start.
+    if at.first() == Some(&b'<') {
+        return at.get(1).is_none_or(|&b| b == b'|');
+    }
+    BARE_FIRST
+        .iter()
+        .chain(std::iter::once(&&b"to="[..]))
+        .any(|f| at.starts_with(f) || f.starts_with(at))
 }
 
 fn bare_ok(text: &[u8], complete: bool) -> bool {

@@ -222,11 +222,17 @@ impl Writer {
     }
 
     /// True when `out` itself is the final arguments: no limit cut it, and
-    /// it is a JSON object (checked, though the writer only writes one).
+    /// it is a complete JSON object. The writer only writes valid JSON, so
+    /// its reading of `out` (which it keeps for the cut) tells completeness;
+    /// debug builds check the whole text as well.
     fn is_final(&self) -> bool {
-        !self.limited
-            && self.out.first() == Some(&b'{')
-            && serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
+        let complete = !self.limited && self.out.first() == Some(&b'{') && self.scan.complete();
+        debug_assert!(
+            !complete || serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok(),
+            "the writer wrote invalid JSON: {:?}",
+            String::from_utf8_lossy(&self.out)
+        );
+        complete
     }
 
     /// The final arguments: `out` itself, `out` and its closers after a
@@ -354,6 +360,15 @@ impl JsonPos {
             b if b.is_ascii_whitespace() => {}
             _ => self.tok = true,
         }
+    }
+
+    /// The text read is one complete value.
+    fn complete(&self) -> bool {
+        self.pos > 0
+            && self.stack.is_empty()
+            && !self.in_str
+            && !self.tok
+            && self.expect == Expect2::After
     }
 
     /// Can the text be cut here, `next` being the byte that follows?
