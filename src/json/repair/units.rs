@@ -24,7 +24,7 @@
 //! tests) says so with [`Sink::step_by_step`].
 
 use super::fast::{skip_ws, str_body};
-use super::{Frame, Kind, Lex, Mark, Pos, Repairer, Sink, Status, ValueKind};
+use super::{Esc, Frame, Kind, Lex, Mark, Pos, Quote, Repairer, Sink, Status, ValueKind};
 
 /// What [`Repairer::units`] did.
 pub(super) enum Units {
@@ -36,13 +36,137 @@ pub(super) enum Units {
 
 impl Repairer {
     /// True when the unit path may start: a structural position with nothing
-    /// held but a comma (and its blanks).
+    /// held but a comma (and its blanks), or inside a unit the slow path
+    /// began (a chunk ended inside it: see [`Repairer::resume_unit`]).
     #[inline]
     pub(super) fn units_ready(&self) -> bool {
-        matches!(self.lex, Lex::None)
-            && matches!(self.pos, Pos::Value | Pos::ObjKey | Pos::AfterValue)
-            && self.utf8_len == 0
-            && !self.lt_once
+        if self.utf8_len != 0 || self.lt_once {
+            return false;
+        }
+        match self.lex {
+            Lex::None => matches!(
+                self.pos,
+                Pos::Value | Pos::ObjKey | Pos::AfterValue | Pos::AfterKey
+            ),
+            Lex::Str(s) => s.quote == Quote::Double && s.esc == Esc::None,
+            _ => false,
+        }
+    }
+
+    /// Completes the unit the slow path began when a chunk ended inside it
+    /// (a key before or after its closing quote, or before its colon; a
+    /// string value inside, or after its closing quote), when this input
+    /// completes it as plain JSON: the slow path's writes and marks for the
+    /// rest of the unit, from what it held. Returns the bytes read (0: none,
+    /// the slow path goes on) and whether a mark was made.
+    fn resume_unit<S: Sink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> (usize, bool) {
+        let n = input.len();
+        let at = |i: usize| self.offset + i as u64;
+        match self.lex {
+            Lex::None => {
+                if self.pos != Pos::AfterKey {
+                    return (0, false);
+                }
+                // `"key"` and its blanks held: blanks, then the colon.
+                let j = skip_ws(input, 0);
+                if j >= n || input[j] != b':' || self.key.len() + j > self.max_token {
+                    return (0, false);
+                }
+                self.key.extend_from_slice(&input[..j]);
+                self.commit_held_key(sink, at(j));
+                (j + 1, true)
+            }
+            Lex::Str(s) if s.key => {
+                // The key's content so far is held (with its opening quote).
+                let close = if s.quote_pending {
+                    0
+                } else {
+                    if self.key_truncated {
+                        return (0, false);
+                    }
+                    let k = str_body(input, 0);
+                    if k >= n || input[k] != b'"' {
+                        return (0, false);
+                    }
+                    k + 1
+                };
+                let j = skip_ws(input, close);
+                let held = self.key.len() + usize::from(s.quote_pending) + self.quote_ws.len();
+                if j >= n || input[j] != b':' || held + j > self.max_token {
+                    return (0, false);
+                }
+                if s.quote_pending {
+                    self.key.push(b'"');
+                    self.key_len = self.key.len();
+                    self.key.extend_from_slice(&self.quote_ws);
+                    self.quote_ws.clear();
+                } else {
+                    self.key.extend_from_slice(&input[..close]);
+                    self.key_len = self.key.len();
+                }
+                self.key.extend_from_slice(&input[close..j]);
+                self.lex = Lex::None;
+                self.commit_held_key(sink, at(j));
+                (j + 1, true)
+            }
+            Lex::Str(s) => {
+                // A string value: its content, closing quote and blanks,
+                // ended by `,` `}` `]` (not read here).
+                if self.stack.is_empty() {
+                    return (0, false);
+                }
+                let close = if s.quote_pending {
+                    0
+                } else {
+                    let k = str_body(input, 0);
+                    if k >= n || input[k] != b'"' {
+                        // Content only (or up to what the slow path must
+                        // see): written as the slow path writes it.
+                        if k > 0 {
+                            sink.write(&input[..k]);
+                        }
+                        return (k, false);
+                    }
+                    if k > 0 {
+                        sink.write(&input[..k]);
+                    }
+                    k + 1
+                };
+                let j = skip_ws(input, close);
+                if j >= n
+                    || !matches!(input[j], b',' | b'}' | b']')
+                    || self.quote_ws.len() + (j - close) > self.max_token
+                {
+                    // The closing quote (if read) stays for the slow path.
+                    return (close.saturating_sub(1), false);
+                }
+                sink.write(b"\"");
+                sink.mark(Mark::End(ValueKind::String), at(j));
+                self.lex = Lex::None;
+                self.after_value();
+                if !self.quote_ws.is_empty() {
+                    sink.write(&self.quote_ws);
+                    self.quote_ws.clear();
+                }
+                if j > close {
+                    sink.write(&input[close..j]);
+                }
+                (j, true)
+            }
+            _ => (0, false),
+        }
+    }
+
+    /// [`Repairer::commit_key`] for a key complete in `key` (blanks after
+    /// it included) and its colon at offset `at`: no repair.
+    fn commit_held_key<S: Sink + ?Sized>(&mut self, sink: &mut S, at: u64) {
+        self.flush_comma(sink);
+        sink.mark(Mark::Key(&self.key[..self.key_len]), at);
+        sink.write(&self.key);
+        sink.write(b":");
+        self.key.clear();
+        self.key_len = 0;
+        self.pos = Pos::Value;
     }
 
     /// Reads whole plain units from the start of `input` (see the module
@@ -52,7 +176,6 @@ impl Repairer {
         let base = self.offset;
         let n = input.len();
         let at = |i: usize| base + i as u64;
-        let mut i = 0;
         // After a unit that made a mark: halt if the sink says so (`$end`
         // bytes read), end at the value's end, hand over when the sink
         // became opaque.
@@ -72,6 +195,14 @@ impl Repairer {
                     return Units::Read(end);
                 }
             }};
+        }
+        let (mut i, marked) = self.resume_unit(input, sink);
+        if marked {
+            after_mark!(i);
+        }
+        if !matches!(self.lex, Lex::None) || self.pos == Pos::AfterKey {
+            self.offset = at(i);
+            return Units::Read(i);
         }
         while i < n {
             match input[i] {
