@@ -195,8 +195,20 @@ fn next_call_start(b: u8, strong: bool) -> bool {
 
 #[inline]
 fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    IDENT[b as usize]
 }
+
+/// [`is_ident_byte`] as a table: names are read at every line start.
+static IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
 
 #[inline]
 fn is_ident_start(b: u8) -> bool {
@@ -232,7 +244,9 @@ fn name_len(at: &[u8]) -> Result<usize, ()> {
     let mut i = 0;
     while i < at.len() && i < MAX_NAME {
         let b = at[i];
-        if is_ident_byte(b) || (i > 0 && (b == b'.' || b == b'-')) {
+        if is_ident_byte(b) {
+            i += 1;
+        } else if i > 0 && (b == b'.' || b == b'-') {
             i += 1;
         } else if b == b'\\' {
             // A markdown-escaped underscore.
