@@ -244,9 +244,7 @@ fn name_len(at: &[u8]) -> Result<usize, ()> {
     let mut i = 0;
     while i < at.len() && i < MAX_NAME {
         let b = at[i];
-        if is_ident_byte(b) {
-            i += 1;
-        } else if i > 0 && (b == b'.' || b == b'-') {
+        if is_ident_byte(b) || (i > 0 && (b == b'.' || b == b'-')) {
             i += 1;
         } else if b == b'\\' {
             // A markdown-escaped underscore.
