@@ -243,17 +243,7 @@ impl Parser {
     /// A parser for one output stream.
     pub fn new(cfg: Config) -> Parser {
         let table = Table::get(&cfg.dialects);
-        let mode = match cfg
-            .prefill
-            .as_deref()
-            .and_then(|p| reasoning::open_in_prefill(p.as_bytes()))
-        {
-            Some(close) => Mode::Reasoning {
-                close,
-                span_start: 0,
-            },
-            None => Mode::Text,
-        };
+        let mode = Parser::start_mode(&cfg);
         Parser {
             cfg,
             table,
@@ -398,7 +388,8 @@ impl Parser {
     }
 
     /// Ends the stream: flushes held-back bytes and closes any open call (with
-    /// `truncated: true`). The parser is then reset for a new stream.
+    /// `truncated: true`). The parser is then reset for a new stream (with
+    /// the same configuration, keeping its buffers).
     pub fn finish(&mut self, out: &mut Vec<Event>) {
         let tail = Bytes::from(std::mem::take(&mut self.carry));
         let end = self.offset + tail.len() as u64;
@@ -449,8 +440,35 @@ impl Parser {
                 self.held.clear();
             }
         }
-        let next_cfg = self.cfg.clone();
-        *self = Parser::new(next_cfg);
+        self.reset();
+    }
+
+    /// Back to the state of a new parser, keeping the buffers (a parser
+    /// reused for many streams allocates nothing more for them).
+    fn reset(&mut self) {
+        self.mode = Parser::start_mode(&self.cfg);
+        self.scan = ScanState::default();
+        self.offset = 0;
+        self.carry.clear();
+        self.held.clear();
+        self.block_start = 0;
+        self.bol = true;
+        self.em.reset();
+    }
+
+    /// The mode a stream starts in: inside reasoning when the prefill opened it.
+    fn start_mode(cfg: &Config) -> Mode {
+        match cfg
+            .prefill
+            .as_deref()
+            .and_then(|p| reasoning::open_in_prefill(p.as_bytes()))
+        {
+            Some(close) => Mode::Reasoning {
+                close,
+                span_start: 0,
+            },
+            None => Mode::Text,
+        }
     }
 
     fn process(&mut self, data: &Data<'_>, out: &mut Vec<Event>) {
@@ -981,6 +999,42 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(t.pair_lists[t.line_first[c as usize] as usize], want, "{c}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_finished_parser_parses_the_next_stream_like_a_new_one() {
+        let streams: [&[u8]; 5] = [
+            b"Sure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
+            // Ends inside a call, a reasoning block, a held trigger.
+            b"<tool_call>{\"name\": \"g\", \"arguments\": {\"b\": [1, 2",
+            b"<think>hmm",
+            b"text then <tool_",
+            b"[f(a=1), g(b='x')] and {\"name\": \"h\", \"arguments\": {}}",
+        ];
+        for cfg in [
+            Config::default(),
+            Config::default().with_prefill("<think>\n"),
+        ] {
+            let fresh = |input: &[u8], chunk: usize| {
+                let mut p = Parser::new(cfg.clone());
+                let mut events = Vec::new();
+                for c in input.chunks(chunk) {
+                    p.feed(c, &mut events);
+                }
+                p.finish(&mut events);
+                events
+            };
+            let mut reused = Parser::new(cfg.clone());
+            for (k, input) in streams.iter().cycle().take(12).enumerate() {
+                let chunk = [1, 3, 64][k % 3];
+                let mut events = Vec::new();
+                for c in input.chunks(chunk) {
+                    reused.feed(c, &mut events);
+                }
+                reused.finish(&mut events);
+                assert_eq!(events, fresh(input, chunk), "stream {k}");
             }
         }
     }

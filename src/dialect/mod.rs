@@ -465,6 +465,17 @@ impl Emitter {
         self.ended = 0;
     }
 
+    /// A new stream: call indexes start again at 0 (the buffers are kept).
+    pub(crate) fn reset(&mut self) {
+        self.pending.clear();
+        self.committed = false;
+        self.next_index = 0;
+        self.first_index = 0;
+        self.locals.clear();
+        self.span_cursor = 0;
+        self.ended = 0;
+    }
+
     /// The block is not a call: its events are dropped, except diagnostics
     /// (which say why its bytes became text).
     pub(crate) fn reject(&mut self) {
