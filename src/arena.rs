@@ -1,11 +1,16 @@
-//! The buffer that event payloads are cut from.
+//! The buffer that `ToolArgs` deltas are cut from.
 //!
-//! A `Text`, `Thinking` or `ToolArgs` event owns its bytes (`bytes::Bytes`).
-//! When they are not a slice of a `Bytes` the caller fed, they are copied:
-//! into one shared buffer, from which each event is split off (a reference
-//! count, not an allocation). Once the consumer has dropped the earlier
-//! events, the buffer's space is reclaimed, so a parser that streams small
-//! chunks to a consumer that drops its events does not allocate per event.
+//! A delta owns its bytes (`bytes::Bytes`), which the dialects write: they
+//! are copied into one shared buffer, from which each delta is split off (a
+//! reference count, not an allocation). Once the consumer has dropped the
+//! earlier events, the buffer's space is reclaimed, so a call streamed in
+//! small chunks to a consumer that drops its events does not allocate per
+//! delta (`tests/parser_alloc.rs`).
+//!
+//! (The text of a borrowed chunk is copied into a `Bytes` of its own
+//! instead: measured on 4-byte chunks, with glibc's allocator and with
+//! mimalloc, a small allocation and its free cost less time than the two
+//! atomic reference-count updates of a shared cut.)
 
 use bytes::{Bytes, BytesMut};
 

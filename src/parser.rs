@@ -4,7 +4,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::{Bytes, BytesMut};
 
-use crate::arena::Arena;
 use crate::config::Config;
 use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Dialect, Emitter, Flow, Resume, Trigger,
@@ -370,7 +369,7 @@ impl Parser {
         let start = self.offset;
         self.offset += chunk.len() as u64;
         out.push(Event::Text {
-            text: self.em.arena.copy(chunk),
+            text: Bytes::copy_from_slice(chunk),
             span: Span::new(start, self.offset),
         });
         true
@@ -505,7 +504,7 @@ impl Parser {
     fn push_text(&mut self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
         if to > from {
             out.push(Event::Text {
-                text: data.slice(from..to, &mut self.em.arena),
+                text: data.slice(from..to),
                 span: Span::new(self.abs(from), self.abs(to)),
             });
         }
@@ -632,7 +631,7 @@ impl Parser {
         if let Some(k) = memchr::memmem::find(rest, close) {
             let end = i + k + close.len();
             out.push(Event::Thinking {
-                text: data.slice(i..i + k, &mut self.em.arena),
+                text: data.slice(i..i + k),
                 span: Span::new(span_start, self.abs(end)),
             });
             self.mode = Mode::Text;
@@ -647,7 +646,7 @@ impl Parser {
         let safe = utf8_cut(&data[..data.len() - keep], i);
         if safe > i {
             out.push(Event::Thinking {
-                text: data.slice(i..safe, &mut self.em.arena),
+                text: data.slice(i..safe),
                 span: Span::new(span_start, self.abs(safe)),
             });
             self.mode = Mode::Reasoning {
@@ -817,7 +816,7 @@ impl Parser {
         self.em.reject();
         out.append(&mut self.em.pending);
         let text = if self.held.is_empty() {
-            data.slice(from..to, &mut self.em.arena)
+            data.slice(from..to)
         } else {
             self.held.extend_from_slice(&data[from..to]);
             self.held.split().freeze()
@@ -856,12 +855,15 @@ impl<'a> Data<'a> {
     }
 
     /// The bytes of `range`: a shared slice of a fed `Bytes`, or a copy of
-    /// just that range of a borrowed chunk, cut from the arena (the chunk's
-    /// call bytes are never copied).
-    fn slice(&self, range: std::ops::Range<usize>, arena: &mut Arena) -> Bytes {
+    /// just that range of a borrowed chunk (one allocation, no reference
+    /// counting; the chunk's call bytes are never copied). A copy costs less
+    /// than a cut from a shared buffer (see [`crate::arena`]) for the short
+    /// text of a streamed chunk: the two reference-count updates of a shared
+    /// cut are dearer than a small allocation and its free.
+    fn slice(&self, range: std::ops::Range<usize>) -> Bytes {
         match self.shared {
             Some(b) => b.slice(range),
-            None => arena.copy(&self.raw[range]),
+            None => Bytes::copy_from_slice(&self.raw[range]),
         }
     }
 }

@@ -450,8 +450,7 @@ pub(crate) struct Emitter {
     span_cursor: u64,
     /// Calls ended in this block.
     pub(crate) ended: usize,
-    /// Where event payloads are copied to: `ToolArgs` deltas, and the text
-    /// of a borrowed chunk (see [`crate::arena`]).
+    /// Where `ToolArgs` deltas are copied to (see [`crate::arena`]).
     pub(crate) arena: Arena,
 }
 
