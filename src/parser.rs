@@ -306,18 +306,13 @@ impl Parser {
             }
             return;
         }
-        let data = if self.carry.is_empty() {
-            chunk
-        } else {
-            // Held-back bytes (a few) joined with the chunk, shared by the
-            // events of this feed.
-            let mut joined = BytesMut::with_capacity(self.carry.len() + chunk.len());
-            joined.extend_from_slice(&self.carry);
-            joined.extend_from_slice(&chunk);
-            self.carry.clear();
-            joined.freeze()
-        };
-        self.process(&Data::owned(&data), out);
+        // Held-back bytes (a few) joined with the chunk, shared by the
+        // events of this feed.
+        let mut joined = BytesMut::with_capacity(self.carry.len() + chunk.len());
+        joined.extend_from_slice(&self.carry);
+        joined.extend_from_slice(&chunk);
+        self.carry.clear();
+        self.process(&Data::owned(&joined.freeze()), out);
     }
 
     /// A chunk that continues a committed block (the steady state of a

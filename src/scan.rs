@@ -1,6 +1,6 @@
 //! Scanning text for the places where a call or a reasoning block could begin.
 //!
-//! A [`TriggerSet`] knows the first bytes of every trigger of the active
+//! A [`ByteFinder`] knows the first bytes of every trigger of the active
 //! dialects and jumps between occurrences of those bytes with `memchr`
 //! (`memchr3` per group of three bytes, each group's next hit cached so no
 //! byte is scanned twice). At a candidate it asks each trigger whether the

@@ -13,8 +13,10 @@
 //! comma, blanks), the slow path's steps over it have one outcome: this path
 //! takes them in one, making the same writes in the same order, the same
 //! marks at the same offsets, no repair, and leaving the same state. Anything
-//! else (a repair to make, a unit cut by the end of the input, a bare token,
-//! a number) is left to the slow path, from the unit's first byte. The sink
+//! else (a repair to make, a bare token, a number) is left to the slow path,
+//! from the unit's first byte. A key or string value cut by the end of the
+//! input is begun by the slow path, which holds or writes what it read; the
+//! next input completes it here when it can ([`Repairer::resume_unit`]). The sink
 //! is asked whether to halt after every mark, as the slow path asks after
 //! every step (a sink decides on marks: its writes are cut wherever the
 //! chunks were cut), and the opaque fast path takes over as soon as the
