@@ -10,33 +10,20 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use toolstream::{Config, Event, Parser};
+use toolstream::Event;
 
 mod inputs;
-use inputs::{hermes_calls, prose, string_arg};
+use inputs::{hermes_calls, parse_with, prose, string_arg};
 
 /// Feeds `input` in `chunk`-byte pieces (0: whole) and returns the number of calls.
 fn run(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
-    let mut p = Parser::new(Config::default());
     let mut calls = 0;
-    let mut count = |events: &mut Vec<Event>| {
-        calls += events
+    parse_with(input, chunk, events, |evs| {
+        calls += evs
             .iter()
             .filter(|e| matches!(e, Event::ToolEnd { .. }))
             .count();
-        events.clear();
-    };
-    if chunk == 0 {
-        p.feed(input, events);
-        count(events);
-    } else {
-        for c in input.chunks(chunk) {
-            p.feed(c, events);
-            count(events);
-        }
-    }
-    p.finish(events);
-    count(events);
+    });
     calls
 }
 

@@ -16,7 +16,7 @@ use toolstream::{Config, Event, Parser};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod inputs;
-use inputs::{hermes_calls, prose, string_arg};
+use inputs::{hermes_calls, parse_with, prose, string_arg};
 
 fn main() {
     // `cargo bench` passes `--bench`: flags are not ours.
@@ -77,27 +77,14 @@ fn main() {
 fn parse_one(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> (usize, usize) {
     let mut calls = 0usize;
     let mut arg_bytes = 0usize;
-    let mut p = Parser::new(Config::default());
-    let mut count = |events: &mut Vec<Event>| {
-        for e in events.iter() {
+    parse_with(input, chunk, events, |evs| {
+        for e in evs {
             match e {
                 Event::ToolEnd { .. } => calls += 1,
                 Event::ToolArgs { delta, .. } => arg_bytes += delta.len(),
                 _ => {}
             }
         }
-        events.clear();
-    };
-    if chunk == 0 {
-        p.feed(input, events);
-        count(events);
-    } else {
-        for c in input.chunks(chunk) {
-            p.feed(c, events);
-            count(events);
-        }
-    }
-    p.finish(events);
-    count(events);
+    });
     (calls, arg_bytes)
 }

@@ -1,6 +1,33 @@
 //! Inputs shared by `benches/parse.rs` and `benches/profile.rs` (the
 //! profiling driver must parse exactly what the bench measures).
 
+use toolstream::{Config, Event, Parser};
+
+/// One parse as the benches time it: a new parser, `input` fed in
+/// `chunk`-byte pieces (0: whole), `finish`; `each` sees the events of
+/// every feed, which are then dropped (as a streaming consumer does).
+pub(crate) fn parse_with(
+    input: &[u8],
+    chunk: usize,
+    events: &mut Vec<Event>,
+    mut each: impl FnMut(&[Event]),
+) {
+    let mut p = Parser::new(Config::default());
+    let chunk = if chunk == 0 {
+        input.len().max(1)
+    } else {
+        chunk
+    };
+    for c in input.chunks(chunk) {
+        p.feed(c, events);
+        each(events);
+        events.clear();
+    }
+    p.finish(events);
+    each(events);
+    events.clear();
+}
+
 /// Prose without any call, `len` bytes.
 pub(crate) fn prose(len: usize) -> Vec<u8> {
     let base = "The quick brown fox jumps over the lazy dog; it was a bright cold day in April, and the clocks were striking thirteen. ";
