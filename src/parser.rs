@@ -321,32 +321,26 @@ impl Parser {
     /// would, which then goes on with the rest. False: not in such a block.
     #[inline]
     fn in_call(&mut self, data: &Data<'_>, out: &mut Vec<Event>) -> bool {
-        let Mode::Block(block) = &mut self.mode else {
-            return false;
-        };
-        if !self.em.committed || !self.em.pending.is_empty() {
+        if !matches!(self.mode, Mode::Block(_)) || !self.em.committed || !self.em.pending.is_empty()
+        {
             return false;
         }
-        std::mem::swap(&mut self.em.pending, out);
-        let mut cx = Cx {
-            base: self.offset,
-            em: &mut self.em,
-            cfg: &self.cfg,
-        };
-        let flow = block.feed(data, &mut cx);
-        std::mem::swap(&mut self.em.pending, out);
+        let flow = self.feed_block(data, 0, true, out);
         if flow == Flow::More {
             self.offset += data.len() as u64;
             return true;
         }
         match self.after_block(flow, data, 0, data.len(), true, out) {
             Next::At(n) => self.process_from(data, n, out),
-            Next::Carry(n) => {
-                self.carry.extend_from_slice(&data[n..]);
-                self.offset += n as u64;
-            }
+            Next::Carry(n) => self.carry_from(data, n),
         }
         true
+    }
+
+    /// Keeps `data[n..]` for the next feed; the bytes before it are done.
+    fn carry_from(&mut self, data: &[u8], n: usize) {
+        self.carry.extend_from_slice(&data[n..]);
+        self.offset += n as u64;
     }
 
     /// A short chunk of text in which no trigger can start, ending on a
@@ -482,8 +476,7 @@ impl Parser {
             match step {
                 Next::At(n) => i = n,
                 Next::Carry(n) => {
-                    self.carry.extend_from_slice(&data[n..]);
-                    self.offset += n as u64;
+                    self.carry_from(data, n);
                     return;
                 }
             }
@@ -673,9 +666,9 @@ impl Parser {
     }
 
     fn block(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
-        let Mode::Block(block) = &mut self.mode else {
+        if !matches!(self.mode, Mode::Block(_)) {
             return Next::At(i);
-        };
+        }
         let committed = self.em.committed;
         let max_held = self.cfg.limits.max_held_bytes;
         let limit = if committed {
@@ -687,6 +680,18 @@ impl Parser {
         // is empty then): the caller's list stands in for it during the feed,
         // so each event is written once, not pushed and then moved.
         let direct = committed && self.em.pending.is_empty();
+        let flow = self.feed_block(&data[i..limit], i, direct, out);
+        self.after_block(flow, data, i, limit, direct, out)
+    }
+
+    /// Feeds `input` (from byte `i` of this feed's data) to the current
+    /// block; with `direct`, its events go straight to `out` (the pending
+    /// list must be empty).
+    #[inline]
+    fn feed_block(&mut self, input: &[u8], i: usize, direct: bool, out: &mut Vec<Event>) -> Flow {
+        let Mode::Block(block) = &mut self.mode else {
+            return Flow::More;
+        };
         if direct {
             std::mem::swap(&mut self.em.pending, out);
         }
@@ -695,11 +700,11 @@ impl Parser {
             em: &mut self.em,
             cfg: &self.cfg,
         };
-        let flow = block.feed(&data[i..limit], &mut cx);
+        let flow = block.feed(input, &mut cx);
         if direct {
             std::mem::swap(&mut self.em.pending, out);
         }
-        self.after_block(flow, data, i, limit, direct, out)
+        flow
     }
 
     /// What follows a block's feed of `data[i..limit]` (`direct`: its events

@@ -138,7 +138,17 @@ impl ByteFinder {
     /// one pass with the byte table).
     #[inline]
     pub(crate) fn has_any(&self, hay: &[u8]) -> bool {
-        hay.iter().any(|&b| self.table[b as usize])
+        self.table_find(hay, 0).is_some()
+    }
+
+    /// [`ByteFinder::find`] with the byte table alone (one pass).
+    #[inline]
+    fn table_find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let t = &self.table;
+        hay[from..]
+            .iter()
+            .position(|&b| t[b as usize])
+            .map(|p| p + from)
     }
 
     /// First position ≥ `from` of `hay` holding one of the finder's bytes.
@@ -153,11 +163,7 @@ impl ByteFinder {
         if groups.len() > MAX_GROUPS || hay.len() - from <= SHORT_SCAN {
             // Many groups, or a few bytes left (a streamed chunk's tail):
             // one pass with the byte table costs less than a memchr per group.
-            let t = &self.table;
-            return hay[from..]
-                .iter()
-                .position(|&b| t[b as usize])
-                .map(|p| p + from);
+            return self.table_find(hay, from);
         }
         state.used = true;
         let mut best: Option<usize> = None;

@@ -45,22 +45,25 @@ use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
 use crate::scan::{match_lit, Match, Pattern};
 
-macro_rules! tag_triggers {
-    ($($open:literal),*) => {
-        &[$(Trigger {
+macro_rules! tags {
+    ($(($open:literal, $close:literal)),*) => {
+        /// The tags a tag block opens with, and their closing tags.
+        const TAGS: &[(&[u8], &[u8])] = &[$(($open, $close)),*];
+
+        pub(crate) const TRIGGERS: &[Trigger] = &[$(Trigger {
             pattern: Pattern::Lit($open),
             action: Action::Block { open: open_tag, consume: true },
-        }),*]
+        }),*];
     };
 }
 
-pub(crate) const TRIGGERS: &[Trigger] = tag_triggers!(
-    b"<tool_call>",
-    b"<tool_use>",
-    b"<function_call>",
-    b"<function_calls>",
-    b"<tools>",
-    b"<tool_calls>"
+tags!(
+    (b"<tool_call>", b"</tool_call>"),
+    (b"<tool_use>", b"</tool_use>"),
+    (b"<function_call>", b"</function_call>"),
+    (b"<function_calls>", b"</function_calls>"),
+    (b"<tools>", b"</tools>"),
+    (b"<tool_calls>", b"</tool_calls>")
 );
 
 /// Opens the block of a `<tool_call>`-like tag (shared by the dialects that
@@ -74,16 +77,6 @@ pub(crate) fn open_tag(a: &BlockArgs<'_>) -> Box<dyn Block> {
     }
     tag_block(a)
 }
-
-/// The tags a tag block opens with, and their closing tags.
-const TAGS: &[(&[u8], &[u8])] = &[
-    (b"<tool_call>", b"</tool_call>"),
-    (b"<tool_use>", b"</tool_use>"),
-    (b"<function_call>", b"</function_call>"),
-    (b"<function_calls>", b"</function_calls>"),
-    (b"<tools>", b"</tools>"),
-    (b"<tool_calls>", b"</tool_calls>"),
-];
 
 /// The tag block itself, without the `<function_calls>` dispatch.
 pub(crate) fn tag_block(a: &BlockArgs<'_>) -> Box<dyn Block> {

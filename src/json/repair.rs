@@ -987,15 +987,19 @@ impl Repairer {
 
     /// Writes the pending key, with `:` (inserted if `colon` is None).
     fn commit_key<S: Sink + ?Sized>(&mut self, sink: &mut S, colon: Option<u8>, at: u64) {
-        self.flush_comma(sink);
-        let key = std::mem::take(&mut self.key);
-        sink.mark(Mark::Key(&key[..self.key_len]), self.offset);
-        sink.write(&key);
         if colon != Some(b':') {
             self.repair(RepairKind::MissingColon, at);
         }
+        self.write_key(sink, self.offset);
+    }
+
+    /// Writes the pending key (complete in `key`, blanks after it included)
+    /// and its colon, marked at offset `at`; the value comes next.
+    fn write_key<S: Sink + ?Sized>(&mut self, sink: &mut S, at: u64) {
+        self.flush_comma(sink);
+        sink.mark(Mark::Key(&self.key[..self.key_len]), at);
+        sink.write(&self.key);
         sink.write(b":");
-        self.key = key;
         self.key.clear();
         self.key_len = 0;
         self.pos = Pos::Value;
@@ -1154,15 +1158,7 @@ impl Repairer {
 
     /// Commits the pending key with a colon but no repair for it (the caller records one).
     fn commit_key_silent<S: Sink + ?Sized>(&mut self, sink: &mut S) {
-        self.flush_comma(sink);
-        let key = std::mem::take(&mut self.key);
-        sink.mark(Mark::Key(&key[..self.key_len]), self.offset);
-        sink.write(&key);
-        sink.write(b":");
-        self.key = key;
-        self.key.clear();
-        self.key_len = 0;
-        self.pos = Pos::Value;
+        self.write_key(sink, self.offset);
     }
 
     fn comma<S: Sink + ?Sized>(&mut self, sink: &mut S) -> Step {

@@ -26,7 +26,9 @@
 //! tests) says so with [`Sink::step_by_step`].
 
 use super::fast::{skip_ws, str_body};
-use super::{Esc, Frame, Kind, Lex, Mark, Pos, Quote, Repairer, Sink, Status, ValueKind};
+use super::{
+    closer_of, Esc, Frame, Kind, Lex, Mark, Pos, Quote, Repairer, Sink, Status, ValueKind,
+};
 
 /// What [`Repairer::units`] did.
 pub(super) enum Units {
@@ -75,7 +77,7 @@ impl Repairer {
                     return (0, false);
                 }
                 self.key.extend_from_slice(&input[..j]);
-                self.commit_held_key(sink, at(j));
+                self.write_key(sink, at(j));
                 (j + 1, true)
             }
             Lex::Str(s) if s.key => {
@@ -108,7 +110,7 @@ impl Repairer {
                 }
                 self.key.extend_from_slice(&input[close..j]);
                 self.lex = Lex::None;
-                self.commit_held_key(sink, at(j));
+                self.write_key(sink, at(j));
                 (j + 1, true)
             }
             Lex::Str(s) => {
@@ -157,18 +159,6 @@ impl Repairer {
             }
             _ => (0, false),
         }
-    }
-
-    /// [`Repairer::commit_key`] for a key complete in `key` (blanks after
-    /// it included) and its colon at offset `at`: no repair.
-    fn commit_held_key<S: Sink + ?Sized>(&mut self, sink: &mut S, at: u64) {
-        self.flush_comma(sink);
-        sink.mark(Mark::Key(&self.key[..self.key_len]), at);
-        sink.write(&self.key);
-        sink.write(b":");
-        self.key.clear();
-        self.key_len = 0;
-        self.pos = Pos::Value;
     }
 
     /// Reads whole plain units from the start of `input` (see the module
@@ -278,15 +268,9 @@ impl Repairer {
                         break;
                     }
                     self.stack.pop();
-                    sink.write(&input[i..i + 1]);
-                    sink.mark(
-                        Mark::End(if kind == Kind::Obj {
-                            ValueKind::Object
-                        } else {
-                            ValueKind::Array
-                        }),
-                        at(i),
-                    );
+                    let (out, vk) = closer_of(kind);
+                    sink.write(out);
+                    sink.mark(Mark::End(vk), at(i));
                     self.after_value();
                     i += 1;
                     after_mark!(i);
