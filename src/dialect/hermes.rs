@@ -140,7 +140,10 @@ pub(crate) struct TagBlock {
     close: Cow<'static, [u8]>,
     state: State,
     jc: Option<JsonCalls>,
-    xml: Option<XmlCalls>,
+    /// The XML engine, once the block turns out to hold XML (boxed: most
+    /// blocks hold JSON, and the block stays small enough to allocate and
+    /// move cheaply).
+    xml: Option<Box<XmlCalls>>,
     repairs: Vec<Repair>,
     limits: crate::config::Limits,
     /// The offered tools (for the `{"tool": {…}}` envelope).
@@ -149,6 +152,11 @@ pub(crate) struct TagBlock {
     /// A missing closing tag is the dialect's normal form, not a repair.
     close_optional: bool,
 }
+
+// Every tag block is boxed at its opening tag: keep it within an allocator's
+// small size class (mimalloc: 1 KiB), so that opening one stays cheap.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<TagBlock>() <= 1024);
 
 impl TagBlock {
     /// Hands the block to the XML engine from byte `i` of `input` on.
@@ -164,14 +172,14 @@ impl TagBlock {
         cx: &mut Cx<'_>,
     ) -> Flow {
         let container = Container::tag(&self.open);
-        let xml = self.xml.insert(XmlCalls::new(
+        let xml = self.xml.insert(Box::new(XmlCalls::new(
             syn,
             Some(container),
             start,
             commit_on_name,
             false,
             cx.cfg,
-        ));
+        )));
         self.state = State::Xml;
         let mut sub = cx.at(i);
         match xml.feed(&input[i..], &mut sub) {
