@@ -8,6 +8,8 @@
 #     \x00 = feed whole, \x40 = one byte at a time, \x86 = 7-byte chunks
 #   sse, ndjson, provider: an options byte, then the split header, then the input
 #     options \x00 = default frame limit / provider OpenAI; see each variant below.
+#   limits: an options byte choosing tight limits (fuzz/src/lib.rs limits_from),
+#     then the split header, then the input.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -75,6 +77,15 @@ for f in "$here"/seeds/json/*; do
     put json_repair "$b.bytes" '\x40' "$f"
     put json_repair "$b.c3" '\x82' "$f"
     n=$((n + 1))
+done
+# Tight limits over the content and JSON seeds: token 16 / depth 3 / arguments
+# 40 / held 256 (\xaa), token 4 / depth 1 / arguments 16 / held 16 (\x00),
+# token 8 / depth 8 / arguments 200 / held 256 (\xdd), whole and in 3-byte chunks.
+for f in "$here"/seeds/content/* "$here"/seeds/pythonic/* "$here"/seeds/json/*; do
+    b=$(basename "$(dirname "$f")")_$(basename "$f")
+    put limits "$b.aa" '\xaa\x00' "$f"
+    put limits "$b.00.c3" '\x00\x82' "$f"
+    put limits "$b.dd.c3" '\xdd\x82' "$f"
 done
 
 # Provider index in decode_options: 0 openai, 1 responses, 2 anthropic,

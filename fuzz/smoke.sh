@@ -27,6 +27,7 @@ echo "smoke: build took $((built - start)) s"
 runs() {
     case "$1" in
         content_split) echo "${FUZZ_RUNS:-20000}" ;;
+        limits) echo "${FUZZ_RUNS:-20000}" ;;
         pythonic) echo "${FUZZ_RUNS:-40000}" ;;
         provider) echo "${FUZZ_RUNS:-3000}" ;;
         sse) echo "${FUZZ_RUNS:-20000}" ;;

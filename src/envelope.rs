@@ -1084,6 +1084,17 @@ impl ArgsWriter {
         {
             return self.out.clone();
         }
+        if self.limited && self.out.first() == Some(&b'{') {
+            // Cut by the size limit anywhere (inside a key, after a comma,
+            // inside a number): its bytes may have been handed out, so the
+            // end extends them; the repairer's end-of-input policies would
+            // drop a cut key or a trailing comma.
+            let mut fin = self.out.clone();
+            fin.extend_from_slice(&crate::json::completion(&self.out));
+            if serde_json::from_slice::<serde::de::IgnoredAny>(&fin).is_ok() {
+                return fin;
+            }
+        }
         // Close the emitted prefix with a repairer (it only appends).
         let mut r = Repairer::with_limits(&self.limits);
         let mut fixed = Vec::with_capacity(self.out.len() + 8);

@@ -160,7 +160,7 @@ proptest! {
 
     #[test]
     fn tight_limits_keep_the_contracts((input, cuts) in fragments().prop_flat_map(|i| { let n = i.len(); (Just(i), splits(n)) })) {
-        let cfg = Config::default().with_limits(Limits { max_depth: 3, max_args_bytes: 40, max_held_bytes: 64, max_token_bytes: 16, max_tag_bytes: 32 });
+        let cfg = tight_limits();
         let whole = run_split(&input, &[], &cfg);
         check_contracts(&input, &whole);
         let split = run_split(&input, &cuts, &cfg);
@@ -181,5 +181,48 @@ proptest! {
             check_contracts(&input, &split);
             same(&input, &whole, &split)?;
         }
+    }
+}
+
+/// The limits of `tight_limits_keep_the_contracts`.
+fn tight_limits() -> Config {
+    Config::default().with_limits(Limits {
+        max_depth: 3,
+        max_args_bytes: 40,
+        max_held_bytes: 64,
+        max_token_bytes: 16,
+        max_tag_bytes: 32,
+    })
+}
+
+/// Found by a long run of `tight_limits_keep_the_contracts` (1M cases): a
+/// key cut by the token limit after the first half of a lone surrogate's
+/// escape (`\\` then `\\ud83d`) escaped its own closing quote.
+#[test]
+fn tight_limits_regression_long_key_with_raw_quotes() {
+    let input = "<tool_call>\u{e9}{\"input\"```\\ud83d\"say \"hi\" now\"".as_bytes();
+    let cfg = tight_limits();
+    let whole = run_split(input, &[], &cfg);
+    check_contracts(input, &whole);
+    for n in 1..input.len() {
+        let split = run_split(input, &[n], &cfg);
+        check_contracts(input, &split);
+        assert_eq!(summary(&split), summary(&whole), "split at {n}");
+    }
+}
+
+/// Found by a long run of `tight_limits_keep_the_contracts` (1M cases): the
+/// argument-size cut fell between a backslash and the quote it escapes; the
+/// final arguments dropped the backslash the deltas had already carried.
+#[test]
+fn tight_limits_regression_cut_inside_an_escape() {
+    let input = b"{{\"name\"\n<think>{, \"arguments\"\n</tool_call>\"name\"<\"name\"\"name\"";
+    let cfg = tight_limits();
+    let whole = run_split(input, &[], &cfg);
+    check_contracts(input, &whole);
+    for n in 1..input.len() {
+        let split = run_split(input, &[n], &cfg);
+        check_contracts(input, &split);
+        assert_eq!(summary(&split), summary(&whole), "split at {n}");
     }
 }

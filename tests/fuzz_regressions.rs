@@ -65,6 +65,10 @@ fn replay(target: &str, data: &[u8]) {
             let (opt, input, splits) = fuzz_checks::split_opt(data);
             fuzz_checks::check_provider(input, &splits, opt);
         }
+        "limits" => {
+            let (opt, input, splits) = fuzz_checks::split_opt(data);
+            fuzz_checks::check_limits(input, &splits, opt);
+        }
         _ => panic!("unknown fuzz target {target}"),
     }
 }
@@ -117,6 +121,24 @@ fn seeds_json_repair() {
         let input = fs::read(&f).expect("seed");
         for splits in splittings(input.len()) {
             fuzz_checks::check_json_repair(&input, &splits);
+        }
+    }
+}
+
+#[test]
+fn seeds_limits() {
+    // Every field of the options byte takes each of its values at least once.
+    let opts = [0x00u8, 0x25, 0x4a, 0x6f, 0x92, 0xaa, 0xb7, 0xdc, 0xff];
+    for f in files("fuzz/seeds/content")
+        .into_iter()
+        .chain(files("fuzz/seeds/pythonic"))
+        .chain(files("fuzz/seeds/json"))
+    {
+        let input = fs::read(&f).expect("seed");
+        for opt in opts {
+            for splits in splittings(input.len()) {
+                fuzz_checks::check_limits(&input, &splits, opt);
+            }
         }
     }
 }
@@ -464,4 +486,12 @@ fn content_split_22() {
 #[test]
 fn content_split_23() {
     regression("content_split-23");
+}
+
+/// Options `\xaa` (token limit 16), whole: `<tool_call>é{"input"```\ud83d"say "hi" now"`.
+/// A key cut by the token limit kept the first half of a lone surrogate's
+/// escape, which escaped the key's closing quote: "arguments not JSON".
+#[test]
+fn limits_1() {
+    regression("limits-1");
 }

@@ -197,3 +197,32 @@ fn long_names_end_the_block_at_the_same_byte_at_every_split() {
         }
     }
 }
+
+/// A JSON call cut by the limit at every byte of its arguments (inside a
+/// key, after a comma, inside a number, a literal, an escape or a surrogate
+/// pair): the deltas handed out before the cut are never taken back, so the
+/// final arguments extend them, and every split agrees.
+#[test]
+fn a_json_cut_anywhere_extends_the_deltas() {
+    let input = r#"<tool_call>{"name": "f", "arguments": {"id": "007", "opts": [1.5e+3, true, null, -2], "s": "a\"b\\c\u00e9\ud83d\ude00日本", "n": {"k": false}}}</tool_call>After."#;
+    let input = input.as_bytes();
+    for limit in 1..150 {
+        let cfg = Config::default().with_limits(Limits {
+            max_args_bytes: limit,
+            ..Limits::default()
+        });
+        let whole = run_split(input, &[], &cfg);
+        check_contracts(input, &whole);
+        let bytes: Vec<usize> = (1..input.len()).collect();
+        let split = run_split(input, &bytes, &cfg);
+        check_contracts(input, &split);
+        assert_eq!(summary(&split), summary(&whole), "limit {limit}");
+        let (_, _, calls) = summary(&whole);
+        assert_eq!(calls.len(), 1, "limit {limit}");
+        let cut = calls[0]
+            .repairs
+            .iter()
+            .any(|r| r.kind == RepairKind::LimitExceeded);
+        assert_eq!(cut, calls[0].truncated, "limit {limit}: {:?}", calls[0]);
+    }
+}

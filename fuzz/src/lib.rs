@@ -4,8 +4,9 @@
 //!
 //! Input layout: `content_split`, `json_repair` and `pythonic` read the
 //! *split layout* (see [`split`]: a header byte, the chunk lengths it
-//! announces, then the input proper). `sse`, `ndjson` and `provider` read one
-//! options byte first, then the split layout ([`split_opt`]).
+//! announces, then the input proper). `sse`, `ndjson`, `provider` and
+//! `limits` read one options byte first, then the split layout
+//! ([`split_opt`]).
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use toolstream::json::{Repairer, Status};
 use toolstream::ndjson::NdjsonDecoder;
 use toolstream::provider::{DecodeOptions, Provider, StreamDecoder};
 use toolstream::sse::SseDecoder;
-use toolstream::{Config, Event, Parsed, Parser, ToolCall};
+use toolstream::{Config, Event, Limits, Parsed, Parser, ToolCall};
 
 /// Splits fuzzer bytes into (header-free rest, chunk boundaries in the rest).
 ///
@@ -207,8 +208,9 @@ pub fn check_content(input: &[u8], splits: &[usize], cfg: &Config) {
 pub fn repair_split(
     input: &[u8],
     splits: &[usize],
+    limits: &Limits,
 ) -> Option<(Vec<u8>, Vec<toolstream::Repair>, bool)> {
-    let mut r = Repairer::new();
+    let mut r = Repairer::with_limits(limits);
     let mut out = Vec::new();
     let mut done = false;
     let mut stopped = false;
@@ -281,8 +283,8 @@ type MarkRun = (
     bool,
 );
 
-fn repair_marks(input: &[u8], splits: &[usize], step: bool) -> MarkRun {
-    let mut r = Repairer::new();
+fn repair_marks(input: &[u8], splits: &[usize], step: bool, limits: &Limits) -> MarkRun {
+    let mut r = Repairer::with_limits(limits);
     let mut sink = MarkSink {
         step,
         ..MarkSink::default()
@@ -303,8 +305,9 @@ fn repair_marks(input: &[u8], splits: &[usize], step: bool) -> MarkRun {
 fn repair_split_slow(
     input: &[u8],
     splits: &[usize],
+    limits: &Limits,
 ) -> Option<(Vec<u8>, Vec<toolstream::Repair>, bool)> {
-    let mut r = Repairer::new();
+    let mut r = Repairer::with_limits(limits);
     let mut out = SlowSink::default();
     let mut done = false;
     for c in chunks(input, splits) {
@@ -327,7 +330,7 @@ fn repair_split_slow(
 /// the slow path's writes and marks), plus chunk invariance.
 pub fn check_json_repair(input: &[u8], splits: &[usize]) {
     let whole = toolstream::json::repair(input);
-    let streamed = repair_split(input, &[]);
+    let streamed = repair_split(input, &[], &Limits::default());
     assert_eq!(
         whole
             .as_ref()
@@ -372,9 +375,21 @@ pub fn check_json_repair(input: &[u8], splits: &[usize]) {
             r.repairs
         );
     }
-    let slow = repair_split_slow(input, &[]);
+    check_repair_paths(input, splits, &Limits::default(), &streamed);
+}
+
+/// The repairer under `limits` (`streamed`: its output fed whole): the fast
+/// and slow paths write the same, the unit and slow paths make the same
+/// writes and marks, and a split feed gives what the whole feed gave.
+fn check_repair_paths(
+    input: &[u8],
+    splits: &[usize],
+    limits: &Limits,
+    streamed: &Option<(Vec<u8>, Vec<toolstream::Repair>, bool)>,
+) {
+    let slow = repair_split_slow(input, &[], limits);
     assert!(
-        streamed == slow,
+        *streamed == slow,
         "fast and slow paths differ: {:?} vs {:?} (input {:?})",
         streamed
             .as_ref()
@@ -384,17 +399,17 @@ pub fn check_json_repair(input: &[u8], splits: &[usize]) {
         String::from_utf8_lossy(input)
     );
     for cut in [&[][..], splits] {
-        let units = repair_marks(input, cut, false);
-        let steps = repair_marks(input, cut, true);
+        let units = repair_marks(input, cut, false, limits);
+        let steps = repair_marks(input, cut, true, limits);
         assert!(
             units == steps,
             "unit and slow paths differ at {cut:?}: {units:?} vs {steps:?} (input {:?})",
             String::from_utf8_lossy(input)
         );
     }
-    let split = repair_split(input, splits);
+    let split = repair_split(input, splits, limits);
     assert!(
-        streamed == split,
+        *streamed == split,
         "whole vs split at {splits:?} differ: {:?} vs {:?} (input {:?})",
         streamed
             .as_ref()
@@ -404,6 +419,46 @@ pub fn check_json_repair(input: &[u8], splits: &[usize]) {
             .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
         String::from_utf8_lossy(input)
     );
+}
+
+/// Limits chosen by an options byte, tight enough that fuzz inputs reach
+/// them: bits 0-1 the token limit (4, 8, 16 or 64 bytes), bits 2-4 the
+/// depth (1 to 8), bits 5-6 the argument size (16, 40, 200 or 4096 bytes),
+/// bit 7 the held-back bytes (16 or 256); tags up to 32 bytes.
+pub fn limits_from(opt: u8) -> Limits {
+    Limits {
+        max_token_bytes: [4, 8, 16, 64][(opt & 3) as usize],
+        max_depth: 1 + ((opt >> 2) & 7) as usize,
+        max_args_bytes: [16, 40, 200, 4096][((opt >> 5) & 3) as usize],
+        max_held_bytes: if opt & 0x80 == 0 { 16 } else { 256 },
+        max_tag_bytes: 32,
+    }
+}
+
+/// Under tight limits: the repairer's output is valid JSON in UTF-8 and its
+/// paths agree ([`check_repair_paths`]); the content parser keeps its
+/// contracts and is chunk-invariant ([`check_content`]).
+pub fn check_limits(input: &[u8], splits: &[usize], opt: u8) {
+    let limits = limits_from(opt);
+    let streamed = repair_split(input, &[], &limits);
+    if let Some((out, _, _)) = &streamed {
+        let text = std::str::from_utf8(out).unwrap_or_else(|e| {
+            panic!(
+                "repaired output is not UTF-8 ({e}): {:?}",
+                String::from_utf8_lossy(out)
+            )
+        });
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
+            // serde_json's limit on numbers, not invalid JSON (see check_json_repair).
+            assert!(
+                e.to_string().starts_with("number out of range"),
+                "repaired output is not JSON ({e}): {text:?} from {:?} under {limits:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+    check_repair_paths(input, splits, &limits, &streamed);
+    check_content(input, splits, &Config::default().with_limits(limits));
 }
 
 /// Frame limit chosen by the options byte: 0 = default, else `opt * 4`.

@@ -13,7 +13,10 @@
 //!   only continue the structure (`,` `}` `]` `:` or the end);
 //! * emitted bytes are never retracted.
 
+mod complete;
 mod repair;
+
+pub(crate) use complete::completion;
 
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 

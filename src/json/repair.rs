@@ -1290,6 +1290,13 @@ impl Repairer {
                 k -= 1;
             }
             self.key.extend_from_slice(&bytes[..k]);
+            // Some escapes are written in two parts (a lone surrogate's
+            // `\` and then its `\uD83D`): a first half left alone would
+            // escape the key's closing quote.
+            let backslashes = self.key.iter().rev().take_while(|&&c| c == b'\\').count();
+            if backslashes % 2 == 1 {
+                self.key.pop();
+            }
             self.key_truncated = true;
             self.repairs.push(Repair {
                 kind: RepairKind::LimitExceeded,
@@ -1910,7 +1917,12 @@ impl Repairer {
         self.tok.extend_from_slice(bytes);
         if t.key {
             if self.tok.len() > self.max_token {
-                self.tok.truncate(self.max_token);
+                // The longest prefix that ends on a character boundary.
+                let mut k = self.max_token;
+                while k > 0 && self.tok[k] & 0xC0 == 0x80 {
+                    k -= 1;
+                }
+                self.tok.truncate(k);
                 if !self.key_truncated {
                     self.key_truncated = true;
                     self.repair(RepairKind::LimitExceeded, self.tok_start);

@@ -997,3 +997,64 @@ fn fast_path_rewrites_respect_token_limits() {
         }
     }
 }
+
+#[test]
+fn key_truncation_keeps_escapes_and_characters_whole() {
+    // A key longer than the token limit keeps its longest prefix that ends
+    // neither inside an escape (a lone surrogate is written as `\` and then
+    // `\uD83D`: its first half alone escaped the closing quote) nor inside a
+    // character (a bare key's bytes are cut before they are escaped).
+    let limits = crate::Limits {
+        max_token_bytes: 16,
+        ..crate::Limits::default()
+    };
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"{\"input\"```\\ud83d\"say \"hi\" now\"",
+            r#"{"input\"```" :"now\""}"#,
+        ),
+        (
+            "{a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}: 1}".as_bytes(),
+            "{\"a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\": 1}",
+        ),
+        (
+            "{'a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}': 1}".as_bytes(),
+            "{\"a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\": 1}",
+        ),
+    ];
+    for (doc, want) in cases {
+        for cut in 0..=doc.len() {
+            for slow in [false, true] {
+                let mut r = Repairer::with_limits(&limits);
+                let mut v = Vec::new();
+                let mut s = Slow::default();
+                for part in [&doc[..cut], &doc[cut..]] {
+                    if slow {
+                        r.feed(part, &mut s);
+                    } else {
+                        r.feed(part, &mut v);
+                    }
+                }
+                if slow {
+                    r.finish(&mut s);
+                    v = s.out;
+                } else {
+                    r.finish(&mut v);
+                }
+                let out = String::from_utf8(v).expect("UTF-8 output");
+                assert_eq!(out, want, "cut at {cut}, slow path: {slow}");
+                serde_json::from_str::<serde_json::Value>(&out).expect("valid JSON");
+                let repairs = r.take_repairs();
+                assert!(
+                    repairs
+                        .iter()
+                        .any(|r| r.kind == crate::RepairKind::LimitExceeded)
+                        && !repairs
+                            .iter()
+                            .any(|r| r.kind == crate::RepairKind::InvalidUtf8),
+                    "{repairs:?}"
+                );
+            }
+        }
+    }
+}
