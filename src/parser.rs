@@ -751,14 +751,15 @@ impl Parser {
                 } else {
                     // The undecided bytes straddle the hold limit (only an
                     // uncommitted block is given less than all the input).
-                    let span = Span::new(self.block_start, self.abs(i + n));
-                    self.reject(data, i + n, i + n, Resume::Text, out);
+                    let to = self.past_block_start(data, i + n);
+                    let span = Span::new(self.block_start, self.abs(to));
+                    self.reject(data, i + n, to, Resume::Text, out);
                     out.push(Event::Diagnostic {
                         kind: DiagnosticKind::LimitExceeded,
                         message: format!("candidate call undecided after {max_held} bytes (max_held_bytes); kept as text"),
                         span,
                     });
-                    return Next::At(i + n);
+                    return Next::At(to);
                 }
             }
             Flow::Done(n) => {
@@ -776,8 +777,9 @@ impl Parser {
                 // Only an undecided block may turn out not to be a call (its
                 // events, if any, were never in `out`).
                 debug_assert!(!direct, "a committed block rejected its bytes");
-                self.reject(data, i, i + at, then, out);
-                return Next::At(i + at);
+                let to = self.past_block_start(data, i + at);
+                self.reject(data, i, to, then, out);
+                return Next::At(to);
             }
         };
         if self.em.committed {
@@ -785,6 +787,23 @@ impl Parser {
             out.append(&mut self.em.pending);
         }
         next
+    }
+
+    /// Where scanning resumes after an uncommitted block gives its bytes back
+    /// up to `to`: `to`, or, when that gives back nothing (nothing held, `to`
+    /// at the block's start), past the block's first character, which would
+    /// otherwise start the same block again, forever.
+    fn past_block_start(&self, data: &Data<'_>, to: usize) -> usize {
+        if !self.held.is_empty() || self.abs(to) != self.block_start || to >= data.len() {
+            return to;
+        }
+        let len = match data[to] {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        (to + len).min(data.len())
     }
 
     /// A committed block ended at `end`: bytes it read after its last call

@@ -495,3 +495,32 @@ fn content_split_23() {
 fn limits_1() {
     regression("limits-1");
 }
+
+/// Options `\xdd` (arguments 200 bytes), 3-byte chunks: `<|python_tag|>`,
+/// 61 NUL bytes, then JSON. Llama's raw code argument checked the limit
+/// against the raw bytes of each run of text as it arrived, so the cut (and
+/// its `LimitExceeded` offset) depended on the chunks: "calls differ whole
+/// vs split".
+#[test]
+fn limits_2() {
+    regression("limits-2");
+}
+
+/// Options `\xdd` (token limit 8), 3-byte chunks: an unquoted key of
+/// invalid UTF-8 and NUL bytes longer than the limit. The key's cut backed
+/// off over a stray continuation byte as if it ended a character, and was
+/// made again with every later piece of the key, so where it fell depended
+/// on the chunks: "whole vs split differ" (repairer).
+#[test]
+fn limits_3() {
+    regression("limits-3");
+}
+
+/// Options `\x00` (held bytes 16), 3-byte chunks: pythonic lines, then
+/// `['` and invalid bytes. A candidate call that read nothing and was still
+/// undecided at `max_held_bytes` gave back no bytes and was opened again at
+/// the same place, forever, pushing a diagnostic each time: out of memory.
+#[test]
+fn limits_4() {
+    regression("limits-4");
+}

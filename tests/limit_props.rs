@@ -226,3 +226,24 @@ fn a_json_cut_anywhere_extends_the_deltas() {
         assert_eq!(cut, calls[0].truncated, "limit {limit}: {:?}", calls[0]);
     }
 }
+
+/// A candidate that reads nothing while it is undecided, past the hold
+/// limit: its first byte is given back as text and scanning goes on after
+/// it (it was opened again at the same byte, forever).
+#[test]
+fn an_undecided_candidate_at_the_hold_limit_moves_on() {
+    let input = b"['\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xfff(";
+    let cfg = Config::default().with_limits(Limits {
+        max_held_bytes: 16,
+        ..Limits::default()
+    });
+    let whole = run_split(input, &[], &cfg);
+    check_contracts(input, &whole);
+    let bytes: Vec<usize> = (1..input.len()).collect();
+    let split = run_split(input, &bytes, &cfg);
+    check_contracts(input, &split);
+    assert_eq!(summary(&split), summary(&whole));
+    let (text, _, calls) = summary(&whole);
+    assert!(calls.is_empty());
+    assert_eq!(text, input);
+}

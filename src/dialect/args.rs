@@ -173,20 +173,42 @@ impl RawArgs {
         }
     }
 
-    /// `at` is the absolute offset of `bytes[0]`.
+    /// `at` is the absolute offset of `bytes[0]`. The output stops before
+    /// the first character whose escaped form would take it past the
+    /// limit: the cut depends on the text, not on how it was fed.
     fn put(&mut self, bytes: &[u8], at: u64) {
         if self.limited || bytes.is_empty() {
             return;
         }
-        if self.out.len() + bytes.len() > self.max {
-            self.limited = true;
-            self.repairs.push(Repair {
-                kind: RepairKind::LimitExceeded,
-                offset: at,
-            });
+        // A byte's escaped form takes at most 6 bytes (`\u0000`; a held
+        // byte and the one after it at most 3 + 6).
+        let worst = 6 * (bytes.len() + self.esc.held()) + 3;
+        if self.out.len() + worst <= self.max {
+            let bad = self.esc.push(bytes, &mut self.out);
+            self.note_invalid(bad, at);
             return;
         }
-        for rel in self.esc.push(bytes, &mut self.out) {
+        for (i, &b) in bytes.iter().enumerate() {
+            let (len, held) = (self.out.len(), self.esc.held());
+            let bad = self.esc.push(&[b], &mut self.out);
+            let b_at = at + i as u64;
+            if self.out.len() > self.max {
+                self.out.truncate(len);
+                self.esc = StrEscaper::default();
+                self.limited = true;
+                self.repairs.push(Repair {
+                    kind: RepairKind::LimitExceeded,
+                    offset: b_at - held as u64,
+                });
+                return;
+            }
+            self.note_invalid(bad, b_at);
+        }
+    }
+
+    /// Records the replaced invalid UTF-8 of a push at `at`.
+    fn note_invalid(&mut self, bad: Vec<isize>, at: u64) {
+        for rel in bad {
             self.repairs.push(Repair {
                 kind: RepairKind::InvalidUtf8,
                 offset: at.saturating_add_signed(rel as i64),
@@ -281,6 +303,11 @@ impl StrEscaper {
                 }
             }
         }
+    }
+
+    /// Bytes of an incomplete character held from the last push.
+    pub(crate) fn held(&self) -> usize {
+        self.carry.len()
     }
 
     /// Flushes an incomplete sequence left at the end; true when one was replaced.

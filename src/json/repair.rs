@@ -269,6 +269,26 @@ const LITERALS: &[Literal] = &[
 
 /// A byte a bare token may hold and still be read as a number.
 #[inline]
+/// Where to cut `b` at `k` bytes without splitting a UTF-8 character: `k`,
+/// or the start of a multi-byte character that runs past it. Invalid bytes
+/// are not characters: a stray continuation byte is cut like any other.
+fn char_cut(b: &[u8], k: usize) -> usize {
+    for back in 1..=k.min(3) {
+        let c = b[k - back];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let len = match c {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if len > back { k - back } else { k };
+    }
+    k
+}
+
 fn number_byte(b: u8) -> bool {
     matches!(b, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E')
 }
@@ -1914,19 +1934,19 @@ impl Repairer {
             self.tok = tail;
             return;
         }
+        if t.key && self.key_truncated {
+            // The rest of a key cut by the token limit is dropped.
+            return;
+        }
         self.tok.extend_from_slice(bytes);
         if t.key {
             if self.tok.len() > self.max_token {
-                // The longest prefix that ends on a character boundary.
-                let mut k = self.max_token;
-                while k > 0 && self.tok[k] & 0xC0 == 0x80 {
-                    k -= 1;
-                }
+                // Cut once, where the first `max_token` bytes end (however
+                // they arrived), not inside a character.
+                let k = char_cut(&self.tok, self.max_token);
                 self.tok.truncate(k);
-                if !self.key_truncated {
-                    self.key_truncated = true;
-                    self.repair(RepairKind::LimitExceeded, self.tok_start);
-                }
+                self.key_truncated = true;
+                self.repair(RepairKind::LimitExceeded, self.tok_start);
             }
             return;
         }
