@@ -1084,18 +1084,19 @@ impl ArgsWriter {
         {
             return self.out.clone();
         }
-        if self.limited && self.out.first() == Some(&b'{') {
-            // Cut by the size limit anywhere (inside a key, after a comma,
-            // inside a number): its bytes may have been handed out, so the
-            // end extends them; the repairer's end-of-input policies would
-            // drop a cut key or a trailing comma.
+        if self.out.first() == Some(&b'{') {
+            // Cut short (by a size limit, inside a key, after a comma,
+            // inside a number; or a stringified value whose text ended):
+            // its bytes may have been handed out, so the end extends them.
+            // The repairer's end-of-input policies would drop a cut key or
+            // a trailing comma.
             let mut fin = self.out.clone();
             fin.extend_from_slice(&crate::json::completion(&self.out));
             if serde_json::from_slice::<serde::de::IgnoredAny>(&fin).is_ok() {
                 return fin;
             }
         }
-        // Close the emitted prefix with a repairer (it only appends).
+        // Not a JSON prefix (never expected): close it with a repairer.
         let mut r = Repairer::with_limits(&self.limits);
         let mut fixed = Vec::with_capacity(self.out.len() + 8);
         let p = r.feed(&self.out, &mut fixed);

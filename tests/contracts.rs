@@ -226,3 +226,19 @@ fn tight_limits_regression_cut_inside_an_escape() {
         assert_eq!(summary(&split), summary(&whole), "split at {n}");
     }
 }
+
+/// Found by a long run of `tight_limits_keep_the_contracts` (1M cases) on
+/// `c3a8db6`, split at byte 179: the repairs differed whole vs split (that
+/// commit cut a bare key again with each later piece of it; `limits_3`).
+#[test]
+fn tight_limits_regression_split_179() {
+    let input = b"{{{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}<think>\"get_weather\"'x'}\"arguments\"]\"parameters\": None\xe2\x9c\x93\\</tool_use>-//c\n\t\\Let me check. \xe6\x97\xa5\xe6\x9c\xacLet me check. //c\n```\n```\"b\"'it's'<tool_use>";
+    let cfg = tight_limits();
+    let whole = run_split(input, &[], &cfg);
+    check_contracts(input, &whole);
+    for cuts in [vec![179], (1..input.len()).collect::<Vec<_>>()] {
+        let split = run_split(input, &cuts, &cfg);
+        check_contracts(input, &split);
+        assert_eq!(summary(&split), summary(&whole), "split at {cuts:?}");
+    }
+}

@@ -524,3 +524,13 @@ fn limits_3() {
 fn limits_4() {
     regression("limits-4");
 }
+
+/// Options `\xaa` (arguments 40 bytes), whole: a call whose arguments are a
+/// JSON string holding a cut object. The stringified value's own writer was
+/// cut inside a key at the limit; the outer arguments were closed by the
+/// repairer, which drops a cut key: the final `{}` did not extend the
+/// deltas already handed out.
+#[test]
+fn limits_5() {
+    regression("limits-5");
+}
