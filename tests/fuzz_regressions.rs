@@ -143,6 +143,38 @@ fn seeds_limits() {
     }
 }
 
+/// The real model outputs of `corpus/real` under the same tight limits.
+#[test]
+fn real_corpus_under_tight_limits() {
+    let opts = [0x00u8, 0x25, 0x4a, 0x6f, 0x92, 0xaa, 0xb7, 0xdc, 0xff];
+    let mut entries = 0;
+    for f in files("corpus/real") {
+        let text = fs::read_to_string(&f).expect("corpus file");
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let e: serde_json::Value = serde_json::from_str(line).expect("corpus entry");
+            let input = e["text"].as_str().expect("text").as_bytes();
+            for (k, opt) in opts.into_iter().enumerate() {
+                // Whole and byte by byte for every options byte, 7-byte
+                // chunks for one in three (the run stays short).
+                let mut cuts = vec![Vec::new(), (1..input.len()).collect()];
+                if (entries + k) % 3 == 0 {
+                    cuts.push(
+                        (1..)
+                            .map(|i| i * 7)
+                            .take_while(|&s| s < input.len())
+                            .collect(),
+                    );
+                }
+                for splits in cuts {
+                    fuzz_checks::check_limits(input, &splits, opt);
+                }
+            }
+            entries += 1;
+        }
+    }
+    assert!(entries >= 300, "{entries} corpus entries");
+}
+
 #[test]
 fn split_header_layout() {
     // Header 0x02: two chunk lengths (3, 0) follow, then the input.

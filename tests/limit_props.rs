@@ -247,3 +247,44 @@ fn an_undecided_candidate_at_the_hold_limit_moves_on() {
     assert!(calls.is_empty());
     assert_eq!(text, input);
 }
+
+/// Every argument limit from 1 byte to past the whole arguments, in the
+/// dialect families that cut their own arguments: whole, byte by byte and
+/// in 3-byte chunks agree, and the contracts hold. (The XML emulation's
+/// limit counted from where the feed that finished the call's name began,
+/// so it moved with the chunks.)
+#[test]
+fn every_limit_is_chunk_invariant() {
+    let inputs: [&str; 4] = [
+        "<tool_call>\n<name>get_weather</name>\n<arguments>\n<city>London</city>\n<days>3</days>\n</arguments>\n</tool_call>\nAfter.",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis é\n</parameter>\n<parameter=days>\n12\n</parameter>\n</function>\n</tool_call>After.",
+        "[get_weather(city='Paris \"x\" é', days=12345, opts={'a': [1, True, None]})]\nAfter.",
+        "<|python_tag|>print(\"hello\\tworld\")\n\u{0}\u{0} x = 1<|eom_id|>After.",
+    ];
+    for input in inputs {
+        let input = input.as_bytes();
+        for limit in 1..120 {
+            let cfg = Config::default().with_limits(Limits {
+                max_args_bytes: limit,
+                ..Limits::default()
+            });
+            let whole = run_split(input, &[], &cfg);
+            check_contracts(input, &whole);
+            let bytes: Vec<usize> = (1..input.len()).collect();
+            let threes: Vec<usize> = (1..)
+                .map(|i| i * 3)
+                .take_while(|&s| s < input.len())
+                .collect();
+            for cuts in [bytes, threes] {
+                let split = run_split(input, &cuts, &cfg);
+                check_contracts(input, &split);
+                assert_eq!(
+                    summary(&split),
+                    summary(&whole),
+                    "limit {limit}, {:?}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+}

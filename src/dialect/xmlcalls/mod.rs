@@ -1227,6 +1227,9 @@ impl XmlCalls {
             }
             Match::Full(n) => {
                 let word = std::mem::take(&mut self.word);
+                // Where the text began, however it arrived (the limit on the
+                // call's arguments counts from there).
+                let start = cx.abs(at).saturating_sub(word.len() as u64);
                 let text = String::from_utf8_lossy(word.trim_ascii()).into_owned();
                 if self.st == St::GlmKey {
                     if let Some(c) = self.call.as_mut() {
@@ -1237,7 +1240,7 @@ impl XmlCalls {
                     if text.is_empty() || text.len() > MAX_NAME {
                         return Step::Out(self.reject(cx, at + n));
                     }
-                    let span = Span::new(cx.abs(i), cx.abs(at + n));
+                    let span = Span::new(start, cx.abs(at + n));
                     self.start_call(cx, text, span);
                     cx.commit();
                     self.st = St::PlainAfterName;
