@@ -566,3 +566,12 @@ fn limits_4() {
 fn limits_5() {
     regression("limits-5");
 }
+
+/// Options `\xb1` (arguments 40 bytes), 50-byte chunks: `<tool_call>` and a
+/// 63-byte GLM name of invalid bytes, then `{`. The limit (counted from the
+/// name's start) was reached at the JSON body's `{`, before its repairer
+/// read anything: the arguments were empty, not JSON.
+#[test]
+fn limits_6() {
+    regression("limits-6");
+}

@@ -682,6 +682,11 @@ impl XmlCalls {
             }
             call.out.push(b'}');
         }
+        if call.out.is_empty() {
+            // A JSON body announced by its `{` and cut by the limit before
+            // its repairer wrote anything.
+            call.out.extend_from_slice(b"{}");
+        }
         call.open = true;
         call.closed = true;
         call.closed_at = end;
