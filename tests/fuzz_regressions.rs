@@ -175,6 +175,51 @@ fn real_corpus_under_tight_limits() {
     assert!(entries >= 300, "{entries} corpus entries");
 }
 
+/// The public raw model outputs of `../shared/corpus/public` under tight
+/// limits: whole, byte by byte and in 7-byte chunks. Skipped, with a
+/// message, where `../shared` is absent.
+#[test]
+fn public_corpus_under_tight_limits() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public");
+    if !dir.is_dir() {
+        eprintln!("SKIPPED: {} is not present", dir.display());
+        return;
+    }
+    let mut outputs = 0;
+    for f in files("../shared/corpus/public") {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if !name.ends_with(".jsonl") || name.contains("ground_truth") {
+            continue;
+        }
+        let text = fs::read_to_string(&f).expect("public corpus file");
+        for line in text.lines() {
+            let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(raw) = row["raw_output"].as_str().or(row["text"].as_str()) else {
+                continue;
+            };
+            let input = raw.as_bytes();
+            for opt in [0x00u8, 0x4a, 0xaa, 0xdd] {
+                let bytes = (1..input.len()).collect();
+                let sevens = (1..)
+                    .map(|i| i * 7)
+                    .take_while(|&s| s < input.len())
+                    .collect();
+                for splits in [Vec::new(), bytes, sevens] {
+                    fuzz_checks::check_limits(input, &splits, opt);
+                }
+            }
+            outputs += 1;
+        }
+    }
+    assert!(outputs > 1000, "{outputs} public outputs");
+}
+
 #[test]
 fn split_header_layout() {
     // Header 0x02: two chunk lengths (3, 0) follow, then the input.
