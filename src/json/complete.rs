@@ -231,6 +231,61 @@ mod tests {
         }
     }
 
+    /// JSON text with every kind of token, escape and blank placement.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let string = prop::collection::vec(
+            prop_oneof![
+                Just("a".to_owned()),
+                Just("é日".to_owned()),
+                Just("😀".to_owned()),
+                Just("\\\"".to_owned()),
+                Just("\\\\".to_owned()),
+                Just("\\n\\/".to_owned()),
+                Just("\\u00e9".to_owned()),
+                Just("\\uD83D\\uDE00".to_owned()),
+            ],
+            0..4,
+        )
+        .prop_map(|parts| format!("\"{}\"", parts.concat()));
+        let leaf = prop_oneof![
+            string.clone(),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            Just("null".to_owned()),
+            Just("-0.5e+3".to_owned()),
+            Just("120".to_owned()),
+            Just("1E-7".to_owned()),
+        ];
+        let ws = prop_oneof![Just(""), Just(" "), Just("\n  ")];
+        leaf.prop_recursive(4, 32, 4, move |inner| {
+            let ws = ws.clone();
+            prop_oneof![
+                (prop::collection::vec(inner.clone(), 0..4), ws.clone())
+                    .prop_map(|(v, w)| format!("[{w}{}{w}]", v.join(&format!("{w},{w}")))),
+                (prop::collection::vec((string.clone(), inner), 0..4), ws).prop_map(|(kv, w)| {
+                    let members: Vec<String> = kv
+                        .into_iter()
+                        .map(|(k, v)| format!("{k}{w}:{w}{v}"))
+                        .collect();
+                    format!("{{{w}{}{w}}}", members.join(&format!(",{w}")))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_prefix_of_generated_json_is_completed(doc in json_text()) {
+            every_prefix(&doc);
+        }
+
+        #[test]
+        fn any_bytes_complete_without_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            let _ = completion(&bytes);
+        }
+    }
+
     #[test]
     fn completions_are_minimal_and_named() {
         let cases: [(&str, &str); 12] = [
