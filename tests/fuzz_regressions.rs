@@ -620,3 +620,19 @@ fn limits_5() {
 fn limits_6() {
     regression("limits-6");
 }
+
+/// Options `\xea` (depth 3), byte by byte: a Qwen3-Coder parameter whose
+/// JSON value nests past the depth limit at the end of the input. Each
+/// later chunk moved the stopped repairer's offset, where its closing
+/// repairs are recorded: "calls differ whole vs split" (offsets 281 vs 283).
+#[test]
+fn limits_7() {
+    regression("limits-7");
+}
+
+/// Options `\xdd` (depth 8, token 8), byte by byte: the same class, found
+/// by a parallel run.
+#[test]
+fn limits_8() {
+    regression("limits-8");
+}

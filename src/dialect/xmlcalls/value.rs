@@ -123,6 +123,10 @@ pub(crate) struct Value {
     scratch: Vec<u8>,
     /// The validator finished a complete value; only blanks may follow.
     rep_done: bool,
+    /// The repairer stopped inside the value (a limit): it reads nothing
+    /// more, so its offset, where its closing repairs are recorded, stays
+    /// where it stopped however the rest arrives.
+    rep_stopped: bool,
     /// A partial UTF-8 character waiting for its continuation bytes.
     utf8: Vec<u8>,
     hold_max: usize,
@@ -153,6 +157,7 @@ impl Value {
             rep: None,
             scratch: Vec::new(),
             rep_done: false,
+            rep_stopped: false,
             utf8: Vec::new(),
             hold_max: limits.max_token_bytes.max(16),
             limits: limits.clone(),
@@ -470,13 +475,19 @@ impl Value {
         let Some(rep) = self.rep.as_mut() else { return };
         let rest = if rep.is_done() {
             0
+        } else if self.rep_stopped {
+            return;
         } else {
             rep.set_offset(at);
             let p = rep.feed(b, out);
-            if p.status != Status::Done {
-                return;
+            match p.status {
+                Status::Done => p.consumed,
+                Status::NeedMore => return,
+                Status::Stop | Status::Halted | Status::Limit => {
+                    self.rep_stopped = true;
+                    return;
+                }
             }
-            p.consumed
         };
         if let Some(g) = b[rest..].iter().position(|c| !c.is_ascii_whitespace()) {
             if !self.garbage_noted {
