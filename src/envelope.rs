@@ -928,23 +928,21 @@ impl ArgsWriter {
             }
             ArgsMode::StrHead => {
                 self.hold.extend_from_slice(bytes);
-                let before = self.text.len();
                 unescape_into(bytes, &mut self.text);
-                let first = self.text[before..]
+                // The string's leading blanks decide, counted in its text
+                // (however its pieces arrive): more than a token's worth
+                // make it plain text, else its first other byte does.
+                let blanks = self
+                    .text
                     .iter()
-                    .copied()
-                    .chain(std::iter::empty())
-                    .find(|c| !c.is_ascii_whitespace());
-                let any = self.text.iter().any(|c| !c.is_ascii_whitespace());
-                if !any {
-                    if self.hold.len() > self.limits.max_token_bytes {
-                        self.begin_str_wrap();
-                    }
+                    .take_while(|c| c.is_ascii_whitespace())
+                    .count();
+                if blanks > self.limits.max_token_bytes {
+                    self.begin_str_wrap();
                     return;
                 }
-                let first =
-                    first.or_else(|| self.text.iter().copied().find(|c| !c.is_ascii_whitespace()));
-                match first {
+                match self.text.get(blanks) {
+                    None => {}
                     Some(b'{' | b'[') => {
                         self.repair(RepairKind::StringifiedArguments);
                         let mut nested = Box::new(Nested {
@@ -959,7 +957,7 @@ impl ArgsWriter {
                         self.mode = ArgsMode::Stringified;
                         self.pull_nested();
                     }
-                    _ => self.begin_str_wrap(),
+                    Some(_) => self.begin_str_wrap(),
                 }
             }
             ArgsMode::Stringified => {

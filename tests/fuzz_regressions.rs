@@ -636,3 +636,13 @@ fn limits_7() {
 fn limits_8() {
     regression("limits-8");
 }
+
+/// Options `\xdd` (token 8), 3-byte chunks; minimized to
+/// `{name"","parameters":"        {`. Whether a string argument holds JSON
+/// was decided on its leading blanks as held raw bytes: fed whole, the `{`
+/// after them was seen (stringified JSON); in pieces, the blanks passed the
+/// token limit first (plain text).
+#[test]
+fn limits_9() {
+    regression("limits-9");
+}
