@@ -200,15 +200,10 @@ fn tight_limits() -> Config {
 /// escape (`\\` then `\\ud83d`) escaped its own closing quote.
 #[test]
 fn tight_limits_regression_long_key_with_raw_quotes() {
-    let input = "<tool_call>\u{e9}{\"input\"```\\ud83d\"say \"hi\" now\"".as_bytes();
-    let cfg = tight_limits();
-    let whole = run_split(input, &[], &cfg);
-    check_contracts(input, &whole);
-    for n in 1..input.len() {
-        let split = run_split(input, &[n], &cfg);
-        check_contracts(input, &split);
-        assert_eq!(summary(&split), summary(&whole), "split at {n}");
-    }
+    agree_under_tight_limits(
+        "<tool_call>\u{e9}{\"input\"```\\ud83d\"say \"hi\" now\"".as_bytes(),
+        &[],
+    );
 }
 
 /// Found by a long run of `tight_limits_keep_the_contracts` (1M cases): the
@@ -216,15 +211,10 @@ fn tight_limits_regression_long_key_with_raw_quotes() {
 /// final arguments dropped the backslash the deltas had already carried.
 #[test]
 fn tight_limits_regression_cut_inside_an_escape() {
-    let input = b"{{\"name\"\n<think>{, \"arguments\"\n</tool_call>\"name\"<\"name\"\"name\"";
-    let cfg = tight_limits();
-    let whole = run_split(input, &[], &cfg);
-    check_contracts(input, &whole);
-    for n in 1..input.len() {
-        let split = run_split(input, &[n], &cfg);
-        check_contracts(input, &split);
-        assert_eq!(summary(&split), summary(&whole), "split at {n}");
-    }
+    agree_under_tight_limits(
+        b"{{\"name\"\n<think>{, \"arguments\"\n</tool_call>\"name\"<\"name\"\"name\"",
+        &[],
+    );
 }
 
 /// Found by a long run of `tight_limits_keep_the_contracts` (1M cases) on
@@ -233,12 +223,22 @@ fn tight_limits_regression_cut_inside_an_escape() {
 #[test]
 fn tight_limits_regression_split_179() {
     let input = b"{{{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}<think>\"get_weather\"'x'}\"arguments\"]\"parameters\": None\xe2\x9c\x93\\</tool_use>-//c\n\t\\Let me check. \xe6\x97\xa5\xe6\x9c\xacLet me check. //c\n```\n```\"b\"'it's'<tool_use>";
+    agree_under_tight_limits(input, &[179]);
+}
+
+/// Under [`tight_limits`], `input` keeps the contracts whole, cut at each
+/// single byte, byte by byte and at `cuts`, and every split agrees with the
+/// whole input.
+fn agree_under_tight_limits(input: &[u8], cuts: &[usize]) {
     let cfg = tight_limits();
     let whole = run_split(input, &[], &cfg);
     check_contracts(input, &whole);
-    for cuts in [vec![179], (1..input.len()).collect::<Vec<_>>()] {
-        let split = run_split(input, &cuts, &cfg);
-        check_contracts(input, &split);
-        assert_eq!(summary(&split), summary(&whole), "split at {cuts:?}");
+    let splits = (1..input.len())
+        .map(|n| vec![n])
+        .chain([(1..input.len()).collect(), cuts.to_vec()]);
+    for split in splits {
+        let events = run_split(input, &split, &cfg);
+        check_contracts(input, &events);
+        assert_eq!(summary(&events), summary(&whole), "split at {split:?}");
     }
 }

@@ -207,16 +207,7 @@ fn a_json_cut_anywhere_extends_the_deltas() {
     let input = r#"<tool_call>{"name": "f", "arguments": {"id": "007", "opts": [1.5e+3, true, null, -2], "s": "a\"b\\c\u00e9\ud83d\ude00日本", "n": {"k": false}}}</tool_call>After."#;
     let input = input.as_bytes();
     for limit in 1..150 {
-        let cfg = Config::default().with_limits(Limits {
-            max_args_bytes: limit,
-            ..Limits::default()
-        });
-        let whole = run_split(input, &[], &cfg);
-        check_contracts(input, &whole);
-        let bytes: Vec<usize> = (1..input.len()).collect();
-        let split = run_split(input, &bytes, &cfg);
-        check_contracts(input, &split);
-        assert_eq!(summary(&split), summary(&whole), "limit {limit}");
+        let whole = agree_at_args_limit(input, limit);
         let (_, _, calls) = summary(&whole);
         assert_eq!(calls.len(), 1, "limit {limit}");
         let cut = calls[0]
@@ -262,29 +253,36 @@ fn every_limit_is_chunk_invariant() {
         "<|python_tag|>print(\"hello\\tworld\")\n\u{0}\u{0} x = 1<|eom_id|>After.",
     ];
     for input in inputs {
-        let input = input.as_bytes();
         for limit in 1..120 {
-            let cfg = Config::default().with_limits(Limits {
-                max_args_bytes: limit,
-                ..Limits::default()
-            });
-            let whole = run_split(input, &[], &cfg);
-            check_contracts(input, &whole);
-            let bytes: Vec<usize> = (1..input.len()).collect();
-            let threes: Vec<usize> = (1..)
-                .map(|i| i * 3)
-                .take_while(|&s| s < input.len())
-                .collect();
-            for cuts in [bytes, threes] {
-                let split = run_split(input, &cuts, &cfg);
-                check_contracts(input, &split);
-                assert_eq!(
-                    summary(&split),
-                    summary(&whole),
-                    "limit {limit}, {:?}",
-                    String::from_utf8_lossy(input)
-                );
-            }
+            agree_at_args_limit(input.as_bytes(), limit);
         }
     }
+}
+
+/// With `max_args_bytes` = `limit`, `input` keeps the contracts whole, byte
+/// by byte and in 3-byte chunks, and the three agree. Returns the whole
+/// input's events.
+fn agree_at_args_limit(input: &[u8], limit: usize) -> Vec<toolstream::Event> {
+    let cfg = Config::default().with_limits(Limits {
+        max_args_bytes: limit,
+        ..Limits::default()
+    });
+    let whole = run_split(input, &[], &cfg);
+    check_contracts(input, &whole);
+    let bytes: Vec<usize> = (1..input.len()).collect();
+    let threes: Vec<usize> = (1..)
+        .map(|i| i * 3)
+        .take_while(|&s| s < input.len())
+        .collect();
+    for cuts in [bytes, threes] {
+        let split = run_split(input, &cuts, &cfg);
+        check_contracts(input, &split);
+        assert_eq!(
+            summary(&split),
+            summary(&whole),
+            "limit {limit}, {:?}",
+            String::from_utf8_lossy(input)
+        );
+    }
+    whole
 }

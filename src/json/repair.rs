@@ -269,26 +269,6 @@ const LITERALS: &[Literal] = &[
 
 /// A byte a bare token may hold and still be read as a number.
 #[inline]
-/// Where to cut `b` at `k` bytes without splitting a UTF-8 character: `k`,
-/// or the start of a multi-byte character that runs past it. Invalid bytes
-/// are not characters: a stray continuation byte is cut like any other.
-fn char_cut(b: &[u8], k: usize) -> usize {
-    for back in 1..=k.min(3) {
-        let c = b[k - back];
-        if c & 0xC0 == 0x80 {
-            continue;
-        }
-        let len = match c {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        return if len > back { k - back } else { k };
-    }
-    k
-}
-
 fn number_byte(b: u8) -> bool {
     matches!(b, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E')
 }
@@ -1943,8 +1923,8 @@ impl Repairer {
             if self.tok.len() > self.max_token {
                 // Cut once, where the first `max_token` bytes end (however
                 // they arrived), not inside a character.
-                let k = char_cut(&self.tok, self.max_token);
-                self.tok.truncate(k);
+                let k = self.max_token;
+                self.tok.truncate(k - incomplete_utf8_tail(&self.tok[..k]));
                 self.key_truncated = true;
                 self.repair(RepairKind::LimitExceeded, self.tok_start);
             }
