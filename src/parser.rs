@@ -797,12 +797,7 @@ impl Parser {
         if !self.held.is_empty() || self.abs(to) != self.block_start || to >= data.len() {
             return to;
         }
-        let len = match data[to] {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
+        let len = crate::json::utf8_len(data[to]).max(1);
         (to + len).min(data.len())
     }
 
@@ -897,22 +892,7 @@ impl std::ops::Deref for Data<'_> {
 /// The end of `data` not counting an unfinished UTF-8 character at its end
 /// (never before `from`), so text events do not split characters.
 fn utf8_cut(data: &[u8], from: usize) -> usize {
-    let len = data.len();
-    // Look back at most 3 bytes for the lead byte of a multi-byte sequence.
-    for back in 1..=3.min(len.saturating_sub(from)) {
-        let b = data[len - back];
-        if b & 0xC0 == 0x80 {
-            continue; // continuation byte: keep looking for the lead
-        }
-        let need = match b {
-            0xC2..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF4 => 4,
-            _ => return len,
-        };
-        return if need > back { len - back } else { len };
-    }
-    len
+    data.len() - crate::json::incomplete_utf8_tail(&data[from..])
 }
 
 enum Next {

@@ -21,7 +21,7 @@ pub(crate) use complete::completion;
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
 #[allow(unused_imports)]
-pub(crate) use repair::{fits_f64, is_json_number, run_len};
+pub(crate) use repair::{fits_f64, incomplete_utf8_tail, is_json_number, run_len, utf8_len};
 
 use crate::error::NoJson;
 use crate::event::Repair;

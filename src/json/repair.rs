@@ -353,7 +353,7 @@ fn is_ws(b: u8) -> bool {
 
 /// Length of a UTF-8 sequence from its lead byte (0 for a byte that cannot lead one).
 #[inline]
-fn utf8_len(b: u8) -> usize {
+pub(crate) fn utf8_len(b: u8) -> usize {
     match b {
         0x00..=0x7F => 1,
         0xC2..=0xDF => 2,
@@ -2169,26 +2169,21 @@ fn smart_closer_at(run: &[u8], q: Quote) -> Option<usize> {
     None
 }
 
-/// True if `s` is a number in JSON's grammar.
 /// Length of an incomplete UTF-8 sequence at the end of `b` (0 when it ends
 /// on a character boundary or with bytes that can never be completed).
-fn incomplete_utf8_tail(b: &[u8]) -> usize {
+pub(crate) fn incomplete_utf8_tail(b: &[u8]) -> usize {
     for back in 1..=b.len().min(3) {
         let c = b[b.len() - back];
         if c & 0xC0 == 0x80 {
             continue;
         }
-        let need = match c {
-            0xC2..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF4 => 4,
-            _ => return 0,
-        };
+        let need = utf8_len(c);
         return if back < need { back } else { 0 };
     }
     0
 }
 
+/// True if `s` is a number in JSON's grammar.
 pub(crate) fn is_json_number(s: &[u8]) -> bool {
     json_number_syntax(s) && fits_f64(s)
 }
