@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_contracts, run_split, summary};
+use common::{check_contracts, run_split, run_split_bytes, summary};
 use proptest::prelude::*;
 use toolstream::{Config, Limits};
 
@@ -142,6 +142,8 @@ proptest! {
         let split = run_split(&input, &cuts, &cfg);
         check_contracts(&input, &split);
         same(&input, &whole, &split)?;
+        // The shared-chunk API gives the very same events.
+        prop_assert_eq!(&run_split_bytes(&input, &cuts, &cfg), &split, "feed_bytes differs for {:?}", String::from_utf8_lossy(&input));
         let bytewise: Vec<usize> = (1..input.len()).collect();
         let ones = run_split(&input, &bytewise, &cfg);
         check_contracts(&input, &ones);

@@ -9,7 +9,7 @@ mod common;
 use catalogue::EXAMPLES;
 use common::{check_contracts, run_split, summary};
 use proptest::prelude::*;
-use toolstream::Config;
+use toolstream::{Config, Limits, Tools};
 
 /// Inputs beyond the catalogue: several dialects in one stream, repairs,
 /// broken calls followed by prose, invalid UTF-8.
@@ -57,5 +57,69 @@ proptest! {
         let events = run_split(input, &splits, &cfg);
         check_contracts(input, &events);
         prop_assert_eq!(summary(&events), summary(&whole), "splits {:?} of {:?}", splits, String::from_utf8_lossy(input));
+    }
+}
+
+/// Pieces of the inputs above, spliced: markup of one dialect cut short and
+/// followed by another's, a closing token without its opening, a call whose
+/// arguments run into a reasoning block. `(input, start, length)` each.
+fn spliced() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec((0usize..1000, 0usize..10_000, 0usize..80), 1..8).prop_map(|pieces| {
+        let all = inputs();
+        let mut out = Vec::new();
+        for (which, start, len) in pieces {
+            let input = all[which % all.len()];
+            let start = start % (input.len() + 1);
+            out.extend_from_slice(&input[start..(start + len).min(input.len())]);
+        }
+        out
+    })
+}
+
+/// `PROPTEST_CASES` overrides the default number of cases (for long runs).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
+
+    /// Spliced inputs: every contract, and the same result whole, at random
+    /// splits and byte by byte, under auto-detection, under one dialect alone,
+    /// under tight limits and with typed tools offered.
+    #[test]
+    fn spliced_pieces_agree(input in spliced(), cuts in prop::collection::vec(0usize..10_000, 0..12), which in 0usize..EXAMPLES.len()) {
+        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        let bytewise: Vec<usize> = (1..input.len()).collect();
+        let tight = Config::default().with_limits(Limits {
+            max_depth: 3,
+            max_args_bytes: 24,
+            max_held_bytes: 48,
+            max_token_bytes: 12,
+            max_tag_bytes: 32,
+        });
+        // Offered tools reach the schema-typed paths (XML values typed by
+        // the parameter's type, positional names, known-name matching).
+        let tools = Tools::from_json(
+            r#"[{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}, "days": {"type": "integer"}}}},
+                {"name": "add", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "integer"}}}},
+                {"name": "f", "parameters": {"type": "object", "properties": {"data": {"type": "object"}, "flag": {"type": "boolean"}, "xs": {"type": "array"}}}}]"#,
+        )
+        .expect("tools");
+        let typed = Config::default().with_tools(tools);
+        for cfg in [Config::default(), Config::default().with_dialects(vec![EXAMPLES[which].dialect]), tight, typed] {
+            let whole = run_split(&input, &[], &cfg);
+            check_contracts(&input, &whole);
+            for cuts in [&splits, &bytewise] {
+                let events = run_split(&input, cuts, &cfg);
+                check_contracts(&input, &events);
+                prop_assert_eq!(summary(&events), summary(&whole), "splits {:?} of {:?} ({:?})", cuts, String::from_utf8_lossy(&input), EXAMPLES[which].dialect);
+            }
+        }
     }
 }

@@ -192,14 +192,33 @@ pub fn parse_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
     events
 }
 
+/// [`parse_split`] through [`Parser::feed_bytes`], whose events share the
+/// chunks, instead of [`Parser::feed`].
+pub fn parse_split_bytes(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
+    let mut p = Parser::new(cfg.clone());
+    let mut events = Vec::new();
+    for c in chunks(input, splits) {
+        p.feed_bytes(bytes::Bytes::copy_from_slice(c), &mut events);
+    }
+    p.finish(&mut events);
+    events
+}
+
 /// Content parser: contracts hold whole and split, and both agree on text,
-/// thinking and calls.
+/// thinking and calls; [`Parser::feed_bytes`] gives the very events of
+/// [`Parser::feed`].
 pub fn check_content(input: &[u8], splits: &[usize], cfg: &Config) {
     let whole = parse_split(input, &[], cfg);
     check_contracts(input, &whole);
     let split = parse_split(input, splits, cfg);
     check_contracts(input, &split);
     assert_same_summary(input, &whole, &split, splits);
+    assert_eq!(
+        parse_split_bytes(input, splits, cfg),
+        split,
+        "feed_bytes and feed differ at {splits:?} for {:?}",
+        String::from_utf8_lossy(input)
+    );
 }
 
 /// One-shot repair through the streaming API, fed in chunks; mirrors

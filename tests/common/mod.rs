@@ -22,6 +22,24 @@ pub(crate) fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Eve
     events
 }
 
+/// [`run_split`] through [`Parser::feed_bytes`] (events that share the
+/// chunks) instead of [`Parser::feed`].
+pub(crate) fn run_split_bytes(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
+    let input = bytes::Bytes::copy_from_slice(input);
+    let mut p = Parser::new(cfg.clone());
+    let mut events = Vec::new();
+    let mut last = 0;
+    for &s in splits.iter().chain(std::iter::once(&input.len())) {
+        let s = s.min(input.len());
+        if s > last {
+            p.feed_bytes(input.slice(last..s), &mut events);
+            last = s;
+        }
+    }
+    p.finish(&mut events);
+    events
+}
+
 /// Feeds `input` in `n`-byte chunks.
 pub(crate) fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
     let splits: Vec<usize> = (1..)
