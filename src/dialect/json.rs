@@ -22,7 +22,7 @@
 use super::pythonic::{item_head, Head, PyCalls, PyOpts, PyStatus};
 use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
 use crate::config::{Config, Limits};
-use crate::envelope::CallRouter;
+use crate::envelope::{CallRouter, CallShape};
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::{into_string, Progress, Repairer, Status};
 use crate::scan::{match_lit, Match, Pattern};
@@ -146,6 +146,9 @@ pub(crate) struct JsonCalls {
     any_named: bool,
     /// Number of calls in `track` whose end was emitted.
     ended_count: usize,
+    /// Router calls before this index are closed and do not confirm the
+    /// block (see [`JsonCalls::confirmed`]).
+    unconfirmed: usize,
 }
 
 impl JsonCalls {
@@ -174,6 +177,7 @@ impl JsonCalls {
             settled: 0,
             any_named: false,
             ended_count: 0,
+            unconfirmed: 0,
         }
     }
 
@@ -214,12 +218,22 @@ impl JsonCalls {
     /// True when some call has a name and arguments, or names a known tool.
     /// TGI's `{"function": {"_name": …, …args}}` carries its arguments
     /// flattened (its `no_tool` pseudo-call is not a call).
-    pub(crate) fn confirmed(&self, cx: &Cx<'_>) -> bool {
-        self.router.calls.iter().any(|c| {
+    /// Asked after every feed until it holds, it looks at each closed call
+    /// once: a closed call that did not confirm never will.
+    pub(crate) fn confirmed(&mut self, cx: &Cx<'_>) -> bool {
+        let confirms = |c: &CallShape| {
             c.name.as_deref().is_some_and(|n| {
                 c.has_args || (c.tgi && c.closed && n != "no_tool") || cx.known_tool(n)
             })
-        })
+        };
+        let calls = &self.router.calls;
+        while let Some(c) = calls.get(self.unconfirmed).filter(|c| c.closed) {
+            if confirms(c) {
+                return true;
+            }
+            self.unconfirmed += 1;
+        }
+        calls[self.unconfirmed..].iter().any(confirms)
     }
 
     /// Lets the repairer read the `<` it stopped on as JSON.
@@ -273,6 +287,9 @@ impl JsonCalls {
             }
         }
         self.track.resize(n, Track::default());
+        // Started calls before this index are ended (so that a value of
+        // many calls read in one feed ends each earlier call once).
+        let mut ended_to = self.settled;
         for k in self.settled..n {
             if self.router.calls[k].closed && !self.track[k].finalized {
                 self.track[k].finalized = true;
@@ -287,12 +304,13 @@ impl JsonCalls {
                 };
                 self.any_named = true;
                 // Every earlier started call is closed by now: end it.
-                for j in self.settled..k {
+                for j in ended_to..k {
                     if self.track[j].local.is_some() && !self.track[j].ended {
                         let end = self.router.calls[j].end;
                         self.end_one(j, cx, end, Vec::new());
                     }
                 }
+                ended_to = k;
                 if let Some((mut prev, at)) = self.prev.take() {
                     prev.end_all(cx, at, Vec::new());
                 }

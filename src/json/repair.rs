@@ -446,6 +446,11 @@ pub struct Repairer {
 /// path, so that no byte is read more than `STASH_MAX / chunk` times.
 const STASH_MAX: usize = 32;
 
+/// How far a run of non-ASCII string content is looked at in one step: a
+/// run cut by an invalid byte is read again after it, so the look ahead must
+/// be bounded for the work to stay linear.
+const UTF8_WINDOW: usize = 64;
+
 /// How many bytes of the next chunk are joined to the stash. Read the stash
 /// again with at most this many bytes.
 const STASH_JOIN: usize = 64;
@@ -1321,15 +1326,15 @@ impl Repairer {
         // Fast path: copy a run of plain bytes.
         let b = input[0];
         if PLAIN[b as usize] && !self.is_closer_byte(s.quote, b) {
-            let end = match s.quote {
-                Quote::Double => memchr::memchr2(b'"', b'\\', input),
-                Quote::Single => memchr::memchr3(b'\'', b'"', b'\\', input),
-                _ => memchr::memchr2(b'"', b'\\', input),
-            }
-            .unwrap_or(input.len());
-            let run = &input[..end];
-            let plain = plain_len(run);
-            self.out(s.key, sink, &run[..plain]);
+            // The run ends at the first byte that is not plain (`"` and
+            // `\\` among them), or at a single quote's closer: nothing past
+            // it is read, so a run cut short is not read again.
+            let plain = plain_len(input);
+            let plain = match s.quote {
+                Quote::Single => memchr::memchr(b'\'', &input[..plain]).unwrap_or(plain),
+                _ => plain,
+            };
+            self.out(s.key, sink, &input[..plain]);
             return Step::Consumed(plain);
         }
         let at = self.offset;
@@ -1377,7 +1382,11 @@ impl Repairer {
                     self.out(s.key, sink, "\u{FFFD}".as_bytes());
                     return Step::Consumed(1);
                 }
-                // Fast path for a run of valid UTF-8 (and ASCII) without specials.
+                // Fast path for a run of valid UTF-8 (and ASCII) without
+                // specials, within a window: after an invalid byte (taken
+                // alone) the next byte looks ahead again, so an unbounded
+                // look would read a long run once per invalid byte in it.
+                let input = &input[..input.len().min(UTF8_WINDOW)];
                 let end = memchr::memchr3(b'"', b'\\', b'\'', input).unwrap_or(input.len());
                 let run = &input[..end];
                 let stop = run.iter().position(|&c| c < 0x20).unwrap_or(run.len());
@@ -1981,7 +1990,9 @@ impl Repairer {
                     sink.write(&e);
                 }
                 _ => {
-                    let end = rest.iter().position(|&c| c < 0x80).unwrap_or(rest.len());
+                    // Within a window (see `UTF8_WINDOW`).
+                    let lim = rest.len().min(UTF8_WINDOW);
+                    let end = rest[..lim].iter().position(|&c| c < 0x80).unwrap_or(lim);
                     match std::str::from_utf8(&rest[..end]) {
                         Ok(_) => {
                             sink.write(&rest[..end]);
@@ -1990,6 +2001,11 @@ impl Repairer {
                         Err(e) => {
                             let v = e.valid_up_to();
                             sink.write(&rest[..v]);
+                            if e.error_len().is_none() && end == lim && lim < rest.len() && v > 0 {
+                                // The window cut a character: read it whole next.
+                                rest = &rest[v..];
+                                continue;
+                            }
                             sink.write("\u{FFFD}".as_bytes());
                             self.repairs.push(Repair {
                                 kind: RepairKind::InvalidUtf8,

@@ -74,6 +74,7 @@
 
 pub(crate) mod value;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{Cx, Flow, Resume};
@@ -240,7 +241,8 @@ struct Call {
     emitted: usize,
     /// `{` written.
     open: bool,
-    seen: Vec<String>,
+    /// The parameter names written (a set: a call may have many).
+    seen: HashSet<String>,
     value: Option<Value>,
     /// The open value's parameter is a duplicate: its content is dropped.
     discard: bool,
@@ -507,7 +509,7 @@ impl XmlCalls {
             out: Vec::new(),
             emitted: 0,
             open: false,
-            seen: Vec::new(),
+            seen: HashSet::new(),
             value: None,
             discard: false,
             param: Vec::new(),
@@ -572,7 +574,7 @@ impl XmlCalls {
             json_string(&key, &mut call.out);
             call.out.extend_from_slice(b": ");
             v.begin(&mut call.out);
-            call.seen.push(key);
+            call.seen.insert(key);
         }
         call.param = name.to_vec();
         call.value = Some(v);
@@ -601,7 +603,7 @@ impl XmlCalls {
         call.open = true;
         json_string(&key, &mut call.out);
         call.out.extend_from_slice(b": null");
-        call.seen.push(key);
+        call.seen.insert(key);
         call.repairs.push(Repair {
             kind: RepairKind::MissingValue,
             offset: at,
@@ -1589,7 +1591,7 @@ impl XmlCalls {
             return false;
         };
         let key = String::from_utf8_lossy(name);
-        if call.seen.iter().any(|s| *s == key) {
+        if call.seen.contains(key.as_ref()) {
             return false;
         }
         match self.schema_has(name) {

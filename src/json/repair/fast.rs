@@ -780,10 +780,13 @@ pub(super) fn str_body(input: &[u8], mut i: usize) -> usize {
                 None => return i,
             },
             0x80..=0xFF => {
-                let end = input[i..]
+                // At most a window: the run ends at an invalid byte that the
+                // slow path takes alone, and this is read again after it.
+                let lim = n.min(i + super::UTF8_WINDOW);
+                let end = input[i..lim]
                     .iter()
                     .position(|&c| c < 0x80)
-                    .map_or(n, |p| i + p);
+                    .map_or(lim, |p| i + p);
                 let valid = match std::str::from_utf8(&input[i..end]) {
                     Ok(_) => end - i,
                     Err(e) => e.valid_up_to(),
