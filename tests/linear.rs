@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use toolstream::{Config, Event, Parser};
 
 /// (name, prefix, unit, suffix).
-const PATTERNS: &[(&str, &[u8], &[u8], &[u8])] = &[
+type Pattern = (&'static str, &'static [u8], &'static [u8], &'static [u8]);
+
+const PATTERNS: &[Pattern] = &[
     // Strings of the JSON repairer: invalid or cut UTF-8, escapes, quotes.
     (
         "invalid utf-8 in a string",
@@ -260,6 +262,41 @@ const PATTERNS: &[(&str, &[u8], &[u8], &[u8])] = &[
     ("many pythonic arguments", b"[f(", b"a#=1, ", b")]"),
     ("many reasoning blocks", b"", b"<think>x</think>", b""),
     (
+        "unnamed arguments (held)",
+        br#"{"arguments": {"#,
+        br#""k#": 1, "#,
+        b"}}",
+    ),
+    (
+        "unknown envelope keys (held)",
+        br#"{"name": "f", "#,
+        br#""x#": 1, "#,
+        br#""arguments": {}}"#,
+    ),
+    (
+        "a long call name",
+        br#"<tool_call>{"name":""#,
+        b"x",
+        br#""}</tool_call>"#,
+    ),
+    ("a long reasoning block", b"<think>", b"x", b"</think>"),
+    (
+        "nested objects",
+        br#"{"name":"f","arguments":"#,
+        br#"{"a":"#,
+        b"}",
+    ),
+    ("trigger prefixes in text", b"", b"<tool_", b""),
+    ("an unclosed fence", b"```json\n", b"{\"a\":1}\n", b""),
+    ("pythonic call lines", b"", b"f#(a=1)\n", b""),
+    ("mistral tokens in text", b"", b"[TOOL_CALLS]", b""),
+    (
+        "a fenced array of calls",
+        b"```json\n[",
+        br#"{"name":"f#","arguments":{"a":1}},"#,
+        b"]\n```",
+    ),
+    (
         "many deepseek calls",
         "<｜tool▁calls▁begin｜>".as_bytes(),
         "<｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜>"
@@ -332,7 +369,8 @@ fn work_grows_linearly_on_hostile_input() {
     const BOUND: f64 = 64.0;
     // Warm the dialect table and the allocator.
     parse(&input(b"", b"x", b"", SMALL), 0, &mut Vec::new());
-    // `LINEAR_ONLY=text` measures only the patterns whose name holds it.
+    // `LINEAR_ONLY=text` measures only the patterns whose name holds it;
+    // `LINEAR_PRINT=1` prints every ratio.
     let only = std::env::var("LINEAR_ONLY").unwrap_or_default();
     let mut over = Vec::new();
     for &(name, prefix, unit, suffix) in PATTERNS.iter().filter(|p| p.0.contains(only.as_str())) {
@@ -340,6 +378,9 @@ fn work_grows_linearly_on_hostile_input() {
         let large = input(prefix, unit, suffix, SMALL * GROWTH);
         for chunk in [0, 7] {
             let ratio = ratio(&small, &large, chunk, BOUND);
+            if std::env::var_os("LINEAR_PRINT").is_some() {
+                eprintln!("{ratio:6.1} {name} (chunk {chunk})");
+            }
             if ratio > BOUND {
                 over.push(format!(
                     "{name} (chunk {chunk}): {ratio:.0}x the time for {GROWTH}x the input"
