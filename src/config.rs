@@ -38,6 +38,12 @@ pub struct Limits {
     /// `<invoke name="…">`), and of the blank run looked at after a closing
     /// tag to decide whether it closes (default 1 KiB). A longer `<…` is text.
     pub max_tag_bytes: usize,
+    /// Maximum number of repairs listed for one call (default 10,000). Past
+    /// it, repairs are still made, but the list ends with one
+    /// [`crate::RepairKind::RepairsOmitted`] (input that needs a repair per
+    /// byte, such as megabytes of stray commas, would otherwise take memory
+    /// in proportion to it, beyond `max_args_bytes`). The call is not cut.
+    pub max_repairs: usize,
 }
 
 impl Default for Limits {
@@ -48,6 +54,7 @@ impl Default for Limits {
             max_held_bytes: 1 << 20,
             max_token_bytes: 64 << 10,
             max_tag_bytes: 1 << 10,
+            max_repairs: 10_000,
         }
     }
 }

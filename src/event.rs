@@ -175,6 +175,46 @@ repair_kinds! {
     DuplicateKey => "duplicate_key",
     /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).
     SyntaxFix => "syntax_fix",
+    /// More repairs were made than [`crate::Limits::max_repairs`] lets one
+    /// list hold: from this entry's offset on, repairs were made but not all
+    /// are listed.
+    RepairsOmitted => "repairs_omitted",
+}
+
+impl Repair {
+    /// Appends `self` to `list` unless the list is full: it holds at most
+    /// `max` repairs, then one [`RepairKind::RepairsOmitted`] at the offset
+    /// of the first repair left out. Input that needs a repair per byte so
+    /// takes bounded memory.
+    #[inline]
+    pub(crate) fn push_to(self, list: &mut Vec<Repair>, max: usize) {
+        match list.len().cmp(&max) {
+            std::cmp::Ordering::Less => list.push(self),
+            std::cmp::Ordering::Equal => list.push(Repair {
+                kind: RepairKind::RepairsOmitted,
+                offset: self.offset,
+            }),
+            std::cmp::Ordering::Greater => {}
+        }
+    }
+
+    /// Cuts `list` (a call's repairs, gathered from several lists that
+    /// [`Repair::push_to`] bounded) to `max` repairs and one
+    /// [`RepairKind::RepairsOmitted`], if it is longer.
+    pub(crate) fn cap(list: &mut Vec<Repair>, max: usize) {
+        let Some(first_left_out) = list.get(max) else {
+            return;
+        };
+        if list.len() == max + 1 && first_left_out.kind == RepairKind::RepairsOmitted {
+            return;
+        }
+        let offset = first_left_out.offset;
+        list.truncate(max);
+        list.push(Repair {
+            kind: RepairKind::RepairsOmitted,
+            offset,
+        });
+    }
 }
 
 impl fmt::Display for RepairKind {
@@ -429,5 +469,53 @@ impl Event {
                 | Event::ToolEnd { .. }
                 | Event::Markup { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(kind: RepairKind, offset: u64) -> Repair {
+        Repair { kind, offset }
+    }
+
+    #[test]
+    fn a_full_list_ends_with_one_omitted_entry() {
+        let mut list = Vec::new();
+        for k in 0..10 {
+            r(RepairKind::ExtraComma, k).push_to(&mut list, 3);
+        }
+        let omitted = r(RepairKind::RepairsOmitted, 3);
+        assert_eq!(list[..3], [0, 1, 2].map(|k| r(RepairKind::ExtraComma, k)));
+        assert_eq!(list[3..], [omitted]);
+        // Capped again (a call's lists gathered): unchanged.
+        Repair::cap(&mut list, 3);
+        assert_eq!(list.len(), 4);
+        assert_eq!(list[3], omitted);
+        // No room at all: the list is the marker alone.
+        let mut none = Vec::new();
+        r(RepairKind::Comment, 7).push_to(&mut none, 0);
+        assert_eq!(none, [r(RepairKind::RepairsOmitted, 7)]);
+    }
+
+    #[test]
+    fn gathered_lists_are_cut_at_the_first_repair_left_out() {
+        let mut list: Vec<Repair> = (0..6).map(|k| r(RepairKind::ExtraComma, k)).collect();
+        Repair::cap(&mut list, 6);
+        assert_eq!(list.len(), 6);
+        Repair::cap(&mut list, 4);
+        assert_eq!(list.len(), 5);
+        assert_eq!(list[4], r(RepairKind::RepairsOmitted, 4));
+        // Two markers gathered from two lists: cut at the limit, one marker.
+        let mut list = vec![
+            r(RepairKind::ExtraComma, 0),
+            r(RepairKind::RepairsOmitted, 1),
+            r(RepairKind::TrailingGarbage, 9),
+            r(RepairKind::RepairsOmitted, 10),
+        ];
+        Repair::cap(&mut list, 2);
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[2], r(RepairKind::RepairsOmitted, 9));
     }
 }

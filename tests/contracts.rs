@@ -194,6 +194,7 @@ fn tight_limits() -> Config {
         max_held_bytes: 64,
         max_token_bytes: 16,
         max_tag_bytes: 32,
+        max_repairs: 4,
     })
 }
 

@@ -22,6 +22,7 @@ fn replay() {
             max_held_bytes: 64,
             max_token_bytes: 16,
             max_tag_bytes: 32,
+            max_repairs: 4,
         });
     }
     if let Ok(p) = std::env::var("TS_PREFILL") {

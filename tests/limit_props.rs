@@ -286,3 +286,80 @@ fn agree_at_args_limit(input: &[u8], limit: usize) -> Vec<toolstream::Event> {
     }
     whole
 }
+
+/// [`Limits::max_repairs`]: input that needs a repair per byte (stray
+/// commas and closers, invalid UTF-8, entities, duplicate parameters, …)
+/// lists at most that many repairs per call, then one `RepairsOmitted` at the
+/// first repair left out; the arguments are those of the unlimited list, at
+/// every split. Without the limit, 4 MB of commas listed 4 million repairs
+/// (213 MB in the library, 3.6 GB in the CLI's output).
+#[test]
+fn repair_lists_are_bounded() {
+    const MAX: usize = 16;
+    let many = |unit: &str| unit.repeat(200);
+    let inputs: Vec<String> = vec![
+        format!(
+            "<tool_call>{{\"name\":\"f\",\"arguments\":{{\"a\":1{}}}}}</tool_call>",
+            many(",")
+        ),
+        format!(
+            "<tool_call>{{\"name\":\"f\",\"arguments\":{{}}}}{}</tool_call>",
+            many("}")
+        ),
+        format!(
+            "<tool_call>{{\"name\":\"f\",\"arguments\":{{\"a\":\"{}\"}}}}</tool_call>",
+            many("\u{1}")
+        ),
+        format!(
+            "{{\"name\":\"f\",\"arguments\":{{\"a\":'{}'}}}}",
+            many("\\q")
+        ),
+        format!("[f(a=1{})]", many(",")),
+        format!(
+            "<tool_call><name>f</name><arguments>{}</arguments></tool_call>",
+            many("<a>1</a>")
+        ),
+        format!(
+            "<tool_call>\n<function=f>\n{}</function>\n</tool_call>",
+            many("<parameter=a>\n1\n</parameter>\n")
+        ),
+    ];
+    let limited = Config::default().with_limits(Limits {
+        max_repairs: MAX,
+        ..Limits::default()
+    });
+    for input in &inputs {
+        let input = input.as_bytes();
+        let free = common::calls(&run_split(input, &[], &Config::default()));
+        assert!(
+            !free.is_empty(),
+            "no call in {:?}",
+            String::from_utf8_lossy(input)
+        );
+        for cuts in [vec![], (1..input.len()).step_by(7).collect::<Vec<_>>()] {
+            let events = run_split(input, &cuts, &limited);
+            check_contracts(input, &events);
+            let calls = common::calls(&events);
+            assert_eq!(calls.len(), free.len());
+            for (c, f) in calls.iter().zip(&free) {
+                assert_eq!(c.arguments, f.arguments);
+                assert!(
+                    f.repairs.len() > MAX,
+                    "{} repairs only: {:?}",
+                    f.repairs.len(),
+                    String::from_utf8_lossy(&input[..60])
+                );
+                assert_eq!(
+                    c.repairs.len(),
+                    MAX + 1,
+                    "{:?}",
+                    String::from_utf8_lossy(input)
+                );
+                assert_eq!(c.repairs[..MAX], f.repairs[..MAX]);
+                let last = c.repairs[MAX];
+                assert_eq!(last.kind, RepairKind::RepairsOmitted);
+                assert_eq!(last.offset, f.repairs[MAX].offset);
+            }
+        }
+    }
+}

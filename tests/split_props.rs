@@ -102,6 +102,7 @@ proptest! {
             max_held_bytes: 48,
             max_token_bytes: 12,
             max_tag_bytes: 32,
+            max_repairs: 3,
         });
         // Offered tools reach the schema-typed paths (XML values typed by
         // the parameter's type, positional names, known-name matching).

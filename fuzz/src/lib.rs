@@ -445,7 +445,8 @@ fn check_repair_paths(
 /// Limits chosen by an options byte, tight enough that fuzz inputs reach
 /// them: bits 0-1 the token limit (4, 8, 16 or 64 bytes), bits 2-4 the
 /// depth (1 to 8), bits 5-6 the argument size (16, 40, 200 or 4096 bytes),
-/// bit 7 the held-back bytes (16 or 256); tags up to 32 bytes.
+/// bit 7 the held-back bytes (16 or 256); tags up to 32 bytes; as many
+/// repairs listed as the depth limit (1 to 8).
 pub fn limits_from(opt: u8) -> Limits {
     Limits {
         max_token_bytes: [4, 8, 16, 64][(opt & 3) as usize],
@@ -453,6 +454,7 @@ pub fn limits_from(opt: u8) -> Limits {
         max_args_bytes: [16, 40, 200, 4096][((opt >> 5) & 3) as usize],
         max_held_bytes: if opt & 0x80 == 0 { 16 } else { 256 },
         max_tag_bytes: 32,
+        max_repairs: 1 + ((opt >> 2) & 7) as usize,
     }
 }
 

@@ -589,6 +589,8 @@ impl Cx<'_> {
         let end = end.max(start);
         self.em.span_cursor = end;
         self.em.ended += 1;
+        let mut repairs = repairs;
+        Repair::cap(&mut repairs, self.cfg.limits.max_repairs);
         self.em.pending.push(Event::ToolEnd {
             call: Box::new(ToolCall {
                 index,

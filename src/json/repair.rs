@@ -424,6 +424,8 @@ pub struct Repairer {
     /// Absolute offset of the next input byte.
     offset: u64,
     repairs: Vec<Repair>,
+    /// How many repairs `repairs` lists (see [`Limits::max_repairs`]).
+    max_repairs: usize,
     max_depth: usize,
     max_token: usize,
     stop_on_lt: bool,
@@ -467,7 +469,8 @@ impl Repairer {
         Self::with_limits(&Limits::default())
     }
 
-    /// A repairer bounded by `limits` (`max_depth` and `max_token_bytes` apply).
+    /// A repairer bounded by `limits` (`max_depth`, `max_token_bytes` and
+    /// `max_repairs` apply).
     pub fn with_limits(limits: &Limits) -> Self {
         Repairer {
             stack: Vec::new(),
@@ -490,6 +493,7 @@ impl Repairer {
             key_start: 0,
             offset: 0,
             repairs: Vec::new(),
+            max_repairs: limits.max_repairs,
             max_depth: limits.max_depth.max(1),
             max_token: limits.max_token_bytes.max(16),
             stop_on_lt: false,
@@ -559,7 +563,7 @@ impl Repairer {
 
     #[inline]
     fn repair(&mut self, kind: RepairKind, offset: u64) {
-        self.repairs.push(Repair { kind, offset });
+        Repair { kind, offset }.push_to(&mut self.repairs, self.max_repairs);
     }
 
     /// Feeds the next chunk, writing repaired output to `sink`.
@@ -1104,10 +1108,7 @@ impl Repairer {
         if let Some(top) = self.stack.last_mut() {
             if top.phantoms > 0 {
                 top.phantoms -= 1;
-                self.repairs.push(Repair {
-                    kind: RepairKind::RedundantCloser,
-                    offset: at,
-                });
+                self.repair(RepairKind::RedundantCloser, at);
                 return Step::Consumed(1);
             }
         }
@@ -1303,10 +1304,7 @@ impl Repairer {
                 self.key.pop();
             }
             self.key_truncated = true;
-            self.repairs.push(Repair {
-                kind: RepairKind::LimitExceeded,
-                offset: self.key_start,
-            });
+            self.repair(RepairKind::LimitExceeded, self.key_start);
         } else {
             sink.write(bytes);
         }
@@ -2007,10 +2005,7 @@ impl Repairer {
                                 continue;
                             }
                             sink.write("\u{FFFD}".as_bytes());
-                            self.repairs.push(Repair {
-                                kind: RepairKind::InvalidUtf8,
-                                offset: self.tok_start,
-                            });
+                            self.repair(RepairKind::InvalidUtf8, self.tok_start);
                             rest = &rest[v + e.error_len().unwrap_or(end - v).max(1)..];
                         }
                     }

@@ -101,6 +101,9 @@ struct LimitArgs {
     /// Maximum length of one markup tag of the XML dialects.
     #[arg(long)]
     max_tag_bytes: Option<usize>,
+    /// Maximum number of repairs listed for one call (more are made, not listed).
+    #[arg(long)]
+    max_repairs: Option<usize>,
 }
 
 impl LimitArgs {
@@ -119,6 +122,9 @@ impl LimitArgs {
         }
         if let Some(v) = self.max_tag_bytes {
             l.max_tag_bytes = v;
+        }
+        if let Some(v) = self.max_repairs {
+            l.max_repairs = v;
         }
         l
     }

@@ -560,10 +560,11 @@ impl XmlCalls {
         let mut v = Value::new(ty, ws, decode, &self.limits);
         if call.seen.contains(&key) {
             call.discard = true;
-            call.repairs.push(Repair {
+            Repair {
                 kind: RepairKind::DuplicateKey,
                 offset: at,
-            });
+            }
+            .push_to(&mut call.repairs, self.limits.max_repairs);
             self.trash.clear();
             v.begin(&mut self.trash);
         } else {
@@ -592,10 +593,11 @@ impl XmlCalls {
         };
         let Some(key) = call.key.take() else { return };
         if call.seen.contains(&key) {
-            call.repairs.push(Repair {
+            Repair {
                 kind: RepairKind::DuplicateKey,
                 offset: at,
-            });
+            }
+            .push_to(&mut call.repairs, self.limits.max_repairs);
             return;
         }
         call.out
@@ -604,10 +606,11 @@ impl XmlCalls {
         json_string(&key, &mut call.out);
         call.out.extend_from_slice(b": null");
         call.seen.insert(key);
-        call.repairs.push(Repair {
+        Repair {
             kind: RepairKind::MissingValue,
             offset: at,
-        });
+        }
+        .push_to(&mut call.repairs, self.limits.max_repairs);
     }
 
     /// Content of the open value.
@@ -652,10 +655,11 @@ impl XmlCalls {
             }
             call.discard = false;
             if let Some(at) = missing {
-                call.repairs.push(Repair {
+                Repair {
                     kind: RepairKind::MissingCloseTag,
                     offset: at,
-                });
+                }
+                .push_to(&mut call.repairs, self.limits.max_repairs);
             }
         }
         self.cdata = false;
@@ -693,10 +697,11 @@ impl XmlCalls {
         call.closed = true;
         call.closed_at = end;
         if let Some(at) = missing {
-            call.repairs.push(Repair {
+            Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: at,
-            });
+            }
+            .push_to(&mut call.repairs, self.limits.max_repairs);
         }
     }
 
@@ -729,10 +734,11 @@ impl XmlCalls {
         let at = cx.abs(i);
         if let Some(call) = self.call.as_mut() {
             if !call.closed || self.container.is_some() {
-                call.repairs.push(Repair {
+                Repair {
                     kind: RepairKind::MissingCloseTag,
                     offset: at,
-                });
+                }
+                .push_to(&mut call.repairs, self.limits.max_repairs);
             }
         }
         if self.call.as_ref().is_some_and(|c| !c.closed) {
@@ -770,10 +776,11 @@ impl XmlCalls {
         }
         let at = cx.abs(i);
         if let Some(call) = self.call.as_mut() {
-            call.repairs.push(Repair {
+            Repair {
                 kind: RepairKind::LimitExceeded,
                 offset: at,
-            });
+            }
+            .push_to(&mut call.repairs, self.limits.max_repairs);
         }
         self.close_invoke(at, None);
         self.end_call(cx, at, true);
@@ -926,10 +933,11 @@ impl XmlCalls {
             {
                 // Stray closers after a JSON body.
                 if let Some(call) = self.call.as_mut() {
-                    call.repairs.push(Repair {
+                    Repair {
                         kind: RepairKind::TrailingGarbage,
                         offset: cx.abs(i),
-                    });
+                    }
+                    .push_to(&mut call.repairs, self.limits.max_repairs);
                 }
                 Step::At(i + 1)
             }
@@ -1711,10 +1719,11 @@ impl XmlCalls {
             (St::GlmAfterKey, _) => self.key_without_value(end),
             (St::GlmKey, _) => {
                 if let Some(c) = self.call.as_mut() {
-                    c.repairs.push(Repair {
+                    Repair {
                         kind: RepairKind::DroppedKey,
                         offset: end,
-                    });
+                    }
+                    .push_to(&mut c.repairs, self.limits.max_repairs);
                 }
             }
             _ => {}
@@ -1723,10 +1732,11 @@ impl XmlCalls {
         let bare_done = self.container.is_none() && self.st == St::Invoke;
         if closed && !bare_done && !container_closed {
             if let Some(c) = self.call.as_mut() {
-                c.repairs.push(Repair {
+                Repair {
                     kind: RepairKind::MissingCloseTag,
                     offset: end,
-                });
+                }
+                .push_to(&mut c.repairs, self.limits.max_repairs);
             }
         }
         self.end_call(cx, end, !closed);
