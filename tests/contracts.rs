@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_contracts, run_split, run_split_bytes, summary};
+use common::{cases, check_contracts, run_split, run_split_bytes, summary};
 use proptest::prelude::*;
 use toolstream::{Config, Limits};
 
@@ -121,14 +121,6 @@ fn same(
         String::from_utf8_lossy(input)
     );
     Ok(())
-}
-
-/// `PROPTEST_CASES` overrides the default number of cases (for long runs).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 proptest! {

@@ -2,6 +2,9 @@
 //! back byte for byte with no repair; any input gives valid JSON; the result
 //! does not depend on chunking.
 
+mod common;
+
+use common::cases;
 use proptest::prelude::*;
 use serde_json::Value;
 use toolstream::json::{repair, Repairer, Status};
@@ -43,14 +46,6 @@ fn feed_split(input: &[u8], cuts: &[usize]) -> (Vec<u8>, usize) {
     }
     r.finish(&mut out);
     (out, r.repairs().len())
-}
-
-/// `PROPTEST_CASES` overrides the default number of cases (for long runs).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 proptest! {

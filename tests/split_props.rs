@@ -7,7 +7,7 @@ mod catalogue;
 mod common;
 
 use catalogue::EXAMPLES;
-use common::{check_contracts, run_split, summary};
+use common::{cases, check_contracts, run_split, summary};
 use proptest::prelude::*;
 use toolstream::{Config, Limits, Tools};
 
@@ -74,14 +74,6 @@ fn spliced() -> impl Strategy<Value = Vec<u8>> {
         }
         out
     })
-}
-
-/// `PROPTEST_CASES` overrides the default number of cases (for long runs).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 proptest! {

@@ -3,6 +3,14 @@
 
 use toolstream::{Config, Event, Parsed, Parser, ToolCall};
 
+/// `PROPTEST_CASES` overrides the default number of cases (for long runs).
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Feeds `input` split at `splits` (sorted offsets), returns the events.
 pub(crate) fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
     let mut p = Parser::new(cfg.clone());
