@@ -211,3 +211,34 @@ fn repair_prints_the_repaired_json() {
     assert!(out.is_empty());
     assert!(!err.is_empty());
 }
+
+/// The limit flags reach the parser: `--max-repairs 2` lists two repairs and
+/// the marker for the rest, `--max-args-bytes 8` cuts the call.
+#[test]
+fn limit_flags() {
+    let input = br#"<tool_call>{"name": "f", "arguments": {"a": "xxxxxxxxxx",,,,,}}</tool_call>"#;
+    let (code, out, _) = run(
+        &["parse", "--output", "calls", "--max-repairs", "2", "-"],
+        input,
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let kinds: Vec<&str> = v["calls"][0]["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["extra_comma", "extra_comma", "repairs_omitted"]);
+    assert_eq!(
+        v["calls"][0]["arguments"],
+        serde_json::json!({"a": "xxxxxxxxxx"})
+    );
+    let (_, out, _) = run(
+        &["parse", "--output", "calls", "--max-args-bytes", "8", "-"],
+        input,
+    );
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["calls"][0]["truncated"], true);
+    assert_eq!(v["calls"][0]["arguments"], serde_json::json!({"a": "x"}));
+}
