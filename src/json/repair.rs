@@ -229,6 +229,9 @@ struct BareLex {
     streaming: bool,
     /// Whitespace after the token is held in `ws`.
     ws_pending: bool,
+    /// Every byte of the held token is a number byte (kept as it grows, so
+    /// that a long token is not read again with each new byte).
+    numeric: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1779,6 +1782,7 @@ impl Repairer {
             key,
             streaming: false,
             ws_pending: false,
+            numeric: prefix.iter().all(|&c| number_byte(c)),
         });
         if prefix.is_empty() {
             None
@@ -1853,8 +1857,9 @@ impl Repairer {
                 self.bare_push(&mut t, &input[..1], sink);
                 let mut n = 1;
                 if !t.streaming {
-                    while n < input.len() && self.keeps_scalar(input[n]) {
+                    while n < input.len() && self.keeps_scalar(t.numeric, input[n]) {
                         self.tok.push(input[n]);
+                        t.numeric &= number_byte(input[n]);
                         n += 1;
                     }
                 }
@@ -1891,12 +1896,13 @@ impl Repairer {
         Step::Consumed(n)
     }
 
-    /// True when the held token followed by `c` is still a number or a
-    /// literal (what [`Repairer::bare_push`] keeps without writing).
+    /// True when the held token (`numeric`: all number bytes) followed by
+    /// `c` is still a number or a literal (what [`Repairer::bare_push`]
+    /// keeps without writing).
     #[inline]
-    fn keeps_scalar(&self, c: u8) -> bool {
+    fn keeps_scalar(&self, numeric: bool, c: u8) -> bool {
         let tok = &self.tok;
-        (number_byte(c) && tok.len() < self.max_token && tok.iter().all(|&b| number_byte(b)))
+        (number_byte(c) && tok.len() < self.max_token && numeric)
             || (tok.len() < MAX_LITERAL
                 && LITERALS.iter().any(|(l, _, _)| {
                     l.get(tok.len()) == Some(&c) && l.iter().zip(tok).all(|(a, b)| a == b)
@@ -1926,6 +1932,7 @@ impl Repairer {
             return;
         }
         self.tok.extend_from_slice(bytes);
+        t.numeric = t.numeric && bytes.iter().all(|&c| number_byte(c));
         if t.key {
             if self.tok.len() > self.max_token {
                 // Cut once, where the first `max_token` bytes end (however
@@ -1937,7 +1944,7 @@ impl Repairer {
             }
             return;
         }
-        let numeric = self.tok.iter().all(|&c| number_byte(c));
+        let numeric = t.numeric;
         let literal = self.tok.len() <= MAX_LITERAL && literals_from(&self.tok).next().is_some();
         if (numeric && self.tok.len() <= self.max_token) || literal {
             return;
