@@ -402,3 +402,93 @@ fn work_grows_linearly_on_hostile_input() {
     }
     assert!(over.is_empty(), "superlinear work:\n{}", over.join("\n"));
 }
+
+/// Provider streams with many calls: all open at once (parallel calls whose
+/// arguments arrive after every call has begun), and one after another.
+#[test]
+fn provider_streams_grow_linearly() {
+    use toolstream::{DecodeOptions, Provider, StreamDecoder};
+    const GROWTH: usize = 16;
+    const BOUND: f64 = 64.0;
+    fn openai(calls: usize, parallel: bool) -> Vec<u8> {
+        let frame = |i: usize, head: bool| {
+            let call = if head {
+                format!(
+                    r#"{{"index":{i},"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{\"a\":"}}}}"#
+                )
+            } else {
+                format!(r#"{{"index":{i},"function":{{"arguments":"1}}"}}}}"#)
+            };
+            format!(
+                "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{call}]}}}}]}}\n\n"
+            )
+        };
+        let mut s = String::new();
+        if parallel {
+            (0..calls).for_each(|i| s += &frame(i, true));
+            (0..calls).for_each(|i| s += &frame(i, false));
+        } else {
+            for i in 0..calls {
+                s += &frame(i, true);
+                s += &frame(i, false);
+            }
+        }
+        s += "data: [DONE]\n\n";
+        s.into_bytes()
+    }
+    fn anthropic(calls: usize) -> Vec<u8> {
+        let mut s = String::new();
+        for i in 0..calls {
+            s += &format!("event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"f\",\"input\":{{}}}}}}\n\n");
+            s += &format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{i},\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{{\\\"a\\\": 1}}\"}}}}\n\n");
+            s += &format!("event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{i}}}\n\n");
+        }
+        s.into_bytes()
+    }
+    let decode = |input: &[u8], provider: Provider| {
+        let t = Instant::now();
+        let mut d = StreamDecoder::new(DecodeOptions::default().with_provider(provider));
+        let mut out = Vec::new();
+        for c in input.chunks(64) {
+            d.feed(c, &mut out);
+            out.clear();
+        }
+        d.finish(&mut out);
+        t.elapsed()
+    };
+    let cases: [(&str, Provider, fn(usize) -> Vec<u8>); 3] = [
+        ("openai, parallel calls", Provider::OpenAi, |n| {
+            openai(n, true)
+        }),
+        ("openai, calls one after another", Provider::OpenAi, |n| {
+            openai(n, false)
+        }),
+        ("anthropic, tool_use blocks", Provider::Anthropic, anthropic),
+    ];
+    let mut over = Vec::new();
+    for (name, provider, make) in cases {
+        let (small, large) = (make(200), make(200 * GROWTH));
+        let mut s = Duration::MAX;
+        for _ in 0..3 {
+            s = s.min(decode(&small, provider));
+        }
+        let mut l = decode(&large, provider);
+        for _ in 0..4 {
+            if l.as_secs_f64() / s.as_secs_f64() <= BOUND {
+                break;
+            }
+            s = s.min(decode(&small, provider));
+            l = l.min(decode(&large, provider));
+        }
+        let ratio = l.as_secs_f64() / s.max(Duration::from_micros(20)).as_secs_f64();
+        if std::env::var_os("LINEAR_PRINT").is_some() {
+            eprintln!("{ratio:6.1} {name}");
+        }
+        if ratio > BOUND {
+            over.push(format!(
+                "{name}: {ratio:.0}x the time for {GROWTH}x the calls"
+            ));
+        }
+    }
+    assert!(over.is_empty(), "superlinear work:\n{}", over.join("\n"));
+}

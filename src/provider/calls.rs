@@ -2,6 +2,7 @@
 //! through the repairer, and the `ToolStart` / `ToolArgs` / `ToolEnd` events.
 
 use bytes::Bytes;
+use std::collections::VecDeque;
 
 use crate::config::{IdGenerator, Limits};
 use crate::event::{DiagnosticKind, Event, Repair, RepairKind, Span, ToolCall};
@@ -274,7 +275,12 @@ pub(crate) struct Calls {
     ids: IdGenerator,
     next_handle: usize,
     next_index: usize,
-    open: Vec<Open>,
+    /// The open calls, oldest (lowest handle) first: found by binary search,
+    /// ended from the front, so that a stream of many calls costs linear time.
+    open: VecDeque<Open>,
+    /// Open calls whose arguments became complete, in the order they did
+    /// (see [`Calls::take_completed`]).
+    completed: Vec<usize>,
     /// Public index by handle (for calls that have started).
     indexes: Vec<Option<usize>>,
     /// Calls begun in the current response.
@@ -294,7 +300,8 @@ impl Calls {
             ids: ids.clone(),
             next_handle: 0,
             next_index: 0,
-            open: Vec::new(),
+            open: VecDeque::new(),
+            completed: Vec::new(),
             indexes: Vec::new(),
             in_response: 0,
             empty_ok: false,
@@ -302,12 +309,18 @@ impl Calls {
         }
     }
 
+    /// Where the open call `handle` is in `open`.
+    fn pos(&self, handle: usize) -> Option<usize> {
+        self.open.binary_search_by_key(&handle, |c| c.handle).ok()
+    }
+
     fn find(&mut self, handle: usize) -> Option<&mut Open> {
-        self.open.iter_mut().find(|c| c.handle == handle)
+        let pos = self.pos(handle)?;
+        self.open.get_mut(pos)
     }
 
     fn get(&self, handle: usize) -> Option<&Open> {
-        self.open.iter().find(|c| c.handle == handle)
+        self.open.get(self.pos(handle)?)
     }
 
     /// The public index of a call, once its `ToolStart` is out.
@@ -320,6 +333,15 @@ impl Calls {
         self.get(handle).is_some()
     }
 
+    /// Handles of the open calls whose arguments are complete, oldest first
+    /// (each call once: the ones that completed since the last time).
+    pub(crate) fn take_completed(&mut self) -> Vec<usize> {
+        let mut done = std::mem::take(&mut self.completed);
+        done.retain(|&h| self.is_complete(h));
+        done.sort_unstable();
+        done
+    }
+
     /// Handles of the open calls, oldest first.
     pub(crate) fn open_handles(&self) -> Vec<usize> {
         self.open.iter().map(|c| c.handle).collect()
@@ -327,7 +349,7 @@ impl Calls {
 
     /// The most recently begun open call.
     pub(crate) fn last_open(&self) -> Option<usize> {
-        self.open.last().map(|c| c.handle)
+        self.open.back().map(|c| c.handle)
     }
 
     /// The id of an open call (empty while unknown).
@@ -358,7 +380,7 @@ impl Calls {
         self.next_handle += 1;
         self.indexes.push(None);
         self.in_response += 1;
-        self.open.push(Open {
+        self.open.push_back(Open {
             handle,
             id: id.unwrap_or_default().to_owned(),
             name: String::new(),
@@ -383,7 +405,7 @@ impl Calls {
 
     /// Sets the name (first non-empty one wins) and starts the call.
     pub(crate) fn set_name(&mut self, handle: usize, name: &str, span: Span, out: &mut Vec<Event>) {
-        let Some(pos) = self.open.iter().position(|c| c.handle == handle) else {
+        let Some(pos) = self.pos(handle) else {
             return;
         };
         if self.open[pos].index.is_some() || name.is_empty() {
@@ -425,7 +447,12 @@ impl Calls {
     /// Appends an argument fragment.
     pub(crate) fn args(&mut self, handle: usize, frag: &[u8], span: Span, out: &mut Vec<Event>) {
         let Some(c) = self.find(handle) else { return };
+        let was_complete = c.args.is_complete();
         c.args.feed(frag, span.start);
+        if !was_complete && c.args.is_complete() {
+            self.completed.push(handle);
+        }
+        let Some(c) = self.find(handle) else { return };
         if let Some(index) = c.index {
             if let Some(delta) = c.args.take_delta() {
                 out.push(Event::ToolArgs { index, delta, span });
@@ -436,7 +463,7 @@ impl Calls {
     /// Ends a call. `cut`: the stream cut it off (see
     /// [`Calls::cut_marks_truncated`]).
     pub(crate) fn end(&mut self, handle: usize, cut: bool, span: Span, out: &mut Vec<Event>) {
-        let Some(mut pos) = self.open.iter().position(|c| c.handle == handle) else {
+        let Some(mut pos) = self.pos(handle) else {
             return;
         };
         if self.open[pos].index.is_none() {
@@ -449,7 +476,15 @@ impl Calls {
         }
         let empty_ok = self.empty_ok;
         let cut_marks = self.cut_marks_truncated;
-        let mut c = self.open.remove(pos);
+        let Some(mut c) = self.open.remove(pos) else {
+            return;
+        };
+        // Entries of ended calls are dropped once they are half of the list.
+        if self.completed.len() > 2 * self.open.len() + 16 {
+            let open = &self.open;
+            self.completed
+                .retain(|&h| open.binary_search_by_key(&h, |c| c.handle).is_ok());
+        }
         pos = c.index.unwrap_or_default();
         if !c.args.has_input() {
             if let Some(fb) = c.fallback.take() {

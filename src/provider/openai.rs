@@ -283,10 +283,8 @@ impl OpenAiDecoder {
                     return None;
                 }
                 // Calls whose arguments are complete end when a new one begins.
-                for open in self.base.calls.open_handles() {
-                    if self.base.calls.is_complete(open) {
-                        self.base.calls.end(open, false, span, out);
-                    }
+                for open in self.base.calls.take_completed() {
+                    self.base.calls.end(open, false, span, out);
                 }
                 let ci = self.base.calls.begin(id, name, span, out);
                 if let Some(p) = pidx {
