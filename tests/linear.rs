@@ -456,7 +456,8 @@ fn provider_streams_grow_linearly() {
         d.finish(&mut out);
         t.elapsed()
     };
-    let cases: [(&str, Provider, fn(usize) -> Vec<u8>); 3] = [
+    type Case = (&'static str, Provider, fn(usize) -> Vec<u8>);
+    let cases: [Case; 3] = [
         ("openai, parallel calls", Provider::OpenAi, |n| {
             openai(n, true)
         }),
