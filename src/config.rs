@@ -38,11 +38,12 @@ pub struct Limits {
     /// `<invoke name="…">`), and of the blank run looked at after a closing
     /// tag to decide whether it closes (default 1 KiB). A longer `<…` is text.
     pub max_tag_bytes: usize,
-    /// Maximum number of repairs listed for one call (default 10,000). Past
-    /// it, repairs are still made, but the list ends with one
-    /// [`crate::RepairKind::RepairsOmitted`] (input that needs a repair per
-    /// byte, such as megabytes of stray commas, would otherwise take memory
-    /// in proportion to it, beyond `max_args_bytes`). The call is not cut.
+    /// Maximum number of repairs listed for one call (default 10,000). A
+    /// longer list keeps the repairs at the lowest offsets and ends with one
+    /// [`crate::RepairKind::RepairsOmitted`] at the first one left out. The
+    /// repairs are still made (the arguments do not change); input that needs
+    /// a repair per byte, such as megabytes of stray commas, so reports a
+    /// bounded list (a call's repairs are kept while it is open).
     pub max_repairs: usize,
 }
 

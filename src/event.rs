@@ -182,33 +182,17 @@ repair_kinds! {
 }
 
 impl Repair {
-    /// Appends `self` to `list` unless the list is full: it holds at most
-    /// `max` repairs, then one [`RepairKind::RepairsOmitted`] at the offset
-    /// of the first repair left out. Input that needs a repair per byte so
-    /// takes bounded memory.
-    #[inline]
-    pub(crate) fn push_to(self, list: &mut Vec<Repair>, max: usize) {
-        match list.len().cmp(&max) {
-            std::cmp::Ordering::Less => list.push(self),
-            std::cmp::Ordering::Equal => list.push(Repair {
-                kind: RepairKind::RepairsOmitted,
-                offset: self.offset,
-            }),
-            std::cmp::Ordering::Greater => {}
-        }
-    }
-
-    /// Cuts `list` (a call's repairs, gathered from several lists that
-    /// [`Repair::push_to`] bounded) to `max` repairs and one
-    /// [`RepairKind::RepairsOmitted`], if it is longer.
+    /// Cuts a call's repair list to `max` repairs, the ones at the lowest
+    /// offsets, and one [`RepairKind::RepairsOmitted`] at the first repair
+    /// left out, if it is longer. The repairs kept depend on the list's
+    /// contents only, not on the order they were made in (which can depend
+    /// on where chunks end), so the cut list is chunk-invariant too.
     pub(crate) fn cap(list: &mut Vec<Repair>, max: usize) {
-        let Some(first_left_out) = list.get(max) else {
-            return;
-        };
-        if list.len() == max + 1 && first_left_out.kind == RepairKind::RepairsOmitted {
+        if list.len() <= max {
             return;
         }
-        let offset = first_left_out.offset;
+        list.sort_unstable();
+        let offset = list[max].offset;
         list.truncate(max);
         list.push(Repair {
             kind: RepairKind::RepairsOmitted,
@@ -481,41 +465,21 @@ mod tests {
     }
 
     #[test]
-    fn a_full_list_ends_with_one_omitted_entry() {
-        let mut list = Vec::new();
-        for k in 0..10 {
-            r(RepairKind::ExtraComma, k).push_to(&mut list, 3);
+    fn a_long_list_keeps_its_lowest_offsets_whatever_their_order() {
+        let made: Vec<Repair> = (0..10).map(|k| r(RepairKind::ExtraComma, k)).collect();
+        let mut short = made[..4].to_vec();
+        Repair::cap(&mut short, 4);
+        assert_eq!(short, made[..4]);
+        let mut expected = made[..3].to_vec();
+        expected.push(r(RepairKind::RepairsOmitted, 3));
+        for order in [made.clone(), made.iter().rev().copied().collect()] {
+            let mut list = order;
+            Repair::cap(&mut list, 3);
+            assert_eq!(list, expected);
         }
-        let omitted = r(RepairKind::RepairsOmitted, 3);
-        assert_eq!(list[..3], [0, 1, 2].map(|k| r(RepairKind::ExtraComma, k)));
-        assert_eq!(list[3..], [omitted]);
-        // Capped again (a call's lists gathered): unchanged.
-        Repair::cap(&mut list, 3);
-        assert_eq!(list.len(), 4);
-        assert_eq!(list[3], omitted);
-        // No room at all: the list is the marker alone.
-        let mut none = Vec::new();
-        r(RepairKind::Comment, 7).push_to(&mut none, 0);
+        // No room at all: the marker alone, at the lowest offset.
+        let mut none = vec![r(RepairKind::Comment, 9), r(RepairKind::Comment, 7)];
+        Repair::cap(&mut none, 0);
         assert_eq!(none, [r(RepairKind::RepairsOmitted, 7)]);
-    }
-
-    #[test]
-    fn gathered_lists_are_cut_at_the_first_repair_left_out() {
-        let mut list: Vec<Repair> = (0..6).map(|k| r(RepairKind::ExtraComma, k)).collect();
-        Repair::cap(&mut list, 6);
-        assert_eq!(list.len(), 6);
-        Repair::cap(&mut list, 4);
-        assert_eq!(list.len(), 5);
-        assert_eq!(list[4], r(RepairKind::RepairsOmitted, 4));
-        // Two markers gathered from two lists: cut at the limit, one marker.
-        let mut list = vec![
-            r(RepairKind::ExtraComma, 0),
-            r(RepairKind::RepairsOmitted, 1),
-            r(RepairKind::TrailingGarbage, 9),
-            r(RepairKind::RepairsOmitted, 10),
-        ];
-        Repair::cap(&mut list, 2);
-        assert_eq!(list.len(), 3);
-        assert_eq!(list[2], r(RepairKind::RepairsOmitted, 9));
     }
 }

@@ -646,3 +646,13 @@ fn limits_8() {
 fn limits_9() {
     regression("limits-9");
 }
+
+/// A pythonic call with an argument cut by the limit and one repair allowed
+/// (`max_repairs` 1): the list was cut as its repairs were made, and the
+/// order they were made in (the cut's repair is recorded at the offset where
+/// the arguments began, after later ones) depended on the chunks; the list
+/// is now cut once, at the lowest offsets.
+#[test]
+fn limits_10() {
+    regression("limits-10");
+}

@@ -288,11 +288,12 @@ fn agree_at_args_limit(input: &[u8], limit: usize) -> Vec<toolstream::Event> {
 }
 
 /// [`Limits::max_repairs`]: input that needs a repair per byte (stray
-/// commas and closers, invalid UTF-8, entities, duplicate parameters, …)
-/// lists at most that many repairs per call, then one `RepairsOmitted` at the
-/// first repair left out; the arguments are those of the unlimited list, at
-/// every split. Without the limit, 4 MB of commas listed 4 million repairs
-/// (213 MB in the library, 3.6 GB in the CLI's output).
+/// commas and closers, control characters, invalid escapes, duplicate
+/// parameters, …) lists at most that many repairs per call, the ones at the
+/// lowest offsets, then one `RepairsOmitted` at the first one left out; the
+/// arguments are those of the unlimited list, at every split. Without the
+/// limit, 4 MB of commas listed 4 million repairs (3.6 GB in the CLI's
+/// output).
 #[test]
 fn repair_lists_are_bounded() {
     const MAX: usize = 16;

@@ -121,8 +121,6 @@ pub(crate) struct RawArgs {
     ws: Vec<u8>,
     started: bool,
     max: usize,
-    /// How many repairs `repairs` lists (see [`Limits::max_repairs`]).
-    max_repairs: usize,
     limited: bool,
     repairs: Vec<Repair>,
     truncated: bool,
@@ -141,7 +139,6 @@ impl RawArgs {
             ws: Vec::new(),
             started: false,
             max: limits.max_args_bytes,
-            max_repairs: limits.max_repairs,
             limited: false,
             repairs: Vec::new(),
             truncated: false,
@@ -212,17 +209,16 @@ impl RawArgs {
     /// Records the replaced invalid UTF-8 of a push at `at`.
     fn note_invalid(&mut self, bad: Vec<isize>, at: u64) {
         for rel in bad {
-            Repair {
+            self.repairs.push(Repair {
                 kind: RepairKind::InvalidUtf8,
                 offset: at.saturating_add_signed(rel as i64),
-            }
-            .push_to(&mut self.repairs, self.max_repairs);
+            });
         }
     }
 
     /// Records a repair at `offset`.
     pub(crate) fn note(&mut self, kind: RepairKind, offset: u64) {
-        Repair { kind, offset }.push_to(&mut self.repairs, self.max_repairs);
+        self.repairs.push(Repair { kind, offset });
     }
 
     /// The input ended inside the text.

@@ -351,11 +351,10 @@ impl Block for TagBlock {
                             self.state = State::Json;
                         }
                         b'}' | b']' | b',' if self.state == State::After => {
-                            Repair {
+                            self.repairs.push(Repair {
                                 kind: RepairKind::TrailingGarbage,
                                 offset: cx.abs(i),
-                            }
-                            .push_to(&mut self.repairs, self.limits.max_repairs);
+                            });
                             i += 1;
                         }
                         _ => {

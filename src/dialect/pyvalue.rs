@@ -73,8 +73,6 @@ pub(crate) struct Writer {
     pub out: Vec<u8>,
     pub emitted: usize,
     pub repairs: Vec<Repair>,
-    /// How many repairs `repairs` lists (see [`Limits::max_repairs`]).
-    max_repairs: usize,
     max: usize,
     pub limited: bool,
     /// Reads `out` as it grows.
@@ -93,7 +91,6 @@ impl Writer {
             out: Vec::new(),
             emitted: 0,
             repairs: Vec::new(),
-            max_repairs: limits.max_repairs,
             max: limits.max_args_bytes,
             limited: false,
             scan: JsonPos::default(),
@@ -169,7 +166,7 @@ impl Writer {
     }
 
     pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
-        Repair { kind, offset }.push_to(&mut self.repairs, self.max_repairs);
+        self.repairs.push(Repair { kind, offset });
     }
 
     /// The bytes written since the last call that no cut can take back.

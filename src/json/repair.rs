@@ -427,8 +427,6 @@ pub struct Repairer {
     /// Absolute offset of the next input byte.
     offset: u64,
     repairs: Vec<Repair>,
-    /// How many repairs `repairs` lists (see [`Limits::max_repairs`]).
-    max_repairs: usize,
     max_depth: usize,
     max_token: usize,
     stop_on_lt: bool,
@@ -472,8 +470,7 @@ impl Repairer {
         Self::with_limits(&Limits::default())
     }
 
-    /// A repairer bounded by `limits` (`max_depth`, `max_token_bytes` and
-    /// `max_repairs` apply).
+    /// A repairer bounded by `limits` (`max_depth` and `max_token_bytes` apply).
     pub fn with_limits(limits: &Limits) -> Self {
         Repairer {
             stack: Vec::new(),
@@ -496,7 +493,6 @@ impl Repairer {
             key_start: 0,
             offset: 0,
             repairs: Vec::new(),
-            max_repairs: limits.max_repairs,
             max_depth: limits.max_depth.max(1),
             max_token: limits.max_token_bytes.max(16),
             stop_on_lt: false,
@@ -566,7 +562,7 @@ impl Repairer {
 
     #[inline]
     fn repair(&mut self, kind: RepairKind, offset: u64) {
-        Repair { kind, offset }.push_to(&mut self.repairs, self.max_repairs);
+        self.repairs.push(Repair { kind, offset });
     }
 
     /// Feeds the next chunk, writing repaired output to `sink`.
@@ -1111,7 +1107,10 @@ impl Repairer {
         if let Some(top) = self.stack.last_mut() {
             if top.phantoms > 0 {
                 top.phantoms -= 1;
-                self.repair(RepairKind::RedundantCloser, at);
+                self.repairs.push(Repair {
+                    kind: RepairKind::RedundantCloser,
+                    offset: at,
+                });
                 return Step::Consumed(1);
             }
         }
@@ -1307,7 +1306,10 @@ impl Repairer {
                 self.key.pop();
             }
             self.key_truncated = true;
-            self.repair(RepairKind::LimitExceeded, self.key_start);
+            self.repairs.push(Repair {
+                kind: RepairKind::LimitExceeded,
+                offset: self.key_start,
+            });
         } else {
             sink.write(bytes);
         }
@@ -2012,7 +2014,10 @@ impl Repairer {
                                 continue;
                             }
                             sink.write("\u{FFFD}".as_bytes());
-                            self.repair(RepairKind::InvalidUtf8, self.tok_start);
+                            self.repairs.push(Repair {
+                                kind: RepairKind::InvalidUtf8,
+                                offset: self.tok_start,
+                            });
                             rest = &rest[v + e.error_len().unwrap_or(end - v).max(1)..];
                         }
                     }

@@ -500,13 +500,15 @@ impl Calls {
             });
         }
         let arguments = String::from_utf8_lossy(c.args.output()).into_owned();
+        let mut repairs = c.args.take_repairs();
+        Repair::cap(&mut repairs, self.limits.max_repairs);
         out.push(Event::ToolEnd {
             call: Box::new(ToolCall {
                 index: pos,
                 id: c.id,
                 name: c.name,
                 arguments,
-                repairs: c.args.take_repairs(),
+                repairs,
                 truncated,
             }),
             span,

@@ -560,11 +560,10 @@ impl XmlCalls {
         let mut v = Value::new(ty, ws, decode, &self.limits);
         if call.seen.contains(&key) {
             call.discard = true;
-            Repair {
+            call.repairs.push(Repair {
                 kind: RepairKind::DuplicateKey,
                 offset: at,
-            }
-            .push_to(&mut call.repairs, self.limits.max_repairs);
+            });
             self.trash.clear();
             v.begin(&mut self.trash);
         } else {
@@ -593,11 +592,10 @@ impl XmlCalls {
         };
         let Some(key) = call.key.take() else { return };
         if call.seen.contains(&key) {
-            Repair {
+            call.repairs.push(Repair {
                 kind: RepairKind::DuplicateKey,
                 offset: at,
-            }
-            .push_to(&mut call.repairs, self.limits.max_repairs);
+            });
             return;
         }
         call.out
@@ -606,11 +604,10 @@ impl XmlCalls {
         json_string(&key, &mut call.out);
         call.out.extend_from_slice(b": null");
         call.seen.insert(key);
-        Repair {
+        call.repairs.push(Repair {
             kind: RepairKind::MissingValue,
             offset: at,
-        }
-        .push_to(&mut call.repairs, self.limits.max_repairs);
+        });
     }
 
     /// Content of the open value.
@@ -655,11 +652,10 @@ impl XmlCalls {
             }
             call.discard = false;
             if let Some(at) = missing {
-                Repair {
+                call.repairs.push(Repair {
                     kind: RepairKind::MissingCloseTag,
                     offset: at,
-                }
-                .push_to(&mut call.repairs, self.limits.max_repairs);
+                });
             }
         }
         self.cdata = false;
@@ -697,11 +693,10 @@ impl XmlCalls {
         call.closed = true;
         call.closed_at = end;
         if let Some(at) = missing {
-            Repair {
+            call.repairs.push(Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: at,
-            }
-            .push_to(&mut call.repairs, self.limits.max_repairs);
+            });
         }
     }
 
@@ -734,11 +729,10 @@ impl XmlCalls {
         let at = cx.abs(i);
         if let Some(call) = self.call.as_mut() {
             if !call.closed || self.container.is_some() {
-                Repair {
+                call.repairs.push(Repair {
                     kind: RepairKind::MissingCloseTag,
                     offset: at,
-                }
-                .push_to(&mut call.repairs, self.limits.max_repairs);
+                });
             }
         }
         if self.call.as_ref().is_some_and(|c| !c.closed) {
@@ -776,11 +770,10 @@ impl XmlCalls {
         }
         let at = cx.abs(i);
         if let Some(call) = self.call.as_mut() {
-            Repair {
+            call.repairs.push(Repair {
                 kind: RepairKind::LimitExceeded,
                 offset: at,
-            }
-            .push_to(&mut call.repairs, self.limits.max_repairs);
+            });
         }
         self.close_invoke(at, None);
         self.end_call(cx, at, true);
@@ -933,11 +926,10 @@ impl XmlCalls {
             {
                 // Stray closers after a JSON body.
                 if let Some(call) = self.call.as_mut() {
-                    Repair {
+                    call.repairs.push(Repair {
                         kind: RepairKind::TrailingGarbage,
                         offset: cx.abs(i),
-                    }
-                    .push_to(&mut call.repairs, self.limits.max_repairs);
+                    });
                 }
                 Step::At(i + 1)
             }
@@ -1719,11 +1711,10 @@ impl XmlCalls {
             (St::GlmAfterKey, _) => self.key_without_value(end),
             (St::GlmKey, _) => {
                 if let Some(c) = self.call.as_mut() {
-                    Repair {
+                    c.repairs.push(Repair {
                         kind: RepairKind::DroppedKey,
                         offset: end,
-                    }
-                    .push_to(&mut c.repairs, self.limits.max_repairs);
+                    });
                 }
             }
             _ => {}
@@ -1732,11 +1723,10 @@ impl XmlCalls {
         let bare_done = self.container.is_none() && self.st == St::Invoke;
         if closed && !bare_done && !container_closed {
             if let Some(c) = self.call.as_mut() {
-                Repair {
+                c.repairs.push(Repair {
                     kind: RepairKind::MissingCloseTag,
                     offset: end,
-                }
-                .push_to(&mut c.repairs, self.limits.max_repairs);
+                });
             }
         }
         self.end_call(cx, end, !closed);

@@ -243,11 +243,10 @@ impl Value {
     }
 
     fn decoded(&mut self, c: char, at: u64, out: &mut Vec<u8>) {
-        Repair {
+        self.repairs.push(Repair {
             kind: RepairKind::EntityDecoded,
             offset: at,
-        }
-        .push_to(&mut self.repairs, self.limits.max_repairs);
+        });
         let mut buf = [0u8; 4];
         self.stage2(c.encode_utf8(&mut buf).as_bytes(), at, out);
     }
@@ -268,7 +267,7 @@ impl Value {
     /// Records a repair about the value as a whole (or at `at` if it has no content yet).
     pub(crate) fn note(&mut self, kind: RepairKind, at: u64) {
         let offset = self.start_at.unwrap_or(at);
-        Repair { kind, offset }.push_to(&mut self.repairs, self.limits.max_repairs);
+        self.repairs.push(Repair { kind, offset });
     }
 
     /// Stage 2: the whitespace rule. `at` is the offset of `bytes[0]`.
