@@ -404,7 +404,8 @@ fn work_grows_linearly_on_hostile_input() {
 }
 
 /// Provider streams with many calls: all open at once (parallel calls whose
-/// arguments arrive after every call has begun), and one after another.
+/// arguments arrive after every call has begun), and one after another, in
+/// four protocols.
 #[test]
 fn provider_streams_grow_linearly() {
     use toolstream::{DecodeOptions, Provider, StreamDecoder};
@@ -445,6 +446,41 @@ fn provider_streams_grow_linearly() {
         }
         s.into_bytes()
     }
+    fn responses(calls: usize) -> Vec<u8> {
+        let ev =
+            |t: &str, body: String| format!("event: {t}\ndata: {{\"type\":\"{t}\",{body}}}\n\n");
+        let mut s = String::new();
+        for i in 0..calls {
+            s += &ev(
+                "response.output_item.added",
+                format!(
+                    r#""output_index":{i},"item":{{"type":"function_call","id":"fc{i}","call_id":"c{i}","name":"f","arguments":""}}"#
+                ),
+            );
+        }
+        for i in 0..calls {
+            s += &ev(
+                "response.function_call_arguments.delta",
+                format!(r#""output_index":{i},"item_id":"fc{i}","delta":"{{\"a\":1}}""#),
+            );
+        }
+        for i in 0..calls {
+            s += &ev(
+                "response.output_item.done",
+                format!(
+                    r#""output_index":{i},"item":{{"type":"function_call","id":"fc{i}","call_id":"c{i}","name":"f","arguments":"{{\"a\":1}}"}}"#
+                ),
+            );
+        }
+        s.into_bytes()
+    }
+    fn ollama(calls: usize) -> Vec<u8> {
+        let mut s = String::new();
+        for i in 0..calls {
+            s += &format!("{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{{\"function\":{{\"name\":\"f\",\"arguments\":{{\"a\":{i}}}}}}}]}},\"done\":false}}\n");
+        }
+        s.into_bytes()
+    }
     let decode = |input: &[u8], provider: Provider| {
         let t = Instant::now();
         let mut d = StreamDecoder::new(DecodeOptions::default().with_provider(provider));
@@ -457,7 +493,7 @@ fn provider_streams_grow_linearly() {
         t.elapsed()
     };
     type Case = (&'static str, Provider, fn(usize) -> Vec<u8>);
-    let cases: [Case; 3] = [
+    let cases: [Case; 5] = [
         ("openai, parallel calls", Provider::OpenAi, |n| {
             openai(n, true)
         }),
@@ -465,10 +501,24 @@ fn provider_streams_grow_linearly() {
             openai(n, false)
         }),
         ("anthropic, tool_use blocks", Provider::Anthropic, anthropic),
+        (
+            "responses, parallel function calls",
+            Provider::Responses,
+            responses,
+        ),
+        ("ollama, one call per line", Provider::Ollama, ollama),
     ];
     let mut over = Vec::new();
     for (name, provider, make) in cases {
         let (small, large) = (make(200), make(200 * GROWTH));
+        // The streams are real ones: every call comes out.
+        let events =
+            toolstream::provider::decode(&small, &DecodeOptions::default().with_provider(provider));
+        let ended = events
+            .iter()
+            .filter(|e| matches!(e, Event::ToolEnd { .. }))
+            .count();
+        assert_eq!(ended, 200, "{name}");
         let mut s = Duration::MAX;
         for _ in 0..3 {
             s = s.min(decode(&small, provider));
