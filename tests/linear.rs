@@ -345,22 +345,22 @@ fn parse(input: &[u8], chunk: usize, events: &mut Vec<Event>) {
     events.clear();
 }
 
-fn time(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> Duration {
+/// How long `run` takes on `input`.
+fn time(mut run: impl FnMut(&[u8]), input: &[u8]) -> Duration {
     let t = Instant::now();
-    parse(input, chunk, events);
+    run(input);
     t.elapsed()
 }
 
 /// Time of `large` over time of `small`, each the best of a few runs; a
 /// ratio over `bound` is measured again (up to four more times) unless it is
 /// far over.
-fn ratio(small: &[u8], large: &[u8], chunk: usize, bound: f64) -> f64 {
-    let mut events = Vec::new();
+fn ratio(small: &[u8], large: &[u8], bound: f64, mut run: impl FnMut(&[u8])) -> f64 {
     let mut s = Duration::MAX;
     for _ in 0..3 {
-        s = s.min(time(small, chunk, &mut events));
+        s = s.min(time(&mut run, small));
     }
-    let mut l = time(large, chunk, &mut events);
+    let mut l = time(&mut run, large);
     // A parse too quick to time says nothing about growth.
     let r =
         |s: Duration, l: Duration| l.as_secs_f64() / s.max(Duration::from_micros(20)).as_secs_f64();
@@ -368,8 +368,8 @@ fn ratio(small: &[u8], large: &[u8], chunk: usize, bound: f64) -> f64 {
         if r(s, l) <= bound || r(s, l) > 4.0 * bound {
             break;
         }
-        s = s.min(time(small, chunk, &mut events));
-        l = l.min(time(large, chunk, &mut events));
+        s = s.min(time(&mut run, small));
+        l = l.min(time(&mut run, large));
     }
     r(s, l)
 }
@@ -389,7 +389,8 @@ fn work_grows_linearly_on_hostile_input() {
         let small = input(prefix, unit, suffix, SMALL);
         let large = input(prefix, unit, suffix, SMALL * GROWTH);
         for chunk in [0, 1, 7] {
-            let ratio = ratio(&small, &large, chunk, BOUND);
+            let mut events = Vec::new();
+            let ratio = ratio(&small, &large, BOUND, |i| parse(i, chunk, &mut events));
             if std::env::var_os("LINEAR_PRINT").is_some() {
                 eprintln!("{ratio:6.1} {name} (chunk {chunk})");
             }
@@ -482,7 +483,6 @@ fn provider_streams_grow_linearly() {
         s.into_bytes()
     }
     let decode = |input: &[u8], provider: Provider| {
-        let t = Instant::now();
         let mut d = StreamDecoder::new(DecodeOptions::default().with_provider(provider));
         let mut out = Vec::new();
         for c in input.chunks(64) {
@@ -490,7 +490,6 @@ fn provider_streams_grow_linearly() {
             out.clear();
         }
         d.finish(&mut out);
-        t.elapsed()
     };
     type Case = (&'static str, Provider, fn(usize) -> Vec<u8>);
     let cases: [Case; 5] = [
@@ -519,19 +518,7 @@ fn provider_streams_grow_linearly() {
             .filter(|e| matches!(e, Event::ToolEnd { .. }))
             .count();
         assert_eq!(ended, 200, "{name}");
-        let mut s = Duration::MAX;
-        for _ in 0..3 {
-            s = s.min(decode(&small, provider));
-        }
-        let mut l = decode(&large, provider);
-        for _ in 0..4 {
-            if l.as_secs_f64() / s.as_secs_f64() <= BOUND {
-                break;
-            }
-            s = s.min(decode(&small, provider));
-            l = l.min(decode(&large, provider));
-        }
-        let ratio = l.as_secs_f64() / s.max(Duration::from_micros(20)).as_secs_f64();
+        let ratio = ratio(&small, &large, BOUND, |i| decode(i, provider));
         if std::env::var_os("LINEAR_PRINT").is_some() {
             eprintln!("{ratio:6.1} {name}");
         }

@@ -574,7 +574,7 @@ impl Cx<'_> {
         local: usize,
         end: u64,
         arguments: String,
-        repairs: Vec<Repair>,
+        mut repairs: Vec<Repair>,
         truncated: bool,
     ) {
         // A call ends once: its id and name move into the event.
@@ -589,7 +589,6 @@ impl Cx<'_> {
         let end = end.max(start);
         self.em.span_cursor = end;
         self.em.ended += 1;
-        let mut repairs = repairs;
         Repair::cap(&mut repairs, self.cfg.limits.max_repairs);
         self.em.pending.push(Event::ToolEnd {
             call: Box::new(ToolCall {

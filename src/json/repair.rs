@@ -454,6 +454,16 @@ const STASH_MAX: usize = 32;
 /// be bounded for the work to stay linear.
 const UTF8_WINDOW: usize = 64;
 
+/// The run of non-ASCII bytes at the start of `s`, at most [`UTF8_WINDOW`]
+/// of them: its end, and the UTF-8 error in it if any (an error without a
+/// length at the window's end is a character the window cut, read whole
+/// next time).
+pub(super) fn non_ascii_run(s: &[u8]) -> (usize, Option<std::str::Utf8Error>) {
+    let lim = s.len().min(UTF8_WINDOW);
+    let end = s[..lim].iter().position(|&c| c < 0x80).unwrap_or(lim);
+    (end, std::str::from_utf8(&s[..end]).err())
+}
+
 /// How many bytes of the next chunk are joined to the stash. Read the stash
 /// again with at most this many bytes.
 const STASH_JOIN: usize = 64;
@@ -1997,18 +2007,19 @@ impl Repairer {
                     sink.write(&e);
                 }
                 _ => {
-                    // Within a window (see `UTF8_WINDOW`).
-                    let lim = rest.len().min(UTF8_WINDOW);
-                    let end = rest[..lim].iter().position(|&c| c < 0x80).unwrap_or(lim);
-                    match std::str::from_utf8(&rest[..end]) {
-                        Ok(_) => {
+                    match non_ascii_run(rest) {
+                        (end, None) => {
                             sink.write(&rest[..end]);
                             rest = &rest[end..];
                         }
-                        Err(e) => {
+                        (end, Some(e)) => {
                             let v = e.valid_up_to();
                             sink.write(&rest[..v]);
-                            if e.error_len().is_none() && end == lim && lim < rest.len() && v > 0 {
+                            if e.error_len().is_none()
+                                && end == UTF8_WINDOW
+                                && end < rest.len()
+                                && v > 0
+                            {
                                 // The window cut a character: read it whole next.
                                 rest = &rest[v..];
                                 continue;

@@ -446,13 +446,13 @@ impl Calls {
 
     /// Appends an argument fragment.
     pub(crate) fn args(&mut self, handle: usize, frag: &[u8], span: Span, out: &mut Vec<Event>) {
-        let Some(c) = self.find(handle) else { return };
+        let Some(pos) = self.pos(handle) else { return };
+        let c = &mut self.open[pos];
         let was_complete = c.args.is_complete();
         c.args.feed(frag, span.start);
         if !was_complete && c.args.is_complete() {
             self.completed.push(handle);
         }
-        let Some(c) = self.find(handle) else { return };
         if let Some(index) = c.index {
             if let Some(delta) = c.args.take_delta() {
                 out.push(Event::ToolArgs { index, delta, span });

@@ -11,20 +11,26 @@ pub(crate) fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// The non-empty pieces of `0..len` cut at `splits` (sorted offsets).
+fn pieces(len: usize, splits: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let ends = splits
+        .iter()
+        .map(move |&s| s.min(len))
+        .chain(std::iter::once(len));
+    ends.scan(0, |last, end| {
+        let piece = *last..end.max(*last);
+        *last = piece.end;
+        Some(piece)
+    })
+    .filter(|r| !r.is_empty())
+}
+
 /// Feeds `input` split at `splits` (sorted offsets), returns the events.
 pub(crate) fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
     let mut p = Parser::new(cfg.clone());
     let mut events = Vec::new();
-    let mut last = 0;
-    for &s in splits {
-        let s = s.min(input.len());
-        if s > last {
-            p.feed(&input[last..s], &mut events);
-            last = s;
-        }
-    }
-    if last < input.len() {
-        p.feed(&input[last..], &mut events);
+    for r in pieces(input.len(), splits) {
+        p.feed(&input[r], &mut events);
     }
     p.finish(&mut events);
     events
@@ -36,13 +42,8 @@ pub(crate) fn run_split_bytes(input: &[u8], splits: &[usize], cfg: &Config) -> V
     let input = bytes::Bytes::copy_from_slice(input);
     let mut p = Parser::new(cfg.clone());
     let mut events = Vec::new();
-    let mut last = 0;
-    for &s in splits.iter().chain(std::iter::once(&input.len())) {
-        let s = s.min(input.len());
-        if s > last {
-            p.feed_bytes(input.slice(last..s), &mut events);
-            last = s;
-        }
+    for r in pieces(input.len(), splits) {
+        p.feed_bytes(input.slice(r), &mut events);
     }
     p.finish(&mut events);
     events

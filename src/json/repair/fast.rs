@@ -770,7 +770,6 @@ pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// character, an escape that is invalid or cut off, UTF-8 that is invalid or
 /// cut off).
 pub(super) fn str_body(input: &[u8], mut i: usize) -> usize {
-    let n = input.len();
     loop {
         i += plain_len(&input[i..]);
         let Some(&c) = input.get(i) else { return i };
@@ -782,14 +781,9 @@ pub(super) fn str_body(input: &[u8], mut i: usize) -> usize {
             0x80..=0xFF => {
                 // At most a window: the run ends at an invalid byte that the
                 // slow path takes alone, and this is read again after it.
-                let lim = n.min(i + super::UTF8_WINDOW);
-                let end = input[i..lim]
-                    .iter()
-                    .position(|&c| c < 0x80)
-                    .map_or(lim, |p| i + p);
-                let valid = match std::str::from_utf8(&input[i..end]) {
-                    Ok(_) => end - i,
-                    Err(e) => e.valid_up_to(),
+                let valid = match super::non_ascii_run(&input[i..]) {
+                    (end, None) => end,
+                    (_, Some(e)) => e.valid_up_to(),
                 };
                 if valid == 0 {
                     return i;
