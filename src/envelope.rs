@@ -737,6 +737,11 @@ impl ArgsWriter {
         self.write(bytes);
     }
 
+    /// Most bytes the arguments may have (`max_args_bytes`).
+    pub(crate) fn max_len(&self) -> usize {
+        self.limits.max_args_bytes
+    }
+
     /// True once the arguments value has begun.
     pub(crate) fn started(&self) -> bool {
         self.mode != ArgsMode::Start

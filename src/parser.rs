@@ -9,6 +9,7 @@ use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Dialect, Emitter, Flow, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Event, Span, ToolCall};
+use crate::json::Lane;
 use crate::scan::{ByteFinder, Match, Pattern, ScanState};
 
 /// What the parser is in the middle of.
@@ -74,6 +75,8 @@ pub struct Parser {
     /// The next text position starts the output (or the text after a
     /// reasoning block): line triggers apply there.
     bol: bool,
+    /// Reads the chunks of a streamed call's arguments while armed.
+    lane: Lane,
 }
 
 /// What a dialect list compiles to: its triggers in match order, indexed by
@@ -255,6 +258,7 @@ impl Parser {
             held: BytesMut::new(),
             block_start: 0,
             bol: true,
+            lane: Lane::default(),
         }
     }
 
@@ -276,6 +280,21 @@ impl Parser {
         if chunk.is_empty() {
             return;
         }
+        let mut chunk = chunk;
+        if self.lane.armed() {
+            match self.lane_feed(chunk, out) {
+                None => return,
+                Some(p) => chunk = &chunk[p..],
+            }
+        }
+        if !chunk.is_empty() {
+            self.feed_chunk(chunk, out);
+        }
+        self.try_arm();
+    }
+
+    /// [`Parser::feed`] without the lane.
+    fn feed_chunk(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         if self.carry.is_empty() {
             if chunk.len() <= SHORT_TEXT && self.plain_text(chunk, out) {
                 return;
@@ -299,6 +318,21 @@ impl Parser {
         if chunk.is_empty() {
             return;
         }
+        let mut chunk = chunk;
+        if self.lane.armed() {
+            match self.lane_feed(&chunk, out) {
+                None => return,
+                Some(p) => chunk = chunk.slice(p..),
+            }
+        }
+        if !chunk.is_empty() {
+            self.feed_bytes_chunk(chunk, out);
+        }
+        self.try_arm();
+    }
+
+    /// [`Parser::feed_bytes`] without the lane.
+    fn feed_bytes_chunk(&mut self, chunk: Bytes, out: &mut Vec<Event>) {
         if self.carry.is_empty() {
             let data = Data::owned(&chunk);
             if !self.in_call(&data, out) {
@@ -313,6 +347,65 @@ impl Parser {
         joined.extend_from_slice(&chunk);
         self.carry.clear();
         self.process(&Data::owned(&joined.freeze()), out);
+    }
+
+    /// A chunk read by the lane (armed: see [`Lane`]): its delta, if it
+    /// committed any. None: the lane took all of it. `Some(p)`: the lane
+    /// stopped before `chunk[p]` and is disarmed; the bytes it held (the
+    /// start of a unit) have been fed as a chunk of their own, and the rest
+    /// of the chunk is for the caller.
+    fn lane_feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> Option<usize> {
+        let start = self.offset;
+        let stop = self.lane.feed(chunk);
+        let end = start + stop.unwrap_or(chunk.len()) as u64;
+        let index = self.lane.index();
+        let delta = self.lane.take_delta();
+        if !delta.is_empty() {
+            out.push(Event::ToolArgs {
+                index,
+                delta: self.em.arena.copy(delta),
+                span: Span::new(start, end),
+            });
+        }
+        self.offset = end;
+        let p = stop?;
+        self.disarm(out);
+        debug_assert_eq!(self.position(), end);
+        Some(p)
+    }
+
+    /// Disarms the lane: the block takes back its state, and the bytes the
+    /// lane held (read, not committed) are fed again as a chunk.
+    #[inline(never)]
+    fn disarm(&mut self, out: &mut Vec<Event>) {
+        let held = self.lane.take_held();
+        let Mode::Block(block) = &mut self.mode else {
+            unreachable!("the lane is armed in a block only");
+        };
+        let Some(jc) = block.json_calls() else {
+            unreachable!("the lane's block still reads JSON");
+        };
+        jc.lane_disarm(&mut self.lane);
+        self.offset -= held.len() as u64;
+        if !held.is_empty() {
+            self.feed_chunk(&held, out);
+        }
+        self.lane.give_held(held);
+    }
+
+    /// Arms the lane when the block is streaming a call's arguments in a
+    /// plain state (see [`crate::dialect::json::JsonCalls::lane_arm`]).
+    #[inline]
+    fn try_arm(&mut self) {
+        let Mode::Block(block) = &mut self.mode else {
+            return;
+        };
+        if !self.em.committed || !self.em.pending.is_empty() || !self.carry.is_empty() {
+            return;
+        }
+        if let Some(jc) = block.json_calls() {
+            jc.lane_arm(&mut self.lane, &self.em);
+        }
     }
 
     /// A chunk that continues a committed block (the steady state of a
@@ -379,6 +472,9 @@ impl Parser {
     /// `truncated: true`). The parser is then reset for a new stream (with
     /// the same configuration, keeping its buffers).
     pub fn finish(&mut self, out: &mut Vec<Event>) {
+        if self.lane.armed() {
+            self.disarm(out);
+        }
         let tail = Bytes::from(std::mem::take(&mut self.carry));
         let end = self.offset + tail.len() as u64;
         let mode = std::mem::replace(&mut self.mode, Mode::Text);

@@ -400,6 +400,13 @@ impl Block for TagBlock {
         Flow::More
     }
 
+    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+        match (&self.xml, self.state) {
+            (None, State::Json) => self.jc.as_mut(),
+            _ => None,
+        }
+    }
+
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         if let Some(xml) = self.xml.as_mut() {
             return xml.finish(cx);

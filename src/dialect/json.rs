@@ -20,11 +20,11 @@
 //! holds no call) is text up to its closing fence.
 
 use super::pythonic::{item_head, Head, PyCalls, PyOpts, PyStatus};
-use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger};
 use crate::config::{Config, Limits};
 use crate::envelope::{CallRouter, CallShape};
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::{into_string, Progress, Repairer, Status};
+use crate::json::{into_string, Lane, Progress, Repairer, Sink, Status};
 use crate::scan::{match_lit, Match, Pattern};
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -199,6 +199,57 @@ impl JsonCalls {
         }
         self.sync(cx, Span::new(cx.base, cx.abs(p.consumed)));
         p
+    }
+
+    /// Arms the parser's lane on the steady state of a streamed call (see
+    /// [`crate::json::Lane`]): one started call, open, inside its arguments
+    /// where the router passes bytes through, everything written so far
+    /// handed out, and the repairer in a plain state. The lane then reads
+    /// the chunks until [`JsonCalls::lane_disarm`]. False: not armed.
+    pub(crate) fn lane_arm(&mut self, lane: &mut Lane, em: &Emitter) -> bool {
+        let n = self.router.calls.len();
+        if self.closed
+            || !self.began
+            || self.prev.is_some()
+            || n == 0
+            || n != self.track.len()
+            || self.settled + 1 != n
+        {
+            return false;
+        }
+        let t = &self.track[n - 1];
+        let Some(local) = t.local.filter(|_| !t.ended && !t.finalized) else {
+            return false;
+        };
+        if self.router.calls[n - 1].closed || !self.router.opaque() {
+            return false;
+        }
+        let closable = self.router.opaque_closable();
+        let args = &mut self.router.calls[n - 1].args;
+        if args.limited || args.emitted != args.out.len() {
+            return false;
+        }
+        let max = args.max_len();
+        lane.arm(
+            &mut self.rep,
+            closable,
+            &mut args.out,
+            max,
+            em.locals[local].index,
+        )
+    }
+
+    /// Disarms the lane (see [`JsonCalls::lane_arm`]): the repairer and the
+    /// arguments take back the state of the lane's last commit point.
+    pub(crate) fn lane_disarm(&mut self, lane: &mut Lane) {
+        let Some(call) = self.router.calls.last_mut() else {
+            debug_assert!(false, "a lane armed without a call");
+            return;
+        };
+        let change = lane.disarm(&mut self.rep, &mut call.args.out);
+        call.args.emitted = call.args.out.len();
+        // The containers the lane opened and closed, counted as a run would.
+        self.router.write_opaque(&[], change);
     }
 
     /// True when the router has decided (strict mode) that this is not a call.

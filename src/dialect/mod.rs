@@ -428,6 +428,12 @@ pub(crate) trait Block: Send {
     /// A block that has not committed and cannot decide returns false (its
     /// bytes become text).
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool;
+    /// The JSON calls reader that is reading this block's input now, if
+    /// any: the parser may arm its lane on it between chunks (see
+    /// [`json::JsonCalls::lane_arm`]).
+    fn json_calls(&mut self) -> Option<&mut json::JsonCalls> {
+        None
+    }
 }
 
 /// One call a block has started.

@@ -20,6 +20,8 @@ pub(crate) use complete::completion;
 
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
+pub(crate) use repair::Lane;
+
 #[allow(unused_imports)]
 pub(crate) use repair::{fits_f64, incomplete_utf8_tail, is_json_number, run_len, utf8_len};
 

@@ -37,7 +37,10 @@ use crate::config::Limits;
 use crate::event::{Repair, RepairKind};
 
 mod fast;
+mod lane;
 mod units;
+
+pub(crate) use lane::Lane;
 
 use units::Units;
 

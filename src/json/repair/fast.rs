@@ -881,7 +881,7 @@ fn single_quoted(input: &[u8], i: usize, key: bool, max_token: usize) -> Option<
 }
 
 /// Length of the JSON number at the start of `s` (None if there is none).
-fn number_len(s: &[u8]) -> Option<usize> {
+pub(super) fn number_len(s: &[u8]) -> Option<usize> {
     let digits = |mut i: usize| {
         while s.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;

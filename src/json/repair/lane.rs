@@ -1,0 +1,857 @@
+//! The lane: plain JSON arguments streamed in small chunks, read byte by
+//! byte with resumable state, outside the parser's layers.
+//!
+//! The repairer's fast path reads *units* (a member `, "key":`, a scalar
+//! and the byte after it, a string's closing quote and what follows it)
+//! and commits a unit once it is complete and plain. A chunk that ends
+//! inside a unit leaves the unit's bytes to be read again with the next
+//! chunk ([`Repairer::feed`]'s stash). That is cheap per byte, but a
+//! model server sends a token or two per chunk, so nearly every chunk ends
+//! inside a unit, and each chunk also passes through the parser, the
+//! dialect's block, the calls reader, the repairer, the envelope router and
+//! the arguments writer, each with its own bookkeeping.
+//!
+//! The lane is the steady state of that path kept as one small machine. The
+//! parser arms it after a chunk that leaves a call's arguments in a plain
+//! state ([`crate::dialect::json::JsonCalls::lane_arm`]): it takes a copy of
+//! the repairer's stack and position and the arguments writer's buffer, and
+//! reads the next chunks itself. It accepts exactly what the fast path
+//! commits unchanged, keeps its place inside a unit across chunks (holding
+//! the unit's bytes, never reading them again), appends committed bytes to
+//! the arguments and hands the parser one delta per chunk.
+//!
+//! At the first byte it does not take (a repair to make, a `<` that may be
+//! the closing tag, a container whose end the calls reader must see, a
+//! limit) it stops: the repairer gets back the state of the last commit
+//! point (stack, position, offset), the writer its buffer, and the held
+//! bytes of the cut unit and the rest of the chunk are fed to the parser
+//! as usual. Whatever the lane commits is what the repairer would have
+//! written for those bytes, and the state it leaves is the state the
+//! repairer would be in there, so the output does not depend on whether,
+//! or for how long, the lane was armed — the contract tests compare every
+//! split of the same input.
+
+use super::fast::number_len;
+use super::{fits_f64, plain_len, utf8_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex};
+
+/// Where the lane is inside the current unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    /// In structural position, nothing held: a commit point.
+    Clean,
+    /// Inside a string value's content (a commit point while [`Sub::Plain`]).
+    Str,
+    /// A string value's closing quote (and blanks) held: it ends the string
+    /// if `,` `}` or `]` follows.
+    ValQuote,
+    /// A comma (and blanks) held until the next member or element begins.
+    Comma,
+    /// A key being read, from its opening quote (and a comma before it).
+    Key,
+    /// A key's closing quote (and blanks) held until its colon.
+    KeyQuote,
+    /// A number or literal held until the byte after it.
+    Scalar,
+}
+
+/// Inside string content: a character or an escape in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sub {
+    Plain,
+    /// After a backslash.
+    Esc,
+    /// After `\u` and this many hex digits (with their value so far).
+    Hex(u8, u16),
+    /// A UTF-8 character: bytes read so far, its length.
+    Utf8(u8, u8),
+}
+
+/// The resumable reader of plain JSON arguments (see the module docs).
+/// Owned by the parser; armed and disarmed by the calls reader.
+#[derive(Debug)]
+pub(crate) struct Lane {
+    armed: bool,
+    /// The repairer's containers (kinds), as the lane moved them.
+    stack: Vec<Kind>,
+    /// Frames below this index are unchanged since the lane was armed.
+    low: usize,
+    /// Depth when armed.
+    depth0: usize,
+    /// Containers may be closed while the depth is above this.
+    floor: usize,
+    max_depth: usize,
+    max_token: usize,
+    /// The position as read (ahead of the commit point while a unit is held).
+    pos: Pos,
+    unit: Unit,
+    sub: Sub,
+    /// The last commit point, while a unit is held: its position and
+    /// whether it is inside a string value.
+    cpos: Pos,
+    cin_str: bool,
+    /// The UTF-8 character being read.
+    ch: [u8; 4],
+    /// Bytes of the held key or scalar (a key's from its opening quote, up
+    /// to its colon), or blanks after a held comma or closing quote.
+    tok: usize,
+    /// The held (uncommitted) bytes of the current unit that came in
+    /// earlier chunks.
+    held: Vec<u8>,
+    /// Where a scalar cut by a chunk is put together to be checked.
+    scratch: Vec<u8>,
+    /// The arguments JSON (the writer's buffer while armed).
+    out: Vec<u8>,
+    /// How much of `out` has been handed out as deltas.
+    emitted: usize,
+    /// `out` never grows past this (`max_args_bytes`).
+    out_max: usize,
+    /// Absolute offset of the commit point.
+    at: u64,
+    /// The call's index (for its `ToolArgs` events).
+    index: usize,
+}
+
+impl Default for Lane {
+    fn default() -> Self {
+        Lane {
+            armed: false,
+            stack: Vec::new(),
+            low: 0,
+            depth0: 0,
+            floor: 0,
+            max_depth: 0,
+            max_token: 0,
+            pos: Pos::Value,
+            unit: Unit::Clean,
+            sub: Sub::Plain,
+            cpos: Pos::Value,
+            cin_str: false,
+            ch: [0; 4],
+            tok: 0,
+            held: Vec::new(),
+            scratch: Vec::new(),
+            out: Vec::new(),
+            emitted: 0,
+            out_max: 0,
+            at: 0,
+            index: 0,
+        }
+    }
+}
+
+/// Bytes that end a number or literal (the slow path's bare-token ends).
+#[inline]
+fn ends_scalar(b: u8) -> bool {
+    matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl Lane {
+    /// True while the lane reads the call's chunks.
+    #[inline]
+    pub(crate) fn armed(&self) -> bool {
+        self.armed
+    }
+
+    /// The call whose arguments the lane writes.
+    #[inline]
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Arms the lane on `rep` (inside a call's arguments) when it is in a
+    /// plain state the fast path could have left: `closable` containers may
+    /// be closed (the sink's [`super::Sink::opaque_closable`]), `out` is the
+    /// arguments writer's buffer (all of it handed out), which may not grow
+    /// past `out_max`. A unit the repairer holds (its stash) is taken over.
+    /// False leaves everything as it was.
+    pub(crate) fn arm(
+        &mut self,
+        rep: &mut Repairer,
+        closable: usize,
+        out: &mut Vec<u8>,
+        out_max: usize,
+        index: usize,
+    ) -> bool {
+        debug_assert!(!self.armed);
+        if rep.limited
+            || rep.stack.is_empty()
+            || rep.lt_once
+            || rep.utf8_len != 0
+            || rep.comma.is_some()
+            || !(rep.comma_ws.is_empty()
+                && rep.key.is_empty()
+                && rep.tok.is_empty()
+                && rep.quote_ws.is_empty()
+                && rep.tok_ws.is_empty()
+                && rep.esc_buf.is_empty())
+            || out.len() > out_max
+        {
+            return false;
+        }
+        let unit = match rep.lex {
+            Lex::None if matches!(rep.pos, Pos::Value | Pos::ObjKey | Pos::AfterValue) => {
+                Unit::Clean
+            }
+            Lex::Str(StrLex {
+                quote: Quote::Double,
+                key: false,
+                esc: Esc::None,
+                quote_pending: false,
+                newline: false,
+            }) => Unit::Str,
+            _ => return false,
+        };
+        let depth = rep.stack.len();
+        // As the fast path computes it: never the outermost container, and
+        // never a frame the slow path marked (a tuple, phantom closers).
+        let mut floor = depth.saturating_sub(closable).max(1);
+        if let Some(k) = rep.stack.iter().rposition(|f| f.tuple || f.phantoms > 0) {
+            floor = floor.max(k + 1);
+        }
+        self.stack.clear();
+        self.stack.extend(rep.stack.iter().map(|f| f.kind));
+        self.low = depth;
+        self.depth0 = depth;
+        self.floor = floor;
+        self.max_depth = rep.max_depth;
+        self.max_token = rep.max_token;
+        self.pos = rep.pos;
+        self.unit = unit;
+        self.sub = Sub::Plain;
+        self.tok = 0;
+        self.held.clear();
+        self.emitted = out.len();
+        self.out_max = out_max;
+        self.at = rep.offset - rep.stash.len() as u64;
+        self.index = index;
+        std::mem::swap(&mut self.out, out);
+        self.armed = true;
+        if !rep.stash.is_empty() {
+            // The unit a chunk cut: read here, from the commit point before it.
+            let stash = std::mem::take(&mut rep.stash);
+            let len = self.out.len();
+            let taken = self.feed(&stash).is_none();
+            if !taken {
+                // Not a unit the lane completes: the repairer keeps it.
+                self.out.truncate(len);
+                std::mem::swap(&mut self.out, out);
+                self.armed = false;
+                rep.stash = stash;
+                return false;
+            }
+            rep.stash = stash;
+            rep.stash.clear();
+        }
+        true
+    }
+
+    /// Reads `input`. None: all of it was taken (committed to the arguments,
+    /// or held as the start of a unit). `Some(p)`: the lane stops before
+    /// `input[p]`; the bytes before it are committed or held (see
+    /// [`Lane::take_held`]), and the caller disarms the lane.
+    pub(crate) fn feed(&mut self, input: &[u8]) -> Option<usize> {
+        debug_assert!(self.armed);
+        let n = input.len();
+        if self.out.len() + self.held.len() + n > self.out_max {
+            // This chunk might reach `max_args_bytes`: the writer cuts there.
+            return Some(0);
+        }
+        // `input[from..i]` is read but neither written nor held: committed
+        // in a clean state, the unit's next bytes otherwise.
+        let mut from = 0;
+        let mut i = 0;
+        macro_rules! commit_to {
+            ($to:expr) => {{
+                let to = $to;
+                self.commit(&input[from..to]);
+                from = to;
+            }};
+        }
+        // Leaves a commit point: the state there is kept for a stop.
+        macro_rules! hold_from {
+            ($to:expr) => {{
+                commit_to!($to);
+                self.cpos = self.pos;
+                self.cin_str = self.unit == Unit::Str;
+            }};
+        }
+        macro_rules! stop {
+            () => {{
+                if self.clean() {
+                    self.commit(&input[from..i]);
+                } else {
+                    self.held.extend_from_slice(&input[from..i]);
+                }
+                return Some(i);
+            }};
+        }
+        while i < n {
+            let b = input[i];
+            match self.unit {
+                Unit::Clean => match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                    b'"' => match self.pos {
+                        Pos::Value => {
+                            self.unit = Unit::Str;
+                            self.sub = Sub::Plain;
+                            i += 1;
+                        }
+                        Pos::ObjKey => {
+                            hold_from!(i);
+                            self.unit = Unit::Key;
+                            self.sub = Sub::Plain;
+                            self.tok = 1;
+                            i += 1;
+                        }
+                        _ => stop!(),
+                    },
+                    b',' => {
+                        if self.pos != Pos::AfterValue {
+                            stop!();
+                        }
+                        hold_from!(i);
+                        self.pos = self.after_comma();
+                        self.unit = Unit::Comma;
+                        self.tok = 0;
+                        i += 1;
+                    }
+                    b'{' | b'[' => {
+                        if self.pos != Pos::Value || !self.open(b) {
+                            stop!();
+                        }
+                        i += 1;
+                    }
+                    b'}' | b']' => {
+                        if !self.close(b) {
+                            stop!();
+                        }
+                        i += 1;
+                    }
+                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                        if self.pos != Pos::Value {
+                            stop!();
+                        }
+                        hold_from!(i);
+                        self.unit = Unit::Scalar;
+                        self.tok = 1;
+                        i += 1;
+                    }
+                    _ => stop!(),
+                },
+                Unit::Comma => match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => {
+                        self.tok += 1;
+                        if self.tok > self.max_token {
+                            stop!();
+                        }
+                        i += 1;
+                    }
+                    b'"' if self.pos == Pos::Value => {
+                        // A string value begins: the comma is written with it.
+                        i += 1;
+                        commit_to!(i);
+                        self.unit = Unit::Str;
+                        self.sub = Sub::Plain;
+                    }
+                    b'"' => {
+                        self.unit = Unit::Key;
+                        self.sub = Sub::Plain;
+                        self.tok = 1;
+                        i += 1;
+                    }
+                    b'{' | b'[' if self.pos == Pos::Value => {
+                        if !self.open(b) {
+                            stop!();
+                        }
+                        i += 1;
+                        commit_to!(i);
+                        self.unit = Unit::Clean;
+                    }
+                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' if self.pos == Pos::Value => {
+                        self.unit = Unit::Scalar;
+                        self.tok = 1;
+                        i += 1;
+                    }
+                    // A closer after a comma (a trailing comma), or anything else.
+                    _ => stop!(),
+                },
+                Unit::Str | Unit::Key => {
+                    let key = self.unit == Unit::Key;
+                    match self.sub {
+                        Sub::Plain => {
+                            let k = plain_len(&input[i..]);
+                            i += k;
+                            if key {
+                                self.tok += k;
+                                if self.tok > self.max_token {
+                                    stop!();
+                                }
+                            }
+                            let Some(&c) = input.get(i) else { break };
+                            match c {
+                                b'"' => {
+                                    if key {
+                                        self.unit = Unit::KeyQuote;
+                                        self.tok += 1;
+                                    } else {
+                                        hold_from!(i);
+                                        self.unit = Unit::ValQuote;
+                                        self.tok = 0;
+                                    }
+                                    i += 1;
+                                }
+                                b'\\' => {
+                                    if !key {
+                                        hold_from!(i);
+                                    }
+                                    self.sub = Sub::Esc;
+                                    self.step_key(key);
+                                    i += 1;
+                                }
+                                0x80..=0xFF => {
+                                    let len = utf8_len(c);
+                                    if len < 2 {
+                                        stop!();
+                                    }
+                                    if !key {
+                                        hold_from!(i);
+                                    }
+                                    self.ch[0] = c;
+                                    self.sub = Sub::Utf8(1, len as u8);
+                                    self.step_key(key);
+                                    i += 1;
+                                }
+                                // A control character: the slow path's.
+                                _ => stop!(),
+                            }
+                        }
+                        Sub::Esc => match b {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                                i += 1;
+                                self.end_char(key, input, &mut from, i);
+                            }
+                            b'u' => {
+                                self.sub = Sub::Hex(0, 0);
+                                self.step_key(key);
+                                i += 1;
+                            }
+                            _ => stop!(),
+                        },
+                        Sub::Hex(d, v) => {
+                            let Some(h) = (b as char).to_digit(16) else {
+                                stop!();
+                            };
+                            let v = v << 4 | h as u16;
+                            if d == 3 {
+                                // Surrogates (paired or not) are the fast path's.
+                                if (0xD800..=0xDFFF).contains(&v) {
+                                    stop!();
+                                }
+                                i += 1;
+                                self.end_char(key, input, &mut from, i);
+                            } else {
+                                self.sub = Sub::Hex(d + 1, v);
+                                self.step_key(key);
+                                i += 1;
+                            }
+                        }
+                        Sub::Utf8(have, len) => {
+                            if b & 0xC0 != 0x80 {
+                                stop!();
+                            }
+                            self.ch[have as usize] = b;
+                            if have + 1 == len {
+                                if std::str::from_utf8(&self.ch[..len as usize]).is_err() {
+                                    stop!();
+                                }
+                                i += 1;
+                                self.end_char(key, input, &mut from, i);
+                            } else {
+                                self.sub = Sub::Utf8(have + 1, len);
+                                self.step_key(key);
+                                i += 1;
+                            }
+                        }
+                    }
+                    if self.unit == Unit::Key && self.tok > self.max_token {
+                        stop!();
+                    }
+                }
+                Unit::ValQuote => match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => {
+                        self.tok += 1;
+                        if self.tok > self.max_token {
+                            stop!();
+                        }
+                        i += 1;
+                    }
+                    b',' | b'}' | b']' => {
+                        // The string ended: the delimiter is read next.
+                        commit_to!(i);
+                        self.unit = Unit::Clean;
+                        self.pos = Pos::AfterValue;
+                    }
+                    _ => stop!(),
+                },
+                Unit::KeyQuote => match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => {
+                        self.tok += 1;
+                        if self.tok > self.max_token {
+                            stop!();
+                        }
+                        i += 1;
+                    }
+                    b':' => {
+                        i += 1;
+                        commit_to!(i);
+                        self.unit = Unit::Clean;
+                        self.pos = Pos::Value;
+                    }
+                    _ => stop!(),
+                },
+                Unit::Scalar => {
+                    if ends_scalar(b) {
+                        if !self.scalar_ok(&input[from..i]) {
+                            stop!();
+                        }
+                        commit_to!(i);
+                        self.unit = Unit::Clean;
+                        self.pos = Pos::AfterValue;
+                        continue;
+                    }
+                    if !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')) {
+                        stop!();
+                    }
+                    self.tok += 1;
+                    if self.tok > self.max_token {
+                        stop!();
+                    }
+                    i += 1;
+                }
+            }
+        }
+        if self.clean() {
+            self.commit(&input[from..n]);
+        } else {
+            self.held.extend_from_slice(&input[from..n]);
+        }
+        None
+    }
+
+    /// At a commit point: nothing is held.
+    #[inline]
+    fn clean(&self) -> bool {
+        self.unit == Unit::Clean || (self.unit == Unit::Str && self.sub == Sub::Plain)
+    }
+
+    /// The position after a comma in the innermost container.
+    #[inline]
+    fn after_comma(&self) -> Pos {
+        match self.stack.last() {
+            Some(Kind::Obj) => Pos::ObjKey,
+            _ => Pos::Value,
+        }
+    }
+
+    /// Counts a byte of a key (a string value's bytes are not counted).
+    #[inline]
+    fn step_key(&mut self, key: bool) {
+        if key {
+            self.tok += 1;
+        }
+    }
+
+    /// A character or escape ended at `to`: inside a value, a commit point.
+    #[inline]
+    fn end_char(&mut self, key: bool, input: &[u8], from: &mut usize, to: usize) {
+        self.sub = Sub::Plain;
+        if key {
+            self.tok += 1;
+        } else {
+            self.commit(&input[*from..to]);
+            *from = to;
+        }
+    }
+
+    /// Writes the held bytes and `bytes` to the arguments: a commit point.
+    #[inline]
+    fn commit(&mut self, bytes: &[u8]) {
+        if !self.held.is_empty() {
+            self.at += self.held.len() as u64;
+            self.out.extend_from_slice(&self.held);
+            self.held.clear();
+        }
+        self.at += bytes.len() as u64;
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// Opens a container at a value's place (false at the depth limit).
+    fn open(&mut self, b: u8) -> bool {
+        if self.stack.len() >= self.max_depth {
+            return false;
+        }
+        let kind = if b == b'{' { Kind::Obj } else { Kind::Arr };
+        self.stack.push(kind);
+        self.pos = if kind == Kind::Obj {
+            Pos::ObjKey
+        } else {
+            Pos::Value
+        };
+        true
+    }
+
+    /// Closes the innermost container if the fast path would: above the
+    /// floor, the right kind, after a value or in an empty container.
+    fn close(&mut self, b: u8) -> bool {
+        let kind = if b == b'}' { Kind::Obj } else { Kind::Arr };
+        let empty_ok = match kind {
+            Kind::Obj => self.pos == Pos::ObjKey,
+            Kind::Arr => self.pos == Pos::Value,
+        };
+        if self.stack.len() <= self.floor
+            || self.stack.last() != Some(&kind)
+            || !(self.pos == Pos::AfterValue || empty_ok)
+        {
+            return false;
+        }
+        self.stack.pop();
+        self.low = self.low.min(self.stack.len());
+        self.pos = Pos::AfterValue;
+        true
+    }
+
+    /// The held scalar, ending with `tail` (its bytes in this chunk), is
+    /// a number or literal the fast path writes as it is.
+    fn scalar_ok(&mut self, tail: &[u8]) -> bool {
+        // The scalar's bytes: the last `tok` of the held bytes and `tail`.
+        let s: &[u8] = if self.tok <= tail.len() {
+            &tail[tail.len() - self.tok..]
+        } else {
+            let from_held = self.tok - tail.len();
+            self.scratch.clear();
+            self.scratch
+                .extend_from_slice(&self.held[self.held.len() - from_held..]);
+            self.scratch.extend_from_slice(tail);
+            &self.scratch
+        };
+        matches!(s, b"true" | b"false" | b"null") || (number_len(s) == Some(s.len()) && fits_f64(s))
+    }
+
+    /// The arguments bytes committed since the last call (the chunk's delta).
+    #[inline]
+    pub(crate) fn take_delta(&mut self) -> &[u8] {
+        let d = &self.out[self.emitted..];
+        self.emitted = self.out.len();
+        d
+    }
+
+    /// Takes the held bytes (after a stop, to be read again by the parser);
+    /// give the buffer back with [`Lane::give_held`].
+    pub(crate) fn take_held(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.held)
+    }
+
+    /// Gives back the buffer of [`Lane::take_held`] (for its capacity).
+    pub(crate) fn give_held(&mut self, mut held: Vec<u8>) {
+        held.clear();
+        self.held = held;
+    }
+
+    /// Disarms the lane: `rep` gets the state of the last commit point, and
+    /// `out` the arguments buffer. Returns the change in depth since the lane
+    /// was armed (for the writer's count). Held bytes stay here (see
+    /// [`Lane::take_held`]).
+    pub(crate) fn disarm(&mut self, rep: &mut Repairer, out: &mut Vec<u8>) -> isize {
+        debug_assert!(self.armed);
+        self.armed = false;
+        let (pos, in_str) = if self.clean() {
+            (self.pos, self.unit == Unit::Str)
+        } else {
+            (self.cpos, self.cin_str)
+        };
+        rep.stack.truncate(self.low);
+        rep.stack
+            .extend(self.stack[self.low..].iter().map(|&kind| Frame {
+                kind,
+                tuple: false,
+                phantoms: 0,
+            }));
+        rep.pos = pos;
+        rep.lex = if in_str {
+            Lex::Str(StrLex::plain())
+        } else {
+            Lex::None
+        };
+        rep.offset = self.at;
+        std::mem::swap(&mut self.out, out);
+        self.stack.len() as isize - self.depth0 as isize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repairer inside `{"a": ` of `prefix`, then the lane armed there.
+    fn armed(prefix: &[u8]) -> (Repairer, Lane, Vec<u8>) {
+        let mut rep = Repairer::new();
+        let mut out = Vec::new();
+        let mut sink = Opaque(Vec::new());
+        rep.feed(prefix, &mut sink);
+        out.extend_from_slice(&sink.0);
+        let mut lane = Lane::default();
+        let len = out.len();
+        assert!(lane.arm(&mut rep, usize::MAX, &mut out, usize::MAX, 7));
+        assert_eq!(lane.out.len(), len);
+        (rep, lane, out)
+    }
+
+    struct Opaque(Vec<u8>);
+    impl super::super::Sink for Opaque {
+        fn write(&mut self, b: &[u8]) {
+            self.0.extend_from_slice(b);
+        }
+        fn opaque(&self) -> bool {
+            true
+        }
+        fn opaque_closable(&self) -> usize {
+            usize::MAX
+        }
+    }
+
+    /// The lane reads `body` in `k`-byte chunks after `{"a": [`; then the
+    /// repairer reads the rest. The output is what the repairer writes for
+    /// the whole input, and the lane held no more than a unit.
+    fn same_as_repairer(body: &[u8], k: usize, expect_stop: bool) {
+        let prefix = b"{\"a\": [";
+        let (mut rep, mut lane, mut out) = armed(prefix);
+        let mut stopped = None;
+        let mut at = 0;
+        for c in body.chunks(k) {
+            if let Some(p) = lane.feed(c) {
+                stopped = Some(at + p);
+                break;
+            }
+            at += c.len();
+        }
+        let held = lane.take_held();
+        let end = stopped.unwrap_or(body.len());
+        lane.disarm(&mut rep, &mut out);
+        assert_eq!(rep.offset() as usize, prefix.len() + end - held.len());
+        let mut sink = Opaque(out);
+        rep.feed(&held, &mut sink);
+        rep.feed(&body[end..], &mut sink);
+        rep.finish(&mut sink);
+        let mut input = prefix.to_vec();
+        input.extend_from_slice(body);
+        let mut whole = Opaque(Vec::new());
+        let mut r = Repairer::new();
+        r.feed(&input, &mut whole);
+        r.finish(&mut whole);
+        let whole = whole.0;
+        assert_eq!(
+            String::from_utf8_lossy(&sink.0),
+            String::from_utf8_lossy(&whole),
+            "{} in {k}-byte chunks",
+            String::from_utf8_lossy(body)
+        );
+        assert_eq!(
+            stopped.is_some(),
+            expect_stop,
+            "{}",
+            String::from_utf8_lossy(body)
+        );
+    }
+
+    #[test]
+    fn plain_json_is_read_to_the_end_in_any_chunks() {
+        let bodies: &[&[u8]] = &[
+            br#"{"id": 1, "label": "item 1-1", "ok": true}, {"x": [-1.5e3, null, false, {}], "y": []}"#,
+            "{\"k\\\"ey\": \"caf\u{e9} \u{1F600} \\u00e9 \\n\\t\\/\", \"n\": 0}".as_bytes(),
+            b"\n  {  \"a\"  :  \"b\"  ,\n \"c\" : [ 1 , 2 ] }",
+        ];
+        for body in bodies {
+            for k in 1..=9 {
+                same_as_repairer(body, k, false);
+            }
+        }
+    }
+
+    #[test]
+    fn stops_where_the_repairer_must_look() {
+        let bodies: &[&[u8]] = &[
+            b"1, 2,]",                   // trailing comma
+            b"{'a': 1}",                 // single quotes
+            b"{\"a\": True}",            // Python literal
+            b"\"a\" \"b\"",              // missing comma
+            b"1e999, 2",                 // out of range
+            b"{\"a\": 1}]}</tool_call>", // the end of the arguments, then markup
+            b"\"\\ud83d\\ude00\", 1",    // a surrogate pair
+            b"\"tab\there\", 1",         // a control character
+            b"\"\xff\", 1",              // invalid UTF-8
+            b"0x1F, 2",                  // not a JSON number
+            b"{\"a\" 1}",                // missing colon
+            b"\"x\": 1",                 // a colon after a value
+        ];
+        for body in bodies {
+            for k in 1..=5 {
+                same_as_repairer(body, k, true);
+            }
+        }
+    }
+
+    #[test]
+    fn the_outermost_container_is_never_closed() {
+        let (mut rep, mut lane, mut out) = armed(b"{\"a\": ");
+        assert_eq!(lane.feed(b"1}"), Some(1));
+        assert!(lane.take_held().is_empty());
+        assert_eq!(lane.disarm(&mut rep, &mut out), 0);
+        assert_eq!(out, b"{\"a\": 1");
+    }
+
+    #[test]
+    fn a_stash_is_taken_over() {
+        let mut rep = Repairer::new();
+        let mut sink = Opaque(Vec::new());
+        // Cut inside a key: the repairer stashes `, "ke`.
+        rep.feed(b"{\"a\": 1, \"ke", &mut sink);
+        let mut out = sink.0;
+        assert_eq!(out, b"{\"a\": 1");
+        let mut lane = Lane::default();
+        assert!(lane.arm(&mut rep, usize::MAX, &mut out, usize::MAX, 0));
+        assert_eq!(lane.feed(b"y\": 2"), None);
+        assert_eq!(lane.take_delta(), b", \"key\": ");
+        // The `}` ends the scalar (committed) and would close the outermost
+        // object: the lane stops there.
+        assert_eq!(lane.feed(b"}"), Some(0));
+        assert!(lane.take_held().is_empty());
+        lane.disarm(&mut rep, &mut out);
+        assert_eq!(out, b"{\"a\": 1, \"key\": 2");
+        let mut sink = Opaque(out);
+        rep.feed(b"}", &mut sink);
+        assert_eq!(sink.0, b"{\"a\": 1, \"key\": 2}");
+    }
+
+    #[test]
+    fn limits_stop_the_lane() {
+        // Depth.
+        let mut rep = Repairer::with_limits(&crate::config::Limits {
+            max_depth: 3,
+            ..Default::default()
+        });
+        let mut sink = Opaque(Vec::new());
+        rep.feed(b"{\"a\": [", &mut sink);
+        let mut out = sink.0;
+        let mut lane = Lane::default();
+        assert!(lane.arm(&mut rep, usize::MAX, &mut out, usize::MAX, 0));
+        assert_eq!(lane.feed(b"[[1]]"), Some(1));
+        lane.disarm(&mut rep, &mut out);
+        // Output size: a chunk that could pass `out_max` is not read.
+        let (mut rep, mut lane, mut out) = armed(b"{\"a\": ");
+        lane.disarm(&mut rep, &mut out);
+        let max = out.len() + 4;
+        assert!(lane.arm(&mut rep, usize::MAX, &mut out, max, 0));
+        assert_eq!(lane.feed(b"12"), None);
+        assert_eq!(lane.feed(b"345"), Some(0));
+    }
+}

@@ -1,0 +1,186 @@
+//! Property: a call's arguments streamed in small chunks (where the parser's
+//! lane reads them: plain JSON held across chunks, see `src/json/repair/lane.rs`)
+//! give the calls, text and repairs of the whole input, under every split,
+//! with the lane stopping and starting again at every repair, limit and
+//! tag — and every contract holds.
+
+mod common;
+
+use common::{cases, check_contracts, run_chunked, run_split, run_split_bytes, summary};
+use proptest::prelude::*;
+use serde_json::Value;
+use toolstream::{Config, Limits};
+
+/// Arbitrary JSON values: strings with escapes, non-ASCII, `<`, markup-like
+/// text; numbers of every shape; nesting.
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e12f64..1e12).prop_map(Value::from),
+        "[a-z <>/é日\u{1F600}\"\\\\\n\t\u{7f}\u{1}]{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(("[a-z_\"é]{0,6}|[a-z]{10,30}", inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// Fragments a model gets wrong (or that end the arguments), inserted into
+/// valid JSON.
+const NOISE: &[&[u8]] = &[
+    b",",
+    b",,",
+    b"}",
+    b"]",
+    b"{",
+    b"[",
+    b":",
+    b" ",
+    b"\n",
+    b"'",
+    b"\"",
+    b"\\",
+    b"True",
+    b"None",
+    b"nul",
+    b"007",
+    b"1e999",
+    b".5",
+    b"+1",
+    b"-",
+    b"NaN",
+    b"<",
+    b"</tool_call>",
+    b"<x>",
+    b"\t",
+    b"\x01",
+    b"\xff",
+    b"\xe2\x9c",
+    b"\\ud83d",
+    b"\\u00",
+    b"'k': 'v'",
+    b"// c\n",
+    b"key: 1",
+    b"\xe2\x80\x9cq\xe2\x80\x9d",
+    // A lone low surrogate, UTF-8 that is overlong, a surrogate, past U+10FFFF.
+    b"\\udc00",
+    b"\\uDBFF\\uDFFF",
+    b"\xc0\x80",
+    b"\xe0\x80\x80",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xf0\x9f\x98\x80",
+];
+
+/// Valid arguments (compact or pretty), with up to four noise fragments
+/// inserted at random places.
+fn args() -> impl Strategy<Value = Vec<u8>> {
+    (
+        json(),
+        any::<bool>(),
+        prop::collection::vec((0usize..10_000, 0usize..NOISE.len()), 0..4),
+    )
+        .prop_map(|(v, pretty, noise)| {
+            let v = match v {
+                Value::Object(_) => v,
+                other => serde_json::json!({ "v": other }),
+            };
+            let mut s = if pretty {
+                serde_json::to_vec_pretty(&v)
+            } else {
+                serde_json::to_vec(&v)
+            }
+            .expect("serialise");
+            for (at, which) in noise {
+                let at = at % (s.len() + 1);
+                s.splice(at..at, NOISE[which].iter().copied());
+            }
+            s
+        })
+}
+
+/// One or two Hermes calls around `args`, prose before and after.
+fn input(args: &[u8], two: bool) -> Vec<u8> {
+    let mut out = b"Let me call it.\n<tool_call>\n{\"name\": \"f\", \"arguments\": ".to_vec();
+    out.extend_from_slice(args);
+    out.extend_from_slice(b"}\n</tool_call>\n");
+    if two {
+        out.extend_from_slice(b"<tool_call>{\"name\": \"g\", \"arguments\": ");
+        out.extend_from_slice(args);
+        out.extend_from_slice(b"}</tool_call>");
+    }
+    out.extend_from_slice(b" Done.");
+    out
+}
+
+fn configs() -> [Config; 3] {
+    let tight = |max_depth, max_token_bytes, max_args_bytes| {
+        Config::default().with_limits(Limits {
+            max_depth,
+            max_token_bytes,
+            max_args_bytes,
+            ..Limits::default()
+        })
+    };
+    [Config::default(), tight(3, 16, 64), tight(5, 24, 4096)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
+
+    #[test]
+    fn streamed_arguments_agree(args in args(), two in any::<bool>(), cuts in prop::collection::vec(0usize..10_000, 0..24)) {
+        let input = input(&args, two);
+        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        for cfg in configs() {
+            let whole = run_split(&input, &[], &cfg);
+            check_contracts(&input, &whole);
+            let expect = summary(&whole);
+            let mut runs = vec![
+                ("random", run_split(&input, &splits, &cfg)),
+                ("random, feed_bytes", run_split_bytes(&input, &splits, &cfg)),
+            ];
+            for n in [1, 2, 3, 4, 7] {
+                runs.push(("chunks", run_chunked(&input, n, &cfg)));
+            }
+            for (how, events) in runs {
+                check_contracts(&input, &events);
+                prop_assert_eq!(summary(&events), expect.clone(), "{} splits {:?} of {:?}", how, splits, String::from_utf8_lossy(&input));
+            }
+        }
+    }
+}
+
+/// The lane's steady state, deterministic: long plain arguments in every
+/// chunk size from 1 to 16 bytes, with an invalid byte, a trailing comma and
+/// a Python literal late in the arguments (the lane stops, the repairer
+/// repairs, the lane starts again).
+#[test]
+fn long_arguments_in_every_chunk_size() {
+    let mut args = String::from("{\"items\": [");
+    for k in 0..60 {
+        args.push_str(&format!(
+            "{{\"id\": {k}, \"label\": \"item \\\"{k}\\\" é\\u00e9\", \"ok\": true, \"x\": -{k}.5e-3, \"n\": null}}, "
+        ));
+    }
+    args.push_str("{\"bad\": True,}, \"caf\u{e9}\"], \"note\": \"x\"}");
+    let input = input(args.as_bytes(), true);
+    let cfg = Config::default();
+    let whole = run_split(&input, &[], &cfg);
+    check_contracts(&input, &whole);
+    let calls = common::calls(&whole);
+    assert_eq!(calls.len(), 2);
+    assert!(calls[0].arguments.contains("\"bad\": true"));
+    for n in 1..=16 {
+        let events = run_chunked(&input, n, &cfg);
+        check_contracts(&input, &events);
+        assert_eq!(summary(&events), summary(&whole), "{n}-byte chunks");
+    }
+}
