@@ -12,8 +12,8 @@
 //!
 //! Every timed closure checks its result, so a broken parser cannot look fast.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use bytes::BytesMut;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use toolstream::{Event, Span};
 

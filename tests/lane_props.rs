@@ -104,15 +104,45 @@ fn args() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// One or two Hermes calls around `args`, prose before and after.
-fn input(args: &[u8], two: bool) -> Vec<u8> {
-    let mut out = b"Let me call it.\n<tool_call>\n{\"name\": \"f\", \"arguments\": ".to_vec();
-    out.extend_from_slice(args);
-    out.extend_from_slice(b"}\n</tool_call>\n");
-    if two {
-        out.extend_from_slice(b"<tool_call>{\"name\": \"g\", \"arguments\": ");
+/// How the calls are written: the dialects whose calls are JSON envelopes
+/// read by the same calls reader (and so by the lane).
+const WRAPPERS: &[(&str, &str, &str)] = &[
+    (
+        "<tool_call>\n{\"name\": \"f\", \"arguments\": ",
+        "}\n</tool_call>\n",
+        "hermes",
+    ),
+    (
+        "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": ",
+        "}]",
+        "mistral",
+    ),
+    (
+        "```json\n{\"name\": \"f\", \"arguments\": ",
+        "}\n```\n",
+        "fenced",
+    ),
+    ("{\"name\": \"f\", \"arguments\": ", "}\n", "bare"),
+    (
+        "<|python_tag|>{\"name\": \"f\", \"parameters\": ",
+        "}<|eom_id|>",
+        "llama",
+    ),
+    (
+        "<|tool_call_start|>[{\"name\": \"f\", \"arguments\": ",
+        "}]<|tool_call_end|>",
+        "lfm2",
+    ),
+];
+
+/// One or two calls around `args` (written as `WRAPPERS[w]`), prose before and after.
+fn input(args: &[u8], two: bool, w: usize) -> Vec<u8> {
+    let (open, close, _) = WRAPPERS[w % WRAPPERS.len()];
+    let mut out = b"Let me call it.\n".to_vec();
+    for _ in 0..1 + usize::from(two) {
+        out.extend_from_slice(open.as_bytes());
         out.extend_from_slice(args);
-        out.extend_from_slice(b"}</tool_call>");
+        out.extend_from_slice(close.as_bytes());
     }
     out.extend_from_slice(b" Done.");
     out
@@ -134,8 +164,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
 
     #[test]
-    fn streamed_arguments_agree(args in args(), two in any::<bool>(), cuts in prop::collection::vec(0usize..10_000, 0..24)) {
-        let input = input(&args, two);
+    fn streamed_arguments_agree(args in args(), two in any::<bool>(), w in 0..WRAPPERS.len(), cuts in prop::collection::vec(0usize..10_000, 0..24)) {
+        let input = input(&args, two, w);
         let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
         splits.sort_unstable();
         splits.dedup();
@@ -152,7 +182,7 @@ proptest! {
             }
             for (how, events) in runs {
                 check_contracts(&input, &events);
-                prop_assert_eq!(summary(&events), expect.clone(), "{} splits {:?} of {:?}", how, splits, String::from_utf8_lossy(&input));
+                prop_assert_eq!(summary(&events), expect.clone(), "{} {} splits {:?} of {:?}", WRAPPERS[w].2, how, splits, String::from_utf8_lossy(&input));
             }
         }
     }
@@ -171,16 +201,18 @@ fn long_arguments_in_every_chunk_size() {
         ));
     }
     args.push_str("{\"bad\": True,}, \"caf\u{e9}\"], \"note\": \"x\"}");
-    let input = input(args.as_bytes(), true);
-    let cfg = Config::default();
-    let whole = run_split(&input, &[], &cfg);
-    check_contracts(&input, &whole);
-    let calls = common::calls(&whole);
-    assert_eq!(calls.len(), 2);
-    assert!(calls[0].arguments.contains("\"bad\": true"));
-    for n in 1..=16 {
-        let events = run_chunked(&input, n, &cfg);
-        check_contracts(&input, &events);
-        assert_eq!(summary(&events), summary(&whole), "{n}-byte chunks");
+    for (w, (_, _, name)) in WRAPPERS.iter().enumerate() {
+        let input = input(args.as_bytes(), true, w);
+        let cfg = Config::default();
+        let whole = run_split(&input, &[], &cfg);
+        check_contracts(&input, &whole);
+        let calls = common::calls(&whole);
+        assert_eq!(calls.len(), 2, "{name}");
+        assert!(calls[0].arguments.contains("\"bad\": true"), "{name}");
+        for n in 1..=16 {
+            let events = run_chunked(&input, n, &cfg);
+            check_contracts(&input, &events);
+            assert_eq!(summary(&events), summary(&whole), "{name}, {n}-byte chunks");
+        }
     }
 }

@@ -496,6 +496,10 @@ impl Block for BareJson {
         }
     }
 
+    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+        Some(&mut self.jc)
+    }
+
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         let named_before = self.jc.named();
         self.jc.close(cx, true);
@@ -921,6 +925,13 @@ impl Block for Fence {
             }
         }
         Flow::More
+    }
+
+    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+        match self.state {
+            FenceState::Json => self.jc.as_mut(),
+            _ => None,
+        }
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {

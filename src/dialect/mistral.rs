@@ -253,6 +253,13 @@ impl Block for MistralBlock {
         Flow::More
     }
 
+    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+        match self.st {
+            St::Json => self.jc.as_mut(),
+            _ => None,
+        }
+    }
+
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         match self.st {
             St::Name | St::NameWs | St::Id if !self.name.is_empty() => {

@@ -446,6 +446,16 @@ impl Block for Wrap {
         Flow::More
     }
 
+    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+        if let Some(d) = self.delegate.as_mut() {
+            return d.json_calls();
+        }
+        match (self.st, &mut self.body) {
+            (St::Body, Body::Json(jc)) => Some(jc),
+            _ => None,
+        }
+    }
+
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         if let Some(d) = self.delegate.as_mut() {
             return d.finish(cx);
