@@ -793,7 +793,9 @@ impl ArgsWriter {
     }
 
     fn repair(&mut self, kind: RepairKind) {
-        self.repairs.push(Repair { kind, offset: 0 });
+        // Offset 0 stands for the call's start, the lowest offset it has.
+        let max = self.limits.max_repairs;
+        Repair::push_bounded(&mut self.repairs, Repair { kind, offset: 0 }, max);
     }
 
     pub(crate) fn mark(&mut self, mark: Mark<'_>) {

@@ -182,6 +182,20 @@ repair_kinds! {
 }
 
 impl Repair {
+    /// Adds `repair` to a call's list that will be cut to `max` by
+    /// [`Repair::cap`]: a list twice as long as that needs is cut to the
+    /// `max + 1` lowest (all that [`Repair::cap`] looks at), so an open
+    /// call's repairs take bounded memory. What is kept depends on the
+    /// repairs only, not on when this runs.
+    pub(crate) fn push_bounded(list: &mut Vec<Repair>, repair: Repair, max: usize) {
+        list.push(repair);
+        let keep = max.saturating_add(1);
+        if list.len() / 2 > keep {
+            list.sort_unstable();
+            list.truncate(keep);
+        }
+    }
+
     /// Cuts a call's repair list to `max` repairs, the ones at the lowest
     /// offsets, and one [`RepairKind::RepairsOmitted`] at the first repair
     /// left out, if it is longer. The repairs kept depend on the list's

@@ -99,6 +99,7 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
         ),
     ];
     new_parser_is_cheap();
+    open_call_repairs_take_bounded_memory();
     let mut report = Vec::new();
     for (name, warm, hot, ceiling) in cases {
         for chunk in [16, 64, 4096] {
@@ -117,6 +118,51 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
         }
     }
     println!("{}", report.join("\n"));
+}
+
+/// Two megabytes of stray commas inside one open call are two million
+/// repairs: the call lists only `max_repairs` of them (and a marker), and
+/// while it is open only about twice that many are kept (and those of one
+/// 64 KB piece of a feed), so the memory in use stays bounded: 0.5 MB in
+/// 4 KB chunks, 2 MB fed whole (it grew by 16 bytes a repair, 32 MB and
+/// more here). Fed whole
+/// and in 4 KB chunks, inside JSON arguments and inside a pythonic call.
+/// Called from the one test below (the counts are global to the process).
+fn open_call_repairs_take_bounded_memory() {
+    let commas = Bytes::from(vec![b','; 2 << 20]);
+    let heads: [&[u8]; 2] = [
+        b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1",
+        b"[f(a=1",
+    ];
+    for head in heads {
+        for chunk in [4096, commas.len()] {
+            let mut p = Parser::new(Config::default());
+            let mut events: Vec<Event> = Vec::with_capacity(64);
+            p.feed_bytes(Bytes::copy_from_slice(head), &mut events);
+            events.clear();
+            let region = Region::new(GLOBAL);
+            for c in commas.chunks(chunk) {
+                p.feed_bytes(commas.slice_ref(c), &mut events);
+                events.clear();
+            }
+            let stats = region.change();
+            // (Reallocations count in `bytes_allocated` and `bytes_deallocated`.)
+            let in_use = stats.bytes_allocated as i64 - stats.bytes_deallocated as i64;
+            assert!(
+                in_use < 4 << 20,
+                "{}, {chunk}-byte chunks: {in_use} bytes more in use after 2 MB of commas",
+                String::from_utf8_lossy(head)
+            );
+            p.finish(&mut events);
+            let Some(Event::ToolEnd { call, .. }) =
+                events.iter().find(|e| matches!(e, Event::ToolEnd { .. }))
+            else {
+                panic!("a call");
+            };
+            assert_eq!(call.arguments, "{\"a\": 1}");
+            assert_eq!(call.repairs.len(), Config::default().limits.max_repairs + 1);
+        }
+    }
 }
 
 /// A parser for a short reply is cheap to make: the trigger tables are built

@@ -121,6 +121,9 @@ struct Track {
     finalized: bool,
 }
 
+/// Most bytes [`JsonCalls::feed`] gives the repairer at once (see there).
+const PIECE: usize = 64 << 10;
+
 /// Streams the calls found in consecutive JSON values of one block.
 ///
 /// Shared by every dialect whose calls are JSON envelopes.
@@ -193,6 +196,27 @@ impl JsonCalls {
             self.began = true;
             self.rep.set_offset(cx.base);
         }
+        if input.len() <= PIECE {
+            return self.feed_piece(input, cx);
+        }
+        // A long input is read in pieces, each followed by the per-feed
+        // bookkeeping, so that what that bounds (the repairs kept for an
+        // open call) stays bounded within one feed too.
+        let mut i = 0;
+        loop {
+            let end = (i + PIECE).min(input.len());
+            let p = self.feed_piece(&input[i..end], &mut cx.at(i));
+            i += p.consumed;
+            if p.status != Status::NeedMore || i == input.len() {
+                return Progress {
+                    consumed: i,
+                    status: p.status,
+                };
+            }
+        }
+    }
+
+    fn feed_piece(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
         let p = self.rep.feed(input, &mut self.router);
         if matches!(p.status, Status::Done) {
             self.closed = true;
@@ -320,8 +344,22 @@ impl JsonCalls {
         self.sync(cx, Span::new(at, at));
     }
 
+    /// Bounds the repairer's list while a call is open: every repair from
+    /// the cursor on then goes to one call (the open one, or the first
+    /// started after it if it never starts), whose list keeps only its
+    /// `max_repairs` lowest and marks the next ([`Repair::cap`]), so only
+    /// that many more than those need be kept.
+    fn bound_repairs(&mut self, cx: &Cx<'_>) {
+        let n = self.router.calls.len();
+        if n == 0 || (self.settled + 1 == n && !self.router.calls[n - 1].closed) {
+            let keep = cx.cfg.limits.max_repairs.saturating_add(1);
+            self.rep.bound_repairs(self.rep_cursor, keep);
+        }
+    }
+
     /// Emits starts and argument deltas for every named call.
     fn sync(&mut self, cx: &mut Cx<'_>, span: Span) {
+        self.bound_repairs(cx);
         let n = self.router.calls.len();
         // The steady state of a long call: one unsettled call, started and
         // still open, no new call since the last feed. Only its delta is

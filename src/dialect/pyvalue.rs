@@ -74,6 +74,8 @@ pub(crate) struct Writer {
     pub emitted: usize,
     pub repairs: Vec<Repair>,
     max: usize,
+    /// [`Limits::max_repairs`]: the repairs kept (see [`Repair::push_bounded`]).
+    max_repairs: usize,
     pub limited: bool,
     /// Reads `out` as it grows.
     scan: JsonPos,
@@ -92,6 +94,7 @@ impl Writer {
             emitted: 0,
             repairs: Vec::new(),
             max: limits.max_args_bytes,
+            max_repairs: limits.max_repairs,
             limited: false,
             scan: JsonPos::default(),
             safe: 0,
@@ -166,7 +169,7 @@ impl Writer {
     }
 
     pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
-        self.repairs.push(Repair { kind, offset });
+        Repair::push_bounded(&mut self.repairs, Repair { kind, offset }, self.max_repairs);
     }
 
     /// The bytes written since the last call that no cut can take back.

@@ -548,6 +548,20 @@ impl Repairer {
         &self.repairs
     }
 
+    /// Of the repairs from index `from` on, keeps the `keep` lowest (by
+    /// offset, then kind), sorted, once there are more than twice as many:
+    /// a caller that will only ever list the lowest `keep` of them (see
+    /// [`Limits::max_repairs`]) bounds the memory they take. Which repairs
+    /// stay depends on the list's contents, not on when this is called.
+    pub(crate) fn bound_repairs(&mut self, from: usize, keep: usize) {
+        let from = from.min(self.repairs.len());
+        let seg = &mut self.repairs[from..];
+        if seg.len() / 2 > keep {
+            seg.sort_unstable();
+            self.repairs.truncate(from + keep);
+        }
+    }
+
     /// Takes the repairs made so far.
     pub fn take_repairs(&mut self) -> Vec<Repair> {
         std::mem::take(&mut self.repairs)
