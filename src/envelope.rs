@@ -996,6 +996,16 @@ impl ArgsWriter {
         if let Some(n) = self.nested.as_mut() {
             let new = n.writer.out[n.writer.emitted..].to_vec();
             n.writer.emitted = n.writer.out.len();
+            // Its repairs stand at the call's start (offset 0), as
+            // `finish_nested` files them: taken as they come, bounded.
+            let max = self.limits.max_repairs;
+            for r in n.repairer.drain_repairs() {
+                let r = Repair {
+                    kind: r.kind,
+                    offset: 0,
+                };
+                Repair::push_bounded(&mut self.repairs, r, max);
+            }
             self.put(&new);
         }
     }

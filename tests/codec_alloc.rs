@@ -56,9 +56,57 @@ fn measure(input: &Bytes, chunk: usize) -> (usize, usize) {
     (n, stats.allocations + stats.reallocations)
 }
 
+/// Two megabytes of stray commas in one call's argument deltas (512 deltas
+/// of 4 KB) are two million repairs: the call lists `max_repairs` of them
+/// and a marker, and while it is open the decoder keeps only about twice
+/// that many (it kept two lists of them, 16 bytes a repair each: 64 MB).
+fn open_call_repairs_take_bounded_memory() {
+    let frame = |delta: serde_json::Value| {
+        let chunk = serde_json::json!({"id": "x", "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
+        format!("data: {chunk}\n\n")
+    };
+    let call = |args: &str| serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": args}}]});
+    let head = frame(
+        serde_json::json!({"role": "assistant", "tool_calls": [{"index": 0,
+        "id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1"}}]}),
+    );
+    let commas = Bytes::from(frame(call(&",".repeat(4096))));
+    let mut d = StreamDecoder::new(DecodeOptions::default());
+    let mut events = Vec::with_capacity(1024);
+    d.feed_bytes(Bytes::from(head), &mut events);
+    events.clear();
+    let region = Region::new(GLOBAL);
+    for _ in 0..512 {
+        d.feed_bytes(commas.clone(), &mut events);
+        events.clear();
+    }
+    let stats = region.change();
+    let in_use = stats.bytes_allocated as i64 - stats.bytes_deallocated as i64;
+    assert!(
+        in_use < 4 << 20,
+        "{in_use} bytes more in use after 2 MB of commas"
+    );
+    d.feed_bytes(Bytes::from(frame(call("}"))), &mut events);
+    d.finish(&mut events);
+    let call = events
+        .iter()
+        .find_map(|e| match e {
+            toolstream::Event::ToolEnd { call, .. } => Some(call),
+            _ => None,
+        })
+        .expect("a call");
+    assert_eq!(call.arguments, "{\"a\": 1}");
+    assert_eq!(
+        call.repairs.len(),
+        toolstream::Limits::default().max_repairs + 1
+    );
+}
+
 // One test only: the allocator counts are global to the process.
 #[test]
 fn allocations_per_event() {
+    open_call_repairs_take_bounded_memory();
     let mut report = Vec::new();
     // Measured: OpenAI about 2.2 per event at any read size (one copy per
     // argument delta, the rest per call: id and name strings, the

@@ -324,6 +324,27 @@ fn repair_lists_are_bounded() {
             "<tool_call>\n<function=f>\n{}</function>\n</tool_call>",
             many("<parameter=a>\n1\n</parameter>\n")
         ),
+        // The special-token dialects' arguments reader, Harmony's,
+        // stringified arguments, repairs of several
+        // kinds interleaved, several calls in one value (each its own list).
+        format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{{\"a\": 1{}}}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            many(",")
+        ),
+        format!("[TOOL_CALLS]f[ARGS]{{\"a\": 1{}}}", many(",'b':True")),
+        format!(
+            "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{{\"a\": 1{}}}<|call|>",
+            many(",")
+        ),
+        format!(
+            "<tool_call>{{\"name\":\"f\",\"arguments\":\"{{\\\"a\\\":1{}}}\"}}</tool_call>",
+            many(",,'b':None")
+        ),
+        format!(
+            "<tool_call>[{{\"name\":\"f\",\"arguments\":{{\"a\":1{}}}}}, {{\"name\":\"g\",\"arguments\":{{'b':2{}}}}}]</tool_call>",
+            many(","),
+            many(",'c':None")
+        ),
     ];
     let limited = Config::default().with_limits(Limits {
         max_repairs: MAX,

@@ -126,13 +126,16 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
 /// 64 KB piece of a feed), so the memory in use stays bounded: 0.5 MB in
 /// 4 KB chunks, 2 MB fed whole (it grew by 16 bytes a repair, 32 MB and
 /// more here). Fed whole
-/// and in 4 KB chunks, inside JSON arguments and inside a pythonic call.
+/// and in 4 KB chunks, inside JSON arguments (Hermes, DeepSeek) and inside
+/// a pythonic call.
 /// Called from the one test below (the counts are global to the process).
 fn open_call_repairs_take_bounded_memory() {
     let commas = Bytes::from(vec![b','; 2 << 20]);
-    let heads: [&[u8]; 2] = [
+    let heads: [&[u8]; 3] = [
         b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1",
         b"[f(a=1",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1"
+            .as_bytes(),
     ];
     for head in heads {
         for chunk in [4096, commas.len()] {

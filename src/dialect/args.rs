@@ -27,7 +27,9 @@ impl ArgsJson {
     /// dialect can look for its closing token.
     pub(crate) fn new(limits: &Limits, stop_on_lt: bool) -> Self {
         ArgsJson {
-            rep: Repairer::with_limits(limits).stop_on_lt(stop_on_lt),
+            rep: Repairer::with_limits(limits)
+                .stop_on_lt(stop_on_lt)
+                .one_call(limits.max_repairs),
             w: ArgsWriter::new(limits, true),
             began: false,
             closed: false,

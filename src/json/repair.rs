@@ -430,6 +430,9 @@ pub struct Repairer {
     /// Absolute offset of the next input byte.
     offset: u64,
     repairs: Vec<Repair>,
+    /// Once `repairs` is more than twice this long, only its lowest this
+    /// many are kept (see [`Repairer::one_call`]).
+    keep_repairs: usize,
     max_depth: usize,
     max_token: usize,
     stop_on_lt: bool,
@@ -506,6 +509,7 @@ impl Repairer {
             key_start: 0,
             offset: 0,
             repairs: Vec::new(),
+            keep_repairs: usize::MAX,
             max_depth: limits.max_depth.max(1),
             max_token: limits.max_token_bytes.max(16),
             stop_on_lt: false,
@@ -516,6 +520,20 @@ impl Repairer {
             stash_str: false,
             joined: Vec::new(),
         }
+    }
+
+    /// Every repair of this repairer goes, with its offset, to one call,
+    /// whose list keeps only its `max_repairs` lowest and marks the next
+    /// ([`Limits::max_repairs`]): the repairer then keeps only about twice
+    /// that many, so that its memory stays bounded however many it makes.
+    pub(crate) fn one_call(mut self, max_repairs: usize) -> Self {
+        self.keep_repairs = max_repairs.saturating_add(1);
+        self
+    }
+
+    /// Takes the repairs made since the last call, keeping the list's buffer.
+    pub(crate) fn drain_repairs(&mut self) -> std::vec::Drain<'_, Repair> {
+        self.repairs.drain(..)
     }
 
     /// Makes a `<` in structural position stop the repairer ([`Status::Stop`])
@@ -590,6 +608,9 @@ impl Repairer {
     #[inline]
     fn repair(&mut self, kind: RepairKind, offset: u64) {
         self.repairs.push(Repair { kind, offset });
+        if self.repairs.len() / 2 > self.keep_repairs {
+            self.bound_repairs(0, self.keep_repairs);
+        }
     }
 
     /// Feeds the next chunk, writing repaired output to `sink`.

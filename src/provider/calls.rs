@@ -89,8 +89,9 @@ pub(crate) struct ArgsStream {
     rep: Repairer,
     sink: ObjectSink,
     emitted: usize,
-    seen_repairs: usize,
     repairs: Vec<Repair>,
+    /// [`Limits::max_repairs`]: the repairs kept (see [`Repair::push_bounded`]).
+    max_repairs: usize,
     max_bytes: usize,
     limited: bool,
     /// Trailing bytes after the value were reported.
@@ -111,8 +112,8 @@ impl ArgsStream {
                 wrapped: false,
             },
             emitted: 0,
-            seen_repairs: 0,
             repairs: Vec::new(),
+            max_repairs: limits.max_repairs,
             max_bytes: limits.max_args_bytes,
             limited: false,
             garbage: false,
@@ -137,7 +138,7 @@ impl ArgsStream {
                 status: Status::Done,
             }
         } else {
-            self.rep.feed(frag, &mut self.sink)
+            self.feed_pieces(frag, at)
         };
         let over = over && p.status != Status::Done;
         if p.status == Status::Done
@@ -161,15 +162,34 @@ impl ArgsStream {
         self.collect(at);
     }
 
+    /// Feeds the repairer `frag` in pieces, its repairs collected after
+    /// each, so that a huge fragment's repairs are bounded as they come.
+    fn feed_pieces(&mut self, frag: &[u8], at: u64) -> crate::json::Progress {
+        const PIECE: usize = 64 << 10;
+        let mut i = 0;
+        loop {
+            let end = (i + PIECE).min(frag.len());
+            let p = self.rep.feed(&frag[i..end], &mut self.sink);
+            i += p.consumed;
+            if p.status != Status::NeedMore || i == frag.len() {
+                return crate::json::Progress {
+                    consumed: i,
+                    status: p.status,
+                };
+            }
+            self.collect(at);
+        }
+    }
+
     fn collect(&mut self, at: u64) {
-        let reps = self.rep.repairs();
-        for r in &reps[self.seen_repairs..] {
-            self.repairs.push(Repair {
+        // Filed at the fragment's offset, the call's list bounded as it grows.
+        for r in self.rep.drain_repairs() {
+            let r = Repair {
                 kind: r.kind,
                 offset: at,
-            });
+            };
+            Repair::push_bounded(&mut self.repairs, r, self.max_repairs);
         }
-        self.seen_repairs = reps.len();
         if self.sink.wrapped {
             self.sink.wrapped = false;
             self.repairs.push(Repair {

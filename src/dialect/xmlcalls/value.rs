@@ -391,13 +391,19 @@ impl Value {
                     match self.ty {
                         Ty::Str => self.become_str(out),
                         Ty::Json if first == b'{' || first == b'[' => {
-                            self.rep = Some(Box::new(Repairer::with_limits(&self.limits)));
+                            self.rep = Some(Box::new(
+                                Repairer::with_limits(&self.limits)
+                                    .one_call(self.limits.max_repairs),
+                            ));
                             self.held.clear();
                             self.mode = Mode::Json;
                         }
                         Ty::Integer | Ty::Number | Ty::Boolean | Ty::Null => self.mode = Mode::Hold,
                         Ty::Json | Ty::Auto if json_start => {
-                            self.rep = Some(Box::new(Repairer::with_limits(&self.limits)));
+                            self.rep = Some(Box::new(
+                                Repairer::with_limits(&self.limits)
+                                    .one_call(self.limits.max_repairs),
+                            ));
                             self.mode = Mode::Hold;
                         }
                         _ => self.become_str(out),
