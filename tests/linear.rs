@@ -155,6 +155,14 @@ const PATTERNS: &[Pattern] = &[
         b"}}",
     ),
     (
+        // Each unit nests one deeper and stops the lane (an extra comma),
+        // which arms again at the next chunk.
+        "nesting with repairs",
+        br#"<tool_call>{"name":"f","arguments":{"a":"#,
+        b"[1,,",
+        b"}}</tool_call>",
+    ),
+    (
         "stringified arguments",
         br#"<tool_call>{"name":"f","arguments":"{\"a\":\""#,
         b"\xff",
@@ -177,6 +185,7 @@ const PATTERNS: &[Pattern] = &[
     ("pythonic string", b"[f(a=\"", b"\xc3(", b"\")]"),
     ("pythonic arguments", b"[f(", b"a=1,", b")]"),
     ("pythonic nesting", b"[f(a=", b"[", b")]"),
+    ("pythonic stray closers", b"[f(a=", b"(]", b")]"),
     (
         "xml emulation value",
         b"<tool_call><name>f</name><arguments><a>",
@@ -330,6 +339,7 @@ fn config() -> Config {
         max_token_bytes: 16 << 20,
         max_held_bytes: 16 << 20,
         max_args_bytes: 64 << 20,
+        max_depth: 1 << 20,
         ..Limits::default()
     })
 }

@@ -430,6 +430,88 @@ enum Cont {
     Pending { held: Vec<u8> },
 }
 
+impl Cont {
+    /// Where the byte that closes it is counted in [`Open::closers`].
+    fn closer_slot(&self) -> usize {
+        match self {
+            Cont::Arr { close, .. } => closer_slot(*close),
+            _ => closer_slot(b'}'),
+        }
+    }
+}
+
+/// Slot of a closing byte (`]`, `)`, `}`) in [`Open::closers`].
+fn closer_slot(b: u8) -> usize {
+    match b {
+        b']' => 0,
+        b')' => 1,
+        _ => 2,
+    }
+}
+
+/// The open containers, with what per-byte questions need about them kept
+/// as they change (so that no question looks through the whole stack).
+#[derive(Debug, Default)]
+struct Open {
+    stack: Vec<Cont>,
+    /// Indices in `stack` of the `Pending` containers, innermost last.
+    pending: Vec<usize>,
+    /// How many open containers close with `]`, `)` and `}`.
+    closers: [usize; 3],
+}
+
+impl Open {
+    fn push(&mut self, c: Cont) {
+        self.closers[c.closer_slot()] += 1;
+        if matches!(c, Cont::Pending { .. }) {
+            self.pending.push(self.stack.len());
+        }
+        self.stack.push(c);
+    }
+
+    fn pop(&mut self) -> Option<Cont> {
+        let c = self.stack.pop()?;
+        self.closers[c.closer_slot()] -= 1;
+        if matches!(c, Cont::Pending { .. }) {
+            self.pending.pop();
+        }
+        Some(c)
+    }
+
+    /// The innermost container, to count its elements (its kind and closer
+    /// must not change).
+    fn last_mut(&mut self) -> Option<&mut Cont> {
+        self.stack.last_mut()
+    }
+
+    /// The innermost `Pending` container's held bytes.
+    fn innermost_pending(&mut self) -> Option<&mut Vec<u8>> {
+        let &k = self.pending.last()?;
+        match &mut self.stack[k] {
+            Cont::Pending { held } => Some(held),
+            _ => None,
+        }
+    }
+
+    /// Replaces the innermost `Pending` container (closed by `}` like it)
+    /// and returns its held bytes.
+    fn resolve_pending(&mut self, with: Cont) -> Option<Vec<u8>> {
+        let k = self.pending.pop()?;
+        debug_assert_eq!(with.closer_slot(), closer_slot(b'}'));
+        match std::mem::replace(&mut self.stack[k], with) {
+            Cont::Pending { held } => Some(held),
+            _ => None,
+        }
+    }
+}
+
+impl std::ops::Deref for Open {
+    type Target = [Cont];
+    fn deref(&self) -> &[Cont] {
+        &self.stack
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Expect {
     Value,
@@ -482,7 +564,7 @@ pub(crate) struct ValueLexer {
     alt_delim: Option<&'static [u8]>,
     /// A delimited (Gemma) string was read.
     delim_seen: bool,
-    stack: Vec<Cont>,
+    stack: Open,
     expect: Expect,
     /// The value being read is a dict key (its JSON form must be a string).
     key: bool,
@@ -922,7 +1004,7 @@ impl ValueLexer {
             flavor,
             alt_delim: None,
             delim_seen: false,
-            stack: Vec::new(),
+            stack: Open::default(),
             expect: Expect::Value,
             key: false,
             leaf: Leaf::None,
@@ -1027,13 +1109,10 @@ impl ValueLexer {
 
     /// Writes output, into the innermost undecided `{` if there is one.
     fn put(&mut self, w: &mut Writer, b: &[u8], at: u64) {
-        for c in self.stack.iter_mut().rev() {
-            if let Cont::Pending { held } = c {
-                held.extend_from_slice(b);
-                return;
-            }
+        match self.stack.innermost_pending() {
+            Some(held) => held.extend_from_slice(b),
+            None => w.put(b, at),
         }
-        w.put(b, at);
     }
 
     fn content(&mut self, w: &mut Writer, raw: &[u8], at: u64) {
@@ -2000,10 +2079,7 @@ impl ValueLexer {
     }
 
     fn closes_any(&self, b: u8) -> bool {
-        self.stack.iter().any(|c| match c {
-            Cont::Arr { close, .. } => *close == b,
-            _ => b == b'}',
-        })
+        self.stack.closers[closer_slot(b)] > 0
     }
 
     /// A closer in structural position.
@@ -2078,16 +2154,13 @@ impl ValueLexer {
     }
 
     fn resolve_pending(&mut self, dict: bool, w: &mut Writer, at: u64) {
-        let Some(k) = self
-            .stack
-            .iter()
-            .rposition(|c| matches!(c, Cont::Pending { .. }))
-        else {
-            return;
+        let with = if dict {
+            Cont::Dict { n: 1 }
+        } else {
+            Cont::Arr { close: b'}', n: 1 }
         };
-        let held = match std::mem::replace(&mut self.stack[k], Cont::Dict { n: 1 }) {
-            Cont::Pending { held } => held,
-            _ => Vec::new(),
+        let Some(held) = self.stack.resolve_pending(with) else {
+            return;
         };
         let mut out = Vec::with_capacity(held.len() + 4);
         if dict {
@@ -2100,7 +2173,6 @@ impl ValueLexer {
                 out.push(b'"');
             }
         } else {
-            self.stack[k] = Cont::Arr { close: b'}', n: 1 };
             out.push(b'[');
             out.extend_from_slice(&held);
         }

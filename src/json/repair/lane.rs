@@ -71,9 +71,13 @@ enum Sub {
 #[derive(Debug)]
 pub(crate) struct Lane {
     armed: bool,
-    /// The repairer's containers (kinds), as the lane moved them.
+    /// The repairer's innermost containers (kinds), from depth `base` on,
+    /// as the lane moved them.
     stack: Vec<Kind>,
-    /// Frames below this index are unchanged since the lane was armed.
+    /// The depth of `stack[0]`: the frames below are not copied (arming
+    /// costs the same at any depth) and the lane never closes them.
+    base: usize,
+    /// Frames below this depth are unchanged since the lane was armed.
     low: usize,
     /// Depth when armed.
     depth0: usize,
@@ -116,6 +120,7 @@ impl Default for Lane {
         Lane {
             armed: false,
             stack: Vec::new(),
+            base: 0,
             low: 0,
             depth0: 0,
             floor: 0,
@@ -138,6 +143,10 @@ impl Default for Lane {
         }
     }
 }
+
+/// How many of the repairer's innermost containers the lane copies when
+/// armed (it may close all but the outermost of them).
+const STACK_COPY: usize = 32;
 
 /// Bytes that end a number or literal (the slow path's bare-token ends).
 #[inline]
@@ -205,11 +214,19 @@ impl Lane {
         // As the fast path computes it: never the outermost container, and
         // never a frame the slow path marked (a tuple, phantom closers).
         let mut floor = depth.saturating_sub(closable).max(1);
-        if let Some(k) = rep.stack.iter().rposition(|f| f.tuple || f.phantoms > 0) {
-            floor = floor.max(k + 1);
+        let base = depth.saturating_sub(STACK_COPY);
+        if let Some(k) = rep.stack[base..]
+            .iter()
+            .rposition(|f| f.tuple || f.phantoms > 0)
+        {
+            floor = floor.max(base + k + 1);
         }
+        // The innermost frame copied stays open: the lane always knows the
+        // kind of the container it is in.
+        floor = floor.max(base + 1);
         self.stack.clear();
-        self.stack.extend(rep.stack.iter().map(|f| f.kind));
+        self.stack.extend(rep.stack[base..].iter().map(|f| f.kind));
+        self.base = base;
         self.low = depth;
         self.depth0 = depth;
         self.floor = floor;
@@ -538,6 +555,12 @@ impl Lane {
         None
     }
 
+    /// The current depth.
+    #[inline]
+    fn depth(&self) -> usize {
+        self.base + self.stack.len()
+    }
+
     /// At a commit point: nothing is held.
     #[inline]
     fn clean(&self) -> bool {
@@ -587,7 +610,7 @@ impl Lane {
 
     /// Opens a container at a value's place (false at the depth limit).
     fn open(&mut self, b: u8) -> bool {
-        if self.stack.len() >= self.max_depth {
+        if self.depth() >= self.max_depth {
             return false;
         }
         let kind = if b == b'{' { Kind::Obj } else { Kind::Arr };
@@ -608,14 +631,14 @@ impl Lane {
             Kind::Obj => self.pos == Pos::ObjKey,
             Kind::Arr => self.pos == Pos::Value,
         };
-        if self.stack.len() <= self.floor
+        if self.depth() <= self.floor
             || self.stack.last() != Some(&kind)
             || !(self.pos == Pos::AfterValue || empty_ok)
         {
             return false;
         }
         self.stack.pop();
-        self.low = self.low.min(self.stack.len());
+        self.low = self.low.min(self.depth());
         self.pos = Pos::AfterValue;
         true
     }
@@ -670,12 +693,15 @@ impl Lane {
             (self.cpos, self.cin_str)
         };
         rep.stack.truncate(self.low);
-        rep.stack
-            .extend(self.stack[self.low..].iter().map(|&kind| Frame {
-                kind,
-                tuple: false,
-                phantoms: 0,
-            }));
+        rep.stack.extend(
+            self.stack[self.low - self.base..]
+                .iter()
+                .map(|&kind| Frame {
+                    kind,
+                    tuple: false,
+                    phantoms: 0,
+                }),
+        );
         rep.pos = pos;
         rep.lex = if in_str {
             Lex::Str(StrLex::plain())
@@ -684,7 +710,7 @@ impl Lane {
         };
         rep.offset = self.at;
         std::mem::swap(&mut self.out, out);
-        self.stack.len() as isize - self.depth0 as isize
+        self.depth() as isize - self.depth0 as isize
     }
 }
 
@@ -830,6 +856,28 @@ mod tests {
         let mut sink = Opaque(out);
         rep.feed(b"}", &mut sink);
         assert_eq!(sink.0, b"{\"a\": 1, \"key\": 2}");
+    }
+
+    #[test]
+    fn deep_stacks_are_copied_in_part() {
+        // 40 open containers: the lane copies the innermost 32 and closes
+        // all but the outermost of those, then hands over.
+        let mut prefix = b"{\"a\": ".to_vec();
+        prefix.extend(std::iter::repeat_n(b'[', 39));
+        let (mut rep, mut lane, mut out) = armed(&prefix);
+        assert_eq!(lane.stack.len(), STACK_COPY);
+        let mut body = b"1".to_vec();
+        body.extend(std::iter::repeat_n(b']', 39));
+        body.push(b'}');
+        let stop = lane.feed(&body).expect("a stop");
+        assert_eq!(stop, 1 + 31);
+        assert_eq!(lane.disarm(&mut rep, &mut out), -31);
+        assert_eq!(rep.depth(), 9);
+        let mut sink = Opaque(out);
+        rep.feed(&body[stop..], &mut sink);
+        let mut whole = prefix.clone();
+        whole.extend_from_slice(&body);
+        assert_eq!(sink.0, whole);
     }
 
     #[test]
