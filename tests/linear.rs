@@ -186,6 +186,8 @@ const PATTERNS: &[Pattern] = &[
     ("pythonic arguments", b"[f(", b"a=1,", b")]"),
     ("pythonic nesting", b"[f(a=", b"[", b")]"),
     ("pythonic stray closers", b"[f(a=", b"(]", b")]"),
+    ("pythonic nested sets", b"[f(a=", b"{", b")]"),
+    ("pythonic dicts as keys", b"[f(a=", b"{{'x':1}:", b")]"),
     (
         "xml emulation value",
         b"<tool_call><name>f</name><arguments><a>",

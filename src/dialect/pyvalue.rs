@@ -427,7 +427,54 @@ enum Cont {
     /// `{…}` known to be a dict.
     Dict { n: usize },
     /// `{` whose first element is being read into `held`: dict or set?
-    Pending { held: Vec<u8> },
+    Pending { held: Held },
+}
+
+/// What a `Pending` container holds: its first element's JSON so far,
+/// `opens` brackets and then `bytes` (an inner `{x}` set that was its whole
+/// first element is moved here with one more bracket, not copied, so that
+/// `{{{…}}}` costs the same at any depth).
+#[derive(Debug, Default)]
+struct Held {
+    opens: usize,
+    bytes: Vec<u8>,
+    /// `bytes` holds a backslash (an escape, or a key stringified inside).
+    backslash: bool,
+}
+
+impl Held {
+    fn is_empty(&self) -> bool {
+        self.opens == 0 && self.bytes.is_empty()
+    }
+
+    fn push(&mut self, b: &[u8]) {
+        self.backslash |= memchr::memchr(b'\\', b).is_some();
+        self.bytes.extend_from_slice(b);
+    }
+
+    /// Appends `opens` brackets, the content of `inner` and `tail`.
+    fn push_wrapped(&mut self, opens: usize, inner: Held, tail: &[u8]) {
+        if self.is_empty() {
+            // The usual case: `inner` was this container's first element.
+            let backslash = inner.backslash;
+            self.bytes = inner.bytes;
+            self.opens = opens + inner.opens;
+            self.backslash = backslash;
+        } else {
+            self.bytes
+                .extend(std::iter::repeat_n(b'[', opens + inner.opens));
+            self.push(&inner.bytes);
+        }
+        self.push(tail);
+    }
+
+    /// The JSON text held.
+    fn text(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.opens + self.bytes.len());
+        out.extend(std::iter::repeat_n(b'[', self.opens));
+        out.extend_from_slice(&self.bytes);
+        out
+    }
 }
 
 impl Cont {
@@ -485,7 +532,7 @@ impl Open {
     }
 
     /// The innermost `Pending` container's held bytes.
-    fn innermost_pending(&mut self) -> Option<&mut Vec<u8>> {
+    fn innermost_pending(&mut self) -> Option<&mut Held> {
         let &k = self.pending.last()?;
         match &mut self.stack[k] {
             Cont::Pending { held } => Some(held),
@@ -495,7 +542,7 @@ impl Open {
 
     /// Replaces the innermost `Pending` container (closed by `}` like it)
     /// and returns its held bytes.
-    fn resolve_pending(&mut self, with: Cont) -> Option<Vec<u8>> {
+    fn resolve_pending(&mut self, with: Cont) -> Option<Held> {
         let k = self.pending.pop()?;
         debug_assert_eq!(with.closer_slot(), closer_slot(b'}'));
         match std::mem::replace(&mut self.stack[k], with) {
@@ -1110,8 +1157,24 @@ impl ValueLexer {
     /// Writes output, into the innermost undecided `{` if there is one.
     fn put(&mut self, w: &mut Writer, b: &[u8], at: u64) {
         match self.stack.innermost_pending() {
-            Some(held) => held.extend_from_slice(b),
+            Some(held) => held.push(b),
             None => w.put(b, at),
+        }
+    }
+
+    /// Writes `opens` brackets, what `inner` held and `tail` (a resolved
+    /// `Pending` container), as [`ValueLexer::put`] would.
+    fn put_wrapped(&mut self, w: &mut Writer, opens: usize, inner: Held, tail: &[u8], at: u64) {
+        match self.stack.innermost_pending() {
+            Some(held) => held.push_wrapped(opens, inner, tail),
+            None => {
+                let mut out = inner.text();
+                if opens > 0 {
+                    out.splice(0..0, std::iter::repeat_n(b'[', opens));
+                }
+                out.extend_from_slice(tail);
+                w.put(&out, at);
+            }
         }
     }
 
@@ -1247,8 +1310,17 @@ impl ValueLexer {
                     return Ok(i + 1);
                 }
                 if b == b':' && self.expect == Expect::PendDecide {
-                    self.resolve_pending(true, w, at);
-                    self.put(w, b": ", at);
+                    if self.stack.innermost_pending().is_some_and(|h| h.backslash) {
+                        // The key would be a JSON string holding escapes:
+                        // stringified again, a key holding such keys grows
+                        // twice as long at each level (`{{{…: 1}: 1}: 1}`).
+                        // The braces are a set of the key and the value.
+                        self.resolve_pending(false, w, at);
+                        w.repair(RepairKind::SyntaxFix, at);
+                    } else {
+                        self.resolve_pending(true, w, at);
+                        self.put(w, b": ", at);
+                    }
                     self.expect = Expect::Value;
                     return Ok(i + 1);
                 }
@@ -1411,7 +1483,9 @@ impl ValueLexer {
                     self.stack.push(Cont::Dict { n: 0 });
                     self.expect = Expect::Key;
                 } else {
-                    self.stack.push(Cont::Pending { held: Vec::new() });
+                    self.stack.push(Cont::Pending {
+                        held: Held::default(),
+                    });
                     self.expect = Expect::Value;
                 }
                 Ok(i + 1)
@@ -2126,11 +2200,7 @@ impl ValueLexer {
             Some(Cont::Pending { held }) => {
                 if decide {
                     // `{x}`: a set of one.
-                    let mut out = Vec::with_capacity(held.len() + 2);
-                    out.push(b'[');
-                    out.extend_from_slice(&held);
-                    out.push(b']');
-                    self.put(w, &out, at);
+                    self.put_wrapped(w, 1, held, b"]", at);
                 } else {
                     self.put(w, b"{}", at);
                 }
@@ -2162,19 +2232,18 @@ impl ValueLexer {
         let Some(held) = self.stack.resolve_pending(with) else {
             return;
         };
-        let mut out = Vec::with_capacity(held.len() + 4);
-        if dict {
-            out.push(b'{');
-            if held.first() == Some(&b'"') {
-                out.extend_from_slice(&held);
-            } else {
-                out.push(b'"');
-                escape_str(&String::from_utf8_lossy(&held), &mut out);
-                out.push(b'"');
-            }
+        if !dict {
+            self.put_wrapped(w, 1, held, b"", at);
+            return;
+        }
+        let mut out = Vec::with_capacity(held.opens + held.bytes.len() + 4);
+        out.push(b'{');
+        if held.opens == 0 && held.bytes.first() == Some(&b'"') {
+            out.extend_from_slice(&held.bytes);
         } else {
-            out.push(b'[');
-            out.extend_from_slice(&held);
+            out.push(b'"');
+            escape_str(&String::from_utf8_lossy(&held.text()), &mut out);
+            out.push(b'"');
         }
         self.put(w, &out, at);
     }
@@ -2411,6 +2480,28 @@ mod tests {
             conv("{'a': {'b': {'c': []}}}"),
             r#"{"a": {"b": {"c": []}}}"#
         );
+    }
+
+    /// A dict used as a key is written as its JSON in a string, once: a key
+    /// holding such a key is not stringified again (each level would double
+    /// the backslashes: 128 bytes of `{{{…'x':1}:1}…:1}` took 14 s and
+    /// megabytes). Those braces become a set of key and value. Nested sets
+    /// move their content up instead of copying it at each level.
+    #[test]
+    fn keys_of_keys_and_nested_sets_stay_small() {
+        assert_eq!(conv("{{'x': 1}: 2}"), r#"{"{\"x\": 1}": 2}"#);
+        assert_eq!(conv("{{{'x': 1}: 2}: 3}"), r#"[{"{\"x\": 1}": 2}, 3]"#);
+        assert_eq!(conv("{{{1}}}"), "[[[1]]]");
+        assert_eq!(conv("{{{1}, 2}}"), "[[[1], 2]]");
+        let depth = 2000;
+        let keys = format!("{}'x'{}", "{".repeat(depth), ":1}".repeat(depth));
+        let (json, _) = conv_flavor(&keys, Flavor::Python, 0);
+        assert!(json.len() < 8 * keys.len(), "{} bytes", json.len());
+        serde_json::from_str::<serde_json::Value>(&json).expect("valid JSON");
+        // (Within the default depth limit, 100.)
+        let sets = format!("{}1{}", "{".repeat(90), "}".repeat(90));
+        let (json, _) = conv_flavor(&sets, Flavor::Python, 7);
+        assert_eq!(json, format!("{}1{}", "[".repeat(90), "]".repeat(90)));
     }
 
     #[test]
