@@ -179,6 +179,27 @@ pub fn check_contracts(input: &[u8], events: &[Event]) {
         }
     }
     assert!(open.is_none(), "a call was left open after finish");
+    check_amplification(input, events);
+}
+
+/// Bounded output: what the events carry (text, reasoning, call names and
+/// arguments) is at most 16 times the input, plus a constant (escapes and
+/// repairs lengthen it by a bounded factor, never by one that grows with
+/// the input).
+pub fn check_amplification(input: &[u8], events: &[Event]) {
+    let out: usize = events
+        .iter()
+        .map(|e| match e {
+            Event::Text { text, .. } | Event::Thinking { text, .. } => text.len(),
+            Event::ToolEnd { call, .. } => call.name.len() + call.arguments.len(),
+            _ => 0,
+        })
+        .sum();
+    assert!(
+        out <= 16 * input.len() + 256,
+        "{out} bytes out of {} in",
+        input.len()
+    );
 }
 
 /// Feeds the content parser the chunks, then finishes.

@@ -141,6 +141,30 @@ pub(crate) fn check_contracts(input: &[u8], events: &[Event]) {
         }
     }
     assert!(open.is_none(), "a call was left open");
+    check_amplification(input, events);
+}
+
+/// Bounded output: what the events carry (text, reasoning, call names and
+/// arguments) is at most 16 times the input, plus a constant. Escaping and
+/// repairs make it longer (6 bytes for a control character, `null` for a
+/// missing value: 6.3 times at most over the fuzz corpora), never by a
+/// factor that grows with the input (a pythonic key nesting dicts once
+/// doubled at each level: 2 MB of arguments from 80 bytes).
+pub(crate) fn check_amplification(input: &[u8], events: &[Event]) {
+    let out: usize = events
+        .iter()
+        .map(|e| match e {
+            Event::Text { text, .. } | Event::Thinking { text, .. } => text.len(),
+            Event::ToolEnd { call, .. } => call.name.len() + call.arguments.len(),
+            _ => 0,
+        })
+        .sum();
+    assert!(
+        out <= 16 * input.len() + 256,
+        "{out} bytes out of {} in: {:?}",
+        input.len(),
+        String::from_utf8_lossy(&input[..input.len().min(200)])
+    );
 }
 
 /// Runs whole, 1-byte, 3-byte and 7-byte chunkings; checks contracts and
