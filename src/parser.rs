@@ -382,10 +382,10 @@ impl Parser {
         let Mode::Block(block) = &mut self.mode else {
             unreachable!("the lane is armed in a block only");
         };
-        let Some(jc) = block.json_calls() else {
+        let Some(host) = block.lane_host() else {
             unreachable!("the lane's block still reads JSON");
         };
-        jc.lane_disarm(&mut self.lane);
+        host.disarm(&mut self.lane);
         self.offset -= held.len() as u64;
         if !held.is_empty() {
             self.feed_chunk(&held, out);
@@ -403,8 +403,8 @@ impl Parser {
         if !self.em.committed || !self.em.pending.is_empty() || !self.carry.is_empty() {
             return;
         }
-        if let Some(jc) = block.json_calls() {
-            jc.lane_arm(&mut self.lane, &self.em);
+        if let Some(host) = block.lane_host() {
+            host.arm(&mut self.lane, &self.em);
         }
     }
 

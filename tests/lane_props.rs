@@ -2,7 +2,7 @@
 //! lane reads them: plain JSON held across chunks, see `src/json/repair/lane.rs`)
 //! give the calls, text and repairs of the whole input, under every split,
 //! with the lane stopping and starting again at every repair, limit and
-//! tag — and every contract holds.
+//! tag, in every dialect whose JSON the lane reads — and every contract holds.
 
 mod common;
 
@@ -104,8 +104,8 @@ fn args() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// How the calls are written: the dialects whose calls are JSON envelopes
-/// read by the same calls reader (and so by the lane).
+/// How the calls are written: the dialects whose JSON the lane reads (call
+/// envelopes, or the arguments alone after markup naming the tool).
 const WRAPPERS: &[(&str, &str, &str)] = &[
     (
         "<tool_call>\n{\"name\": \"f\", \"arguments\": ",
@@ -133,6 +133,18 @@ const WRAPPERS: &[(&str, &str, &str)] = &[
         "}]<|tool_call_end|>",
         "lfm2",
     ),
+    // The special-token dialects read the arguments alone.
+    (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n",
+        "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        "deepseek",
+    ),
+    (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>",
+        "<|tool_call_end|><|tool_calls_section_end|>",
+        "kimi",
+    ),
+    ("[TOOL_CALLS]f[ARGS]", "", "mistral [ARGS]"),
 ];
 
 /// One or two calls around `args` (written as `WRAPPERS[w]`), prose before and after.

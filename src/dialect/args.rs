@@ -8,7 +8,7 @@ use super::Cx;
 use crate::config::Limits;
 use crate::envelope::ArgsWriter;
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::{into_string, Progress, Repairer, Status};
+use crate::json::{into_string, Lane, Progress, Repairer, Status};
 use crate::scan::{match_lit, Match};
 
 /// The arguments of one call, given as a JSON value (normally an object),
@@ -59,6 +59,31 @@ impl ArgsJson {
         let span = Span::new(cx.base, cx.abs(p.consumed));
         cx.args(local, self.w.take_delta(), span);
         p
+    }
+
+    /// Arms the parser's lane on these arguments (call `index`) when the
+    /// writer passes bytes through, everything written so far was handed
+    /// out and the repairer is in a plain state (see [`crate::json::Lane`]).
+    pub(crate) fn lane_arm(&mut self, lane: &mut Lane, index: usize) -> bool {
+        if !self.began
+            || self.closed
+            || !self.w.opaque()
+            || self.w.limited
+            || self.w.emitted != self.w.out.len()
+        {
+            return false;
+        }
+        let closable = self.w.opaque_closable();
+        let max = self.w.max_len();
+        lane.arm(&mut self.rep, closable, &mut self.w.out, max, index)
+    }
+
+    /// Disarms the lane: the repairer and the writer take back the state of
+    /// its last commit point.
+    pub(crate) fn lane_disarm(&mut self, lane: &mut Lane) {
+        let change = lane.disarm(&mut self.rep, &mut self.w.out);
+        self.w.emitted = self.w.out.len();
+        self.w.write_opaque(&[], change);
     }
 
     /// True once any input has been fed: from then on every byte goes to

@@ -39,7 +39,7 @@ use super::json::JsonCalls;
 use super::xmlcalls::{Container, Start, Syntax, XmlCalls};
 use super::{
     enabled, glm, minimax, qwen3_coder, xml_emulation, Action, Block, BlockArgs, Cx, Dialect, Flow,
-    Resume, Trigger,
+    LaneHost, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
@@ -400,9 +400,9 @@ impl Block for TagBlock {
         Flow::More
     }
 
-    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         match (&self.xml, self.state) {
-            (None, State::Json) => self.jc.as_mut(),
+            (None, State::Json) => self.jc.as_mut().map(LaneHost::Calls),
             _ => None,
         }
     }

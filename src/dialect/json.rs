@@ -20,7 +20,7 @@
 //! holds no call) is text up to its closing fence.
 
 use super::pythonic::{item_head, Head, PyCalls, PyOpts, PyStatus};
-use super::{Action, Block, BlockArgs, Cx, Emitter, Flow, Resume, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Emitter, Flow, LaneHost, Resume, Trigger};
 use crate::config::{Config, Limits};
 use crate::envelope::{CallRouter, CallShape};
 use crate::event::{Repair, RepairKind, Span};
@@ -534,8 +534,8 @@ impl Block for BareJson {
         }
     }
 
-    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
-        Some(&mut self.jc)
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
+        Some(LaneHost::Calls(&mut self.jc))
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
@@ -965,9 +965,9 @@ impl Block for Fence {
         Flow::More
     }
 
-    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         match self.state {
-            FenceState::Json => self.jc.as_mut(),
+            FenceState::Json => self.jc.as_mut().map(LaneHost::Calls),
             _ => None,
         }
     }

@@ -16,7 +16,7 @@
 
 use super::args::{is_name_byte, ArgsJson};
 use super::json::JsonCalls;
-use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Flow, LaneHost, Resume, Trigger};
 use crate::config::Config;
 use crate::event::Span;
 use crate::json::Status;
@@ -253,9 +253,11 @@ impl Block for MistralBlock {
         Flow::More
     }
 
-    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
-        match self.st {
-            St::Json => self.jc.as_mut(),
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
+        match (self.st, self.local) {
+            (St::Json, _) => self.jc.as_mut().map(LaneHost::Calls),
+            // Every byte goes to the arguments reader once the call started.
+            (St::Args, Some(local)) => self.args.as_mut().map(|a| LaneHost::Args(a, local)),
             _ => None,
         }
     }

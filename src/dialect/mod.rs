@@ -428,11 +428,37 @@ pub(crate) trait Block: Send {
     /// A block that has not committed and cannot decide returns false (its
     /// bytes become text).
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool;
-    /// The JSON calls reader that is reading this block's input now, if
-    /// any: the parser may arm its lane on it between chunks (see
-    /// [`json::JsonCalls::lane_arm`]).
-    fn json_calls(&mut self) -> Option<&mut json::JsonCalls> {
+    /// The JSON reader that is reading this block's input now, if the
+    /// block hands it every byte as it comes: the parser may arm its lane
+    /// on it between chunks (see [`crate::json::Lane`]).
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         None
+    }
+}
+
+/// A JSON reader the parser's lane can take chunks over from.
+pub(crate) enum LaneHost<'a> {
+    /// Call envelopes ([`json::JsonCalls::lane_arm`]).
+    Calls(&'a mut json::JsonCalls),
+    /// The arguments of the block's call `.1` ([`args::ArgsJson::lane_arm`]).
+    Args(&'a mut args::ArgsJson, usize),
+}
+
+impl LaneHost<'_> {
+    /// Arms `lane` if the reader is in a state it can read on from.
+    pub(crate) fn arm(self, lane: &mut crate::json::Lane, em: &Emitter) -> bool {
+        match self {
+            LaneHost::Calls(jc) => jc.lane_arm(lane, em),
+            LaneHost::Args(a, local) => a.lane_arm(lane, em.locals[local].index),
+        }
+    }
+
+    /// Gives the reader back the state of the lane's last commit point.
+    pub(crate) fn disarm(self, lane: &mut crate::json::Lane) {
+        match self {
+            LaneHost::Calls(jc) => jc.lane_disarm(lane),
+            LaneHost::Args(a, _) => a.lane_disarm(lane),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! DeepSeek V3 / V3.1 and Kimi K2 share this reader.
 
 use super::args::{match_any, ArgsJson};
-use super::{Block, BlockArgs, Cx, Flow, Resume};
+use super::{Block, BlockArgs, Cx, Flow, LaneHost, Resume};
 use crate::config::Config;
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::Status;
@@ -369,6 +369,14 @@ impl Block for Sectioned {
             }
         }
         Flow::More
+    }
+
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
+        // Once the arguments reader has had a byte, every byte goes to it.
+        match (self.st, self.local, self.args.as_mut()) {
+            (St::Args, Some(local), Some(args)) if args.fed() => Some(LaneHost::Args(args, local)),
+            _ => None,
+        }
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {

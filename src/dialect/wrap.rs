@@ -12,7 +12,7 @@
 use super::args::{match_any, RawArgs};
 use super::json::JsonCalls;
 use super::pythonic::{item_head, Head, PyCalls, PyOpts, PyStatus};
-use super::{Block, BlockArgs, Cx, Flow, Resume};
+use super::{Block, BlockArgs, Cx, Flow, LaneHost, Resume};
 use crate::config::Config;
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
@@ -446,12 +446,12 @@ impl Block for Wrap {
         Flow::More
     }
 
-    fn json_calls(&mut self) -> Option<&mut JsonCalls> {
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         if let Some(d) = self.delegate.as_mut() {
-            return d.json_calls();
+            return d.lane_host();
         }
         match (self.st, &mut self.body) {
-            (St::Body, Body::Json(jc)) => Some(jc),
+            (St::Body, Body::Json(jc)) => Some(LaneHost::Calls(jc)),
             _ => None,
         }
     }
