@@ -695,8 +695,10 @@ pub fn check_provider(input: &[u8], splits: &[usize], opt: u8) {
     let opts = decode_options(opt);
     let whole = decode_split(input, &[], &opts);
     check_call_deltas(&whole);
+    check_amplification(input, &whole);
     let split = decode_split(input, splits, &opts);
     check_call_deltas(&split);
+    check_amplification(input, &split);
     assert_same_summary(input, &whole, &split, splits);
 }
 
