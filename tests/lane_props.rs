@@ -2,14 +2,14 @@
 //! lane reads them: plain JSON held across chunks, see `src/json/repair/lane.rs`)
 //! give the calls, text and repairs of the whole input, under every split,
 //! with the lane stopping and starting again at every repair, limit and
-//! tag, in every dialect whose JSON the lane reads — and every contract holds.
+//! tag, in the dialects whose JSON the lane reads — and every contract holds.
 
 mod common;
 
 use common::{cases, check_contracts, run_chunked, run_split, run_split_bytes, summary};
 use proptest::prelude::*;
 use serde_json::Value;
-use toolstream::{Config, Limits};
+use toolstream::{Config, Dialect, Limits};
 
 /// Arbitrary JSON values: strings with escapes, non-ASCII, `<`, markup-like
 /// text; numbers of every shape; nesting.
@@ -145,7 +145,24 @@ const WRAPPERS: &[(&str, &str, &str)] = &[
         "kimi",
     ),
     ("[TOOL_CALLS]f[ARGS]", "", "mistral [ARGS]"),
+    (
+        "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>",
+        "<|call|>",
+        "harmony",
+    ),
+    ("<function=f>", "</function>", "functionary"),
+    ("get_weather\n", "\n", "chatglm"),
 ];
+
+/// The one dialect a wrapper is read by alone (as well as under auto-detection,
+/// where `<function=` and a name line may go to other readers).
+fn only(w: usize) -> Option<Dialect> {
+    match WRAPPERS[w].2 {
+        "functionary" => Some(Dialect::Functionary),
+        "chatglm" => Some(Dialect::ChatGlm),
+        _ => None,
+    }
+}
 
 /// One or two calls around `args` (written as `WRAPPERS[w]`), prose before and after.
 fn input(args: &[u8], two: bool, w: usize) -> Vec<u8> {
@@ -181,7 +198,7 @@ proptest! {
         let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
         splits.sort_unstable();
         splits.dedup();
-        for cfg in configs() {
+        for cfg in configs().into_iter().chain(only(w).map(|d| Config::default().with_dialects(vec![d]))) {
             let whole = run_split(&input, &[], &cfg);
             check_contracts(&input, &whole);
             let expect = summary(&whole);
@@ -215,7 +232,9 @@ fn long_arguments_in_every_chunk_size() {
     args.push_str("{\"bad\": True,}, \"caf\u{e9}\"], \"note\": \"x\"}");
     for (w, (_, _, name)) in WRAPPERS.iter().enumerate() {
         let input = input(args.as_bytes(), true, w);
-        let cfg = Config::default();
+        let cfg = only(w).map_or_else(Config::default, |d| {
+            Config::default().with_dialects(vec![d])
+        });
         let whole = run_split(&input, &[], &cfg);
         check_contracts(&input, &whole);
         let calls = common::calls(&whole);

@@ -17,7 +17,7 @@
 //! another dialect.)
 
 use super::args::ArgsJson;
-use super::{Action, Block, BlockArgs, Cx, Flow, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Flow, LaneHost, Trigger};
 use crate::config::Config;
 use crate::event::Span;
 use crate::json::Status;
@@ -188,6 +188,12 @@ impl Block for GlmCall {
                 Flow::Done(p.consumed)
             }
         }
+    }
+
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
+        // Every byte goes to the arguments reader once the call started.
+        let local = self.local?;
+        Some(LaneHost::Args(&mut self.json, local))
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {

@@ -16,7 +16,7 @@
 //! becomes `{"code": …}`.
 
 use super::args::{find_any, is_name_byte, ArgsJson, RawArgs};
-use super::{Action, Block, BlockArgs, Cx, Flow, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Flow, LaneHost, Trigger};
 use crate::config::Config;
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::Status;
@@ -302,6 +302,14 @@ impl Block for FnCall {
             }
         }
         Flow::More
+    }
+
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
+        // Every byte goes to the arguments reader while it reads.
+        match (self.st, self.local, self.json.as_mut()) {
+            (St::Json, Some(local), Some(j)) => Some(LaneHost::Args(j, local)),
+            _ => None,
+        }
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {

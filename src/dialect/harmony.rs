@@ -40,7 +40,7 @@
 //! tokens after text are [`crate::Event::Markup`].
 
 use super::args::{find_any, match_any, ArgsJson, RawArgs};
-use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
+use super::{Action, Block, BlockArgs, Cx, Flow, LaneHost, Resume, Trigger};
 use crate::config::Config;
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::Status;
@@ -717,6 +717,14 @@ impl Block for HarmonyCall {
             }
         }
         Flow::More
+    }
+
+    fn lane_host(&mut self) -> Option<LaneHost<'_>> {
+        // Every byte goes to the arguments reader while it reads.
+        match (self.st, self.local, self.json.as_mut()) {
+            (St::Json, Some(local), Some(j)) => Some(LaneHost::Args(j, local)),
+            _ => None,
+        }
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
