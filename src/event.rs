@@ -189,10 +189,17 @@ impl Repair {
     /// repairs only, not on when this runs.
     pub(crate) fn push_bounded(list: &mut Vec<Repair>, repair: Repair, max: usize) {
         list.push(repair);
-        let keep = max.saturating_add(1);
-        if list.len() / 2 > keep {
-            list.sort_unstable();
-            list.truncate(keep);
+        Repair::bound_from(list, 0, max.saturating_add(1));
+    }
+
+    /// Of `list[from..]`, keeps the `keep` lowest (by offset, then kind),
+    /// sorted, once there are more than twice as many; what stays depends on
+    /// the repairs only, not on the order they came in or when this runs.
+    pub(crate) fn bound_from(list: &mut Vec<Repair>, from: usize, keep: usize) {
+        let from = from.min(list.len());
+        if (list.len() - from) / 2 > keep {
+            list[from..].sort_unstable();
+            list.truncate(from + keep);
         }
     }
 

@@ -24,7 +24,7 @@ use super::{Action, Block, BlockArgs, Cx, Emitter, Flow, LaneHost, Resume, Trigg
 use crate::config::{Config, Limits};
 use crate::envelope::{CallRouter, CallShape};
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::{into_string, Lane, Progress, Repairer, Sink, Status};
+use crate::json::{in_pieces, into_string, Lane, Progress, Repairer, Sink, Status};
 use crate::scan::{match_lit, Match, Pattern};
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -121,9 +121,6 @@ struct Track {
     finalized: bool,
 }
 
-/// Most bytes [`JsonCalls::feed`] gives the repairer at once (see there).
-const PIECE: usize = 64 << 10;
-
 /// Streams the calls found in consecutive JSON values of one block.
 ///
 /// Shared by every dialect whose calls are JSON envelopes.
@@ -196,24 +193,16 @@ impl JsonCalls {
             self.began = true;
             self.rep.set_offset(cx.base);
         }
-        if input.len() <= PIECE {
-            return self.feed_piece(input, cx);
-        }
         // A long input is read in pieces, each followed by the per-feed
         // bookkeeping, so that what that bounds (the repairs kept for an
         // open call) stays bounded within one feed too.
-        let mut i = 0;
-        loop {
-            let end = (i + PIECE).min(input.len());
-            let p = self.feed_piece(&input[i..end], &mut cx.at(i));
-            i += p.consumed;
-            if p.status != Status::NeedMore || i == input.len() {
-                return Progress {
-                    consumed: i,
-                    status: p.status,
-                };
+        in_pieces(input, |piece, at| {
+            if at == 0 {
+                self.feed_piece(piece, cx)
+            } else {
+                self.feed_piece(piece, &mut cx.at(at))
             }
-        }
+        })
     }
 
     fn feed_piece(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {

@@ -1168,10 +1168,10 @@ impl ValueLexer {
         match self.stack.innermost_pending() {
             Some(held) => held.push_wrapped(opens, inner, tail),
             None => {
-                let mut out = inner.text();
-                if opens > 0 {
-                    out.splice(0..0, std::iter::repeat_n(b'[', opens));
-                }
+                let mut out =
+                    Vec::with_capacity(opens + inner.opens + inner.bytes.len() + tail.len());
+                out.extend(std::iter::repeat_n(b'[', opens + inner.opens));
+                out.extend_from_slice(&inner.bytes);
                 out.extend_from_slice(tail);
                 w.put(&out, at);
             }

@@ -22,6 +22,29 @@ pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
 pub(crate) use repair::Lane;
 
+/// Most bytes a reader hands its repairer at once when it must do per-feed
+/// bookkeeping within a long feed (see [`in_pieces`]).
+const PIECE: usize = 64 << 10;
+
+/// Feeds `input` to `feed` in pieces of at most [`PIECE`] bytes, stopping at
+/// the first piece that does not end with [`Status::NeedMore`]: a reader's
+/// per-feed bookkeeping (bounding an open call's repairs) then also runs
+/// within one long feed. `feed` gets each piece and its start in `input`.
+pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Progress) -> Progress {
+    let mut i = 0;
+    loop {
+        let end = (i + PIECE).min(input.len());
+        let p = feed(&input[i..end], i);
+        i += p.consumed;
+        if p.status != Status::NeedMore || i >= input.len() {
+            return Progress {
+                consumed: i,
+                status: p.status,
+            };
+        }
+    }
+}
+
 #[allow(unused_imports)]
 pub(crate) use repair::{fits_f64, incomplete_utf8_tail, is_json_number, run_len, utf8_len};
 

@@ -572,12 +572,7 @@ impl Repairer {
     /// [`Limits::max_repairs`]) bounds the memory they take. Which repairs
     /// stay depends on the list's contents, not on when this is called.
     pub(crate) fn bound_repairs(&mut self, from: usize, keep: usize) {
-        let from = from.min(self.repairs.len());
-        let seg = &mut self.repairs[from..];
-        if seg.len() / 2 > keep {
-            seg.sort_unstable();
-            self.repairs.truncate(from + keep);
-        }
+        Repair::bound_from(&mut self.repairs, from, keep);
     }
 
     /// Takes the repairs made so far.

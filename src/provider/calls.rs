@@ -165,20 +165,10 @@ impl ArgsStream {
     /// Feeds the repairer `frag` in pieces, its repairs collected after
     /// each, so that a huge fragment's repairs are bounded as they come.
     fn feed_pieces(&mut self, frag: &[u8], at: u64) -> crate::json::Progress {
-        const PIECE: usize = 64 << 10;
-        let mut i = 0;
-        loop {
-            let end = (i + PIECE).min(frag.len());
-            let p = self.rep.feed(&frag[i..end], &mut self.sink);
-            i += p.consumed;
-            if p.status != Status::NeedMore || i == frag.len() {
-                return crate::json::Progress {
-                    consumed: i,
-                    status: p.status,
-                };
-            }
+        crate::json::in_pieces(frag, |piece, _| {
             self.collect(at);
-        }
+            self.rep.feed(piece, &mut self.sink)
+        })
     }
 
     fn collect(&mut self, at: u64) {

@@ -304,6 +304,18 @@ impl Lane {
         }
         while i < n {
             let b = input[i];
+            if matches!(self.unit, Unit::Comma | Unit::ValQuote | Unit::KeyQuote)
+                && matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+            {
+                // Blanks held with a comma, a closing quote or a key: counted
+                // against the token limit, as the repairer holds them.
+                self.tok += 1;
+                if self.tok > self.max_token {
+                    stop!();
+                }
+                i += 1;
+                continue;
+            }
             match self.unit {
                 Unit::Clean => match b {
                     b' ' | b'\t' | b'\n' | b'\r' => i += 1,
@@ -356,13 +368,6 @@ impl Lane {
                     _ => stop!(),
                 },
                 Unit::Comma => match b {
-                    b' ' | b'\t' | b'\n' | b'\r' => {
-                        self.tok += 1;
-                        if self.tok > self.max_token {
-                            stop!();
-                        }
-                        i += 1;
-                    }
                     b'"' if self.pos == Pos::Value => {
                         // A string value begins: the comma is written with it.
                         i += 1;
@@ -495,13 +500,6 @@ impl Lane {
                     }
                 }
                 Unit::ValQuote => match b {
-                    b' ' | b'\t' | b'\n' | b'\r' => {
-                        self.tok += 1;
-                        if self.tok > self.max_token {
-                            stop!();
-                        }
-                        i += 1;
-                    }
                     b',' | b'}' | b']' => {
                         // The string ended: the delimiter is read next.
                         commit_to!(i);
@@ -511,13 +509,6 @@ impl Lane {
                     _ => stop!(),
                 },
                 Unit::KeyQuote => match b {
-                    b' ' | b'\t' | b'\n' | b'\r' => {
-                        self.tok += 1;
-                        if self.tok > self.max_token {
-                            stop!();
-                        }
-                        i += 1;
-                    }
                     b':' => {
                         i += 1;
                         commit_to!(i);
