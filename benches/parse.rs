@@ -5,17 +5,16 @@
 //!   fed whole and in 4-byte chunks (per-chunk overhead).
 //! * `hermes_10KB_args/4B_events_only`: no parsing, only the event stream
 //!   those 4-byte chunks must produce — one `ToolArgs` per chunk, its delta
-//!   cut from a shared buffer as the parser cuts it, seen by the same
-//!   consumer and dropped: the floor under `4B` that the event model sets.
+//!   a copy of the chunk as the parser makes it, seen by the same consumer
+//!   and dropped: the floor under `4B` that the event model sets.
 //! * `string_arg/{100KB,1MB}_4B`: one call with one long string argument, in
 //!   4-byte chunks: the 1 MB case must cost 10× the 100 KB one (linear).
 //!
 //! Every timed closure checks its result, so a broken parser cannot look fast.
 
-use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use toolstream::{Event, Span};
+use toolstream::{Delta, Event, Span};
 
 mod inputs;
 use inputs::{hermes_calls, parse_with, prose, string_arg};
@@ -33,22 +32,17 @@ fn run(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
 }
 
 /// The events of [`run`] for a call streamed in `chunk`-byte pieces, and
-/// nothing else: one `ToolArgs` per piece, its delta copied into a shared
-/// buffer and split off (what `Arena::copy` does), seen by the consumer of
-/// [`run`] and dropped. Returns the calls that consumer counted (none).
+/// nothing else: one `ToolArgs` per piece, its delta a copy of the piece
+/// (what the parser's arena makes of it), seen by the consumer of [`run`]
+/// and dropped. Returns the calls that consumer counted (none).
 fn events_only(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
-    let mut arena = BytesMut::new();
     let mut calls = 0;
     let mut at = 0u64;
     for c in input.chunks(chunk) {
-        if arena.capacity() - arena.len() < c.len() {
-            arena.reserve(8 << 10);
-        }
-        arena.extend_from_slice(c);
         let end = at + c.len() as u64;
         events.push(Event::ToolArgs {
             index: 0,
-            delta: arena.split().freeze(),
+            delta: Delta::copy_from_slice(c),
             span: Span::new(at, end),
         });
         at = end;

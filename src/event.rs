@@ -21,6 +21,9 @@ use std::fmt;
 use bytes::Bytes;
 use serde::Serialize;
 
+mod delta;
+pub use delta::Delta;
+
 /// A half-open byte range `[start, end)` in the input stream.
 ///
 /// Offsets are absolute: they count every byte fed to the parser since it was
@@ -387,7 +390,7 @@ pub enum Event {
         /// Position of the call in the stream.
         index: usize,
         /// Append-only fragment of the arguments JSON text.
-        delta: Bytes,
+        delta: Delta,
         /// The input that produced this fragment.
         span: Span,
     },

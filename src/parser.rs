@@ -361,11 +361,9 @@ impl Parser {
         let index = self.lane.index();
         let delta = self.lane.take_delta();
         if !delta.is_empty() {
-            out.push(Event::ToolArgs {
-                index,
-                delta: self.em.arena.copy(delta),
-                span: Span::new(start, end),
-            });
+            self.em
+                .arena
+                .push_args(out, index, delta, Span::new(start, end));
         }
         self.offset = end;
         let p = stop?;

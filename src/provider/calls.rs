@@ -1,11 +1,10 @@
 //! The calls of one provider stream: index assignment, argument streaming
 //! through the repairer, and the `ToolStart` / `ToolArgs` / `ToolEnd` events.
 
-use bytes::Bytes;
 use std::collections::VecDeque;
 
 use crate::config::{IdGenerator, Limits};
-use crate::event::{DiagnosticKind, Event, Repair, RepairKind, Span, ToolCall};
+use crate::event::{Delta, DiagnosticKind, Event, Repair, RepairKind, Span, ToolCall};
 use crate::json::{Mark, Repairer, Sink, Status, ValueKind};
 
 /// How the arguments value is being normalised to an object.
@@ -200,11 +199,11 @@ impl ArgsStream {
     }
 
     /// The output not handed out yet.
-    pub(crate) fn take_delta(&mut self) -> Option<Bytes> {
+    pub(crate) fn take_delta(&mut self) -> Option<Delta> {
         if self.emitted == self.sink.out.len() {
             return None;
         }
-        let d = Bytes::copy_from_slice(&self.sink.out[self.emitted..]);
+        let d = Delta::copy_from_slice(&self.sink.out[self.emitted..]);
         self.emitted = self.sink.out.len();
         Some(d)
     }

@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::config::{Config, IdGenerator};
-use crate::event::{DiagnosticKind, Event, FinishReason, Span, ToolCall};
+use crate::event::{Delta, DiagnosticKind, Event, FinishReason, Span, ToolCall};
 use crate::parser::Parser;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ struct Pending {
     name: String,
     span: Span,
     /// Argument deltas so far.
-    args: Vec<(bytes::Bytes, Span)>,
+    args: Vec<(Delta, Span)>,
     /// The call, when it ended within the frame.
     end: Option<(ToolCall, Span)>,
 }
@@ -447,7 +447,7 @@ impl Reparser {
             });
             out.push(Event::ToolArgs {
                 index: m,
-                delta: bytes::Bytes::from(call.arguments.clone()),
+                delta: Delta::from(call.arguments.as_str()),
                 span: h.span,
             });
             self.emitted.push(Emitted {
@@ -492,7 +492,7 @@ mod tests {
             },
             Event::ToolArgs {
                 index,
-                delta: Bytes::from(args.to_owned()),
+                delta: Delta::from(args),
                 span,
             },
             Event::ToolEnd {
