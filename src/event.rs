@@ -22,6 +22,7 @@ use bytes::Bytes;
 use serde::Serialize;
 
 mod delta;
+pub(crate) use delta::word;
 pub use delta::Delta;
 
 /// A half-open byte range `[start, end)` in the input stream.

@@ -592,11 +592,9 @@ impl Cx<'_> {
             return;
         }
         let index = self.em.locals[local].index;
-        self.em.pending.push(Event::ToolArgs {
-            index,
-            delta: self.em.arena.copy(delta),
-            span,
-        });
+        self.em
+            .arena
+            .push_args(&mut self.em.pending, index, delta, span);
     }
 
     /// Ends a started call; its span runs from the end of the previous call

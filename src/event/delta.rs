@@ -100,7 +100,7 @@ impl Delta {
 /// The bytes of `b` (at most 8) as a little-endian word, read with at most
 /// three loads whatever the length (overlapping reads agree where they overlap).
 #[inline(always)]
-fn word(b: &[u8]) -> u64 {
+pub(crate) fn word(b: &[u8]) -> u64 {
     let n = b.len();
     let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as u64;
     match n {

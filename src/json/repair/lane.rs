@@ -274,13 +274,16 @@ impl Lane {
             return Some(0);
         }
         // `input[from..i]` is read but neither written nor held: committed
-        // in a clean state, the unit's next bytes otherwise.
+        // in a clean state, the unit's next bytes otherwise. Commits are
+        // written once, when the feed returns: the held bytes and
+        // `input[..upto]` (every commit in a feed extends the one before).
         let mut from = 0;
         let mut i = 0;
+        let mut upto = None;
         macro_rules! commit_to {
             ($to:expr) => {{
                 let to = $to;
-                self.commit(&input[from..to]);
+                upto = Some(to);
                 from = to;
             }};
         }
@@ -295,8 +298,9 @@ impl Lane {
         macro_rules! stop {
             () => {{
                 if self.clean() {
-                    self.commit(&input[from..i]);
+                    self.commit(input, Some(i));
                 } else {
+                    self.commit(input, upto);
                     self.held.extend_from_slice(&input[from..i]);
                 }
                 return Some(i);
@@ -450,7 +454,7 @@ impl Lane {
                         Sub::Esc => match b {
                             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
                                 i += 1;
-                                self.end_char(key, input, &mut from, i);
+                                self.end_char(key, &mut from, &mut upto, i);
                             }
                             b'u' => {
                                 self.sub = Sub::Hex(0, 0);
@@ -470,7 +474,7 @@ impl Lane {
                                     stop!();
                                 }
                                 i += 1;
-                                self.end_char(key, input, &mut from, i);
+                                self.end_char(key, &mut from, &mut upto, i);
                             } else {
                                 self.sub = Sub::Hex(d + 1, v);
                                 self.step_key(key);
@@ -487,7 +491,7 @@ impl Lane {
                                     stop!();
                                 }
                                 i += 1;
-                                self.end_char(key, input, &mut from, i);
+                                self.end_char(key, &mut from, &mut upto, i);
                             } else {
                                 self.sub = Sub::Utf8(have + 1, len);
                                 self.step_key(key);
@@ -539,8 +543,9 @@ impl Lane {
             }
         }
         if self.clean() {
-            self.commit(&input[from..n]);
+            self.commit(input, Some(n));
         } else {
+            self.commit(input, upto);
             self.held.extend_from_slice(&input[from..n]);
         }
         None
@@ -577,26 +582,28 @@ impl Lane {
 
     /// A character or escape ended at `to`: inside a value, a commit point.
     #[inline]
-    fn end_char(&mut self, key: bool, input: &[u8], from: &mut usize, to: usize) {
+    fn end_char(&mut self, key: bool, from: &mut usize, upto: &mut Option<usize>, to: usize) {
         self.sub = Sub::Plain;
         if key {
             self.tok += 1;
         } else {
-            self.commit(&input[*from..to]);
+            *upto = Some(to);
             *from = to;
         }
     }
 
-    /// Writes the held bytes and `bytes` to the arguments: a commit point.
+    /// Writes what a feed committed, if anything (`upto`: it committed the
+    /// held bytes and `input[..upto]`) to the arguments.
     #[inline]
-    fn commit(&mut self, bytes: &[u8]) {
+    fn commit(&mut self, input: &[u8], upto: Option<usize>) {
+        let Some(upto) = upto else { return };
         if !self.held.is_empty() {
             self.at += self.held.len() as u64;
             self.out.extend_from_slice(&self.held);
             self.held.clear();
         }
-        self.at += bytes.len() as u64;
-        self.out.extend_from_slice(bytes);
+        self.at += upto as u64;
+        append(&mut self.out, &input[..upto]);
     }
 
     /// Opens a container at a value's place (false at the depth limit).
@@ -702,6 +709,20 @@ impl Lane {
         rep.offset = self.at;
         std::mem::swap(&mut self.out, out);
         self.depth() as isize - self.depth0 as isize
+    }
+}
+
+/// Appends `bytes` to `out`: a few bytes as one word store, not a call to
+/// `memcpy` (most commits on small chunks are a few bytes).
+#[inline(always)]
+fn append(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = bytes.len();
+    if n <= 8 {
+        let len = out.len();
+        out.extend_from_slice(&crate::event::word(bytes).to_le_bytes());
+        out.truncate(len + n);
+    } else {
+        out.extend_from_slice(bytes);
     }
 }
 
