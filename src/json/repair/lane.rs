@@ -154,6 +154,24 @@ fn ends_scalar(b: u8) -> bool {
     matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// A byte a scalar (number or literal) may hold, as the repairer reads one.
+#[inline]
+fn scalar_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')
+}
+
+/// JSON whitespace.
+#[inline]
+fn blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Length of the run of bytes `take` accepts at the start of `s`.
+#[inline(always)]
+fn run(s: &[u8], take: impl Fn(u8) -> bool) -> usize {
+    s.iter().position(|&b| !take(b)).unwrap_or(s.len())
+}
+
 impl Lane {
     /// True while the lane reads the call's chunks.
     #[inline]
@@ -308,21 +326,22 @@ impl Lane {
         }
         while i < n {
             let b = input[i];
-            if matches!(self.unit, Unit::Comma | Unit::ValQuote | Unit::KeyQuote)
-                && matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-            {
+            if matches!(self.unit, Unit::Comma | Unit::ValQuote | Unit::KeyQuote) && blank(b) {
                 // Blanks held with a comma, a closing quote or a key: counted
                 // against the token limit, as the repairer holds them.
-                self.tok += 1;
-                if self.tok > self.max_token {
+                let k = run(&input[i..], blank);
+                if self.tok + k > self.max_token {
+                    i += self.max_token - self.tok;
+                    self.tok = self.max_token + 1;
                     stop!();
                 }
-                i += 1;
+                self.tok += k;
+                i += k;
                 continue;
             }
             match self.unit {
                 Unit::Clean => match b {
-                    b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                    b' ' | b'\t' | b'\n' | b'\r' => i += run(&input[i..], blank),
                     b'"' => match self.pos {
                         Pos::Value => {
                             self.unit = Unit::Str;
@@ -522,23 +541,21 @@ impl Lane {
                     _ => stop!(),
                 },
                 Unit::Scalar => {
-                    if ends_scalar(b) {
-                        if !self.scalar_ok(&input[from..i]) {
-                            stop!();
-                        }
-                        commit_to!(i);
-                        self.unit = Unit::Clean;
-                        self.pos = Pos::AfterValue;
-                        continue;
-                    }
-                    if !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')) {
+                    let k = run(&input[i..], scalar_byte);
+                    if self.tok + k > self.max_token {
+                        i += self.max_token - self.tok;
+                        self.tok = self.max_token + 1;
                         stop!();
                     }
-                    self.tok += 1;
-                    if self.tok > self.max_token {
+                    self.tok += k;
+                    i += k;
+                    let Some(&b) = input.get(i) else { break };
+                    if !ends_scalar(b) || !self.scalar_ok(&input[from..i]) {
                         stop!();
                     }
-                    i += 1;
+                    commit_to!(i);
+                    self.unit = Unit::Clean;
+                    self.pos = Pos::AfterValue;
                 }
             }
         }
