@@ -40,11 +40,20 @@ fn events_only(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
     let mut at = 0u64;
     for c in input.chunks(chunk) {
         let end = at + c.len() as u64;
-        events.push(Event::ToolArgs {
-            index: 0,
-            delta: Delta::copy_from_slice(c),
-            span: Span::new(at, end),
-        });
+        // As the parser pushes it (`Arena::push_args`): in place, once there
+        // is room, so that the delta is not copied through the stack (a
+        // store-forwarding stall that cost more than the rest of the event).
+        if events.len() == events.capacity() {
+            events.reserve(1);
+        }
+        let delta = Delta::copy_from_slice(c);
+        if events.len() < events.capacity() {
+            events.push(Event::ToolArgs {
+                index: 0,
+                delta,
+                span: Span::new(at, end),
+            });
+        }
         at = end;
         calls += events
             .iter()
