@@ -12,9 +12,11 @@
 //!
 //! The event buffer is reused (cleared) between chunks, as the push API
 //! intends. Run with `--nocapture` to see the counts. None of them
-//! may allocate per chunk: deltas are cut from one reusable buffer whose
-//! space comes back once the consumer drops them (the ceiling below is the
-//! few regrowths that buffer may need while warming).
+//! may allocate per chunk: a short delta is held inline in its event, and
+//! longer ones are cut from one reusable buffer whose space comes back once
+//! the consumer drops them (the ceiling below is the few regrowths that
+//! buffer may need while warming). A consumer that keeps every event does
+//! not make small chunks allocate either (`kept_events_do_not_allocate`).
 
 use std::alloc::System;
 
@@ -100,6 +102,7 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
     ];
     new_parser_is_cheap();
     open_call_repairs_take_bounded_memory();
+    kept_events_do_not_allocate();
     let mut report = Vec::new();
     for (name, warm, hot, ceiling) in cases {
         for chunk in [16, 64, 4096] {
@@ -118,6 +121,39 @@ fn warm_hot_path_does_not_allocate_per_chunk() {
         }
     }
     println!("{}", report.join("\n"));
+}
+
+/// A consumer that keeps every event (a proxy buffering a reply, a test
+/// collecting them) of a call streamed in 4-byte chunks: the deltas are held
+/// inline, so the chunks allocate nothing of their own — only the call's
+/// arguments buffer grows, by doubling (8 allocations in all, 6 of them
+/// those doublings). When deltas were cut from a shared buffer, kept deltas
+/// pinned it and every few thousand chunks needed a new block: 72.
+fn kept_events_do_not_allocate() {
+    let warm = b"<tool_call>\n{\"name\": \"store\", \"arguments\": {\"items\": [";
+    let item = b"{\"id\": 7, \"label\": \"item 7\", \"ok\": true}, ";
+    let hot: Vec<u8> = item.iter().copied().cycle().take(256 << 10).collect();
+    let mut p = Parser::new(Config::default());
+    let mut events: Vec<Event> = Vec::with_capacity(hot.len() / 2);
+    p.feed(warm, &mut events);
+    p.feed(&hot[..4096], &mut events);
+    let region = Region::new(GLOBAL);
+    for c in hot[4096..].chunks(4) {
+        p.feed(c, &mut events);
+    }
+    let stats = region.change();
+    let chunks = (hot.len() - 4096) / 4;
+    let deltas = events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolArgs { .. }))
+        .count();
+    let allocs = stats.allocations + stats.reallocations;
+    println!("kept events: {chunks} chunks, {deltas} deltas kept, {allocs} allocations");
+    assert!(deltas >= chunks / 2, "{deltas} deltas for {chunks} chunks");
+    assert!(
+        allocs <= 12,
+        "{allocs} allocations for {chunks} chunks whose events are kept"
+    );
 }
 
 /// Two megabytes of stray commas inside one open call are two million
