@@ -42,9 +42,9 @@ impl Arena {
     ///
     /// The common case (a short delta, room in `out`) writes the event in
     /// place, its delta's words straight from registers: the same code
-    /// built as a value and then moved reads those words back before they
-    /// are stored, which stalled on store forwarding (measured: a third of
-    /// the parser's time on 4-byte chunks).
+    /// built as a value and then moved reads those words back (as wider
+    /// loads) right after storing them, which stalls on store forwarding
+    /// (measured on Hermes calls in 4-byte chunks: 13 % of the time).
     #[inline(always)]
     pub(crate) fn push_args(
         &mut self,

@@ -224,10 +224,23 @@ impl Hash for Delta {
     }
 }
 
-/// As [`Bytes`] shows itself: `b"…"` with non-printable bytes escaped.
+/// As [`Bytes`] shows itself: `b"…"`, printable ASCII as it is, `\n` `\r`
+/// `\t` `\0` `\\` `\"` escaped, any other byte as `\xNN`.
 impl fmt::Debug for Delta {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "b\"{}\"", self.as_bytes().escape_ascii())
+        f.write_str("b\"")?;
+        for &b in self.as_bytes() {
+            match b {
+                b'\n' => f.write_str("\\n")?,
+                b'\r' => f.write_str("\\r")?,
+                b'\t' => f.write_str("\\t")?,
+                b'\0' => f.write_str("\\0")?,
+                b'\\' | b'"' => write!(f, "\\{}", b as char)?,
+                0x20..=0x7e => write!(f, "{}", b as char)?,
+                _ => write!(f, "\\x{b:02x}")?,
+            }
+        }
+        f.write_str("\"")
     }
 }
 
@@ -278,5 +291,12 @@ mod tests {
             format!("{:?}", Bytes::from_static(b"ab\n\""))
         );
         assert_eq!(format!("{:?}", Delta::from("\u{e9}")), "b\"\\xc3\\xa9\"");
+        // Every byte, inline and shared, shown as `Bytes` shows it.
+        for b in 0..=255u8 {
+            let bytes = Bytes::from(vec![b'a', b, b'\'']);
+            let want = format!("{bytes:?}");
+            assert_eq!(format!("{:?}", Delta::copy_from_slice(&bytes)), want, "{b}");
+            assert_eq!(format!("{:?}", Delta::from(bytes)), want, "{b}");
+        }
     }
 }
