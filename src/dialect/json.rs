@@ -579,6 +579,10 @@ struct Fence {
     py_ok: bool,
 }
 
+/// Fences whose body is read for calls — JSON (or Python-dict) call objects,
+/// or pythonic calls — by their info string (models also fill `python` and
+/// `js` fences with a list of calls; the body must still be call-shaped).
+/// Any other fence is text.
 const JSON_FENCES: &[&[u8]] = &[
     b"",
     b"json",
@@ -641,29 +645,6 @@ fn list_prefix(at: &[u8]) -> Result<Option<usize>, ()> {
         Some(_) => Ok(None),
     }
 }
-
-/// Fences whose body may be JSON (models also fill `python` and `js` fences
-/// with a JSON or Python-dict list of calls; it must still be call-shaped).
-const JSON_BODY: &[&[u8]] = &[
-    b"",
-    b"json",
-    b"json5",
-    b"jsonc",
-    b"tool_call",
-    b"tool_calls",
-    b"tool_use",
-    b"tool",
-    b"function_call",
-    b"functions",
-    b"tool_code",
-    b"python",
-    b"py",
-    b"javascript",
-    b"js",
-    b"typescript",
-    b"ts",
-    b"java",
-];
 
 /// Fences that announce calls: pythonic calls there need no further evidence
 /// (Gemma 3's ```` ```tool_code ````); in other fences they commit like
@@ -825,7 +806,7 @@ impl Block for Fence {
                             },
                         ));
                         self.state = FenceState::Py;
-                    } else if !py && self.json_ok && JSON_BODY.contains(&&lang[..]) {
+                    } else if !py && self.json_ok && JSON_FENCES.contains(&&lang[..]) {
                         self.jc = Some(JsonCalls::new(&self.cfg, self.cfg_strict, false));
                         self.state = FenceState::Json;
                     } else {
