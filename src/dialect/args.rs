@@ -38,6 +38,24 @@ impl ArgsJson {
         }
     }
 
+    /// [`ArgsJson::feed`] for a block whose arguments run to their value's
+    /// end: None while they need more input; `Some(n)` when the value ended
+    /// (or a limit cut it, and it is closed) after `n` bytes of `input`.
+    pub(crate) fn feed_value(
+        &mut self,
+        input: &[u8],
+        cx: &mut Cx<'_>,
+        local: usize,
+    ) -> Option<usize> {
+        let p = self.feed(input, cx, local);
+        match p.status {
+            Status::NeedMore => return None,
+            Status::Limit => self.close(cx, local, true),
+            _ => {}
+        }
+        Some(p.consumed)
+    }
+
     /// Feeds input (its first byte is at `cx.base`) and streams the new
     /// argument bytes of call `local`.
     pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>, local: usize) -> Progress {

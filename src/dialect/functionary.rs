@@ -19,7 +19,6 @@ use super::args::{find_any, is_name_byte, ArgsJson, RawArgs};
 use super::{Action, Block, BlockArgs, Cx, Flow, LaneHost, Trigger};
 use crate::config::Config;
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::Status;
 use crate::scan::{match_lit, Match, Pattern};
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -240,17 +239,11 @@ impl Block for FnCall {
                     let (Some(j), Some(local)) = (self.json.as_mut(), self.local) else {
                         return Flow::Done(i);
                     };
-                    let mut sub = cx.at(i);
-                    let p = j.feed(&input[i..], &mut sub, local);
-                    i += p.consumed;
-                    match p.status {
-                        Status::NeedMore => return Flow::More,
-                        Status::Limit => {
-                            j.close(&mut sub, local, true);
-                            self.st = St::After;
-                        }
-                        _ => self.st = St::After,
-                    }
+                    let Some(n) = j.feed_value(&input[i..], &mut cx.at(i), local) else {
+                        return Flow::More;
+                    };
+                    i += n;
+                    self.st = St::After;
                     if self.close.is_none() {
                         return self.done(cx, i, false);
                     }

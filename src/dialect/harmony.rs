@@ -43,7 +43,6 @@ use super::args::{find_any, match_any, ArgsJson, RawArgs};
 use super::{Action, Block, BlockArgs, Cx, Flow, LaneHost, Resume, Trigger};
 use crate::config::Config;
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::Status;
 use crate::scan::{match_lit, Match, Pattern};
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -664,17 +663,11 @@ impl Block for HarmonyCall {
                     let (Some(j), Some(local)) = (self.json.as_mut(), self.local) else {
                         return Flow::Done(i);
                     };
-                    let mut sub = cx.at(i);
-                    let p = j.feed(&input[i..], &mut sub, local);
-                    i += p.consumed;
-                    match p.status {
-                        Status::NeedMore => return Flow::More,
-                        Status::Limit => {
-                            j.close(&mut sub, local, true);
-                            self.st = St::After;
-                        }
-                        _ => self.st = St::After,
-                    }
+                    let Some(n) = j.feed_value(&input[i..], &mut cx.at(i), local) else {
+                        return Flow::More;
+                    };
+                    i += n;
+                    self.st = St::After;
                 }
                 St::Raw => {
                     let (Some(r), Some(local)) = (self.raw.as_mut(), self.local) else {
