@@ -656,3 +656,14 @@ fn limits_9() {
 fn limits_10() {
     regression("limits-10");
 }
+
+/// A Hermes-like call whose key is held at the token limit (a small limit
+/// the fuzzer chose), then blanks. The lane reads a run of blanks in one
+/// step, assuming the count was within the limit when the run began; a key's
+/// closing quote can take it one past, and the step's subtraction
+/// underflowed (a panic with overflow checks, a slice past the input
+/// without). Found on the first campaign after that change.
+#[test]
+fn limits_11() {
+    regression("limits-11");
+}

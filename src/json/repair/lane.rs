@@ -329,10 +329,13 @@ impl Lane {
             if matches!(self.unit, Unit::Comma | Unit::ValQuote | Unit::KeyQuote) && blank(b) {
                 // Blanks held with a comma, a closing quote or a key: counted
                 // against the token limit, as the repairer holds them.
+                // The count may already be past the limit (a key's closing
+                // quote is counted without a check): then this blank stops.
                 let k = run(&input[i..], blank);
-                if self.tok + k > self.max_token {
-                    i += self.max_token - self.tok;
-                    self.tok = self.max_token + 1;
+                let room = self.max_token.saturating_sub(self.tok);
+                if k > room {
+                    i += room;
+                    self.tok += room + 1;
                     stop!();
                 }
                 self.tok += k;
@@ -542,9 +545,10 @@ impl Lane {
                 },
                 Unit::Scalar => {
                     let k = run(&input[i..], scalar_byte);
-                    if self.tok + k > self.max_token {
-                        i += self.max_token - self.tok;
-                        self.tok = self.max_token + 1;
+                    let room = self.max_token.saturating_sub(self.tok);
+                    if k > room {
+                        i += room;
+                        self.tok += room + 1;
                         stop!();
                     }
                     self.tok += k;
