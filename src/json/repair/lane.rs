@@ -331,15 +331,13 @@ impl Lane {
                 // against the token limit, as the repairer holds them.
                 // The count may already be past the limit (a key's closing
                 // quote is counted without a check): then this blank stops.
-                let k = run(&input[i..], blank);
-                let room = self.max_token.saturating_sub(self.tok);
-                if k > room {
-                    i += room;
-                    self.tok += room + 1;
-                    stop!();
+                match self.count_run(run(&input[i..], blank)) {
+                    Ok(k) => i += k,
+                    Err(k) => {
+                        i += k;
+                        stop!();
+                    }
                 }
-                self.tok += k;
-                i += k;
                 continue;
             }
             match self.unit {
@@ -544,15 +542,13 @@ impl Lane {
                     _ => stop!(),
                 },
                 Unit::Scalar => {
-                    let k = run(&input[i..], scalar_byte);
-                    let room = self.max_token.saturating_sub(self.tok);
-                    if k > room {
-                        i += room;
-                        self.tok += room + 1;
-                        stop!();
+                    match self.count_run(run(&input[i..], scalar_byte)) {
+                        Ok(k) => i += k,
+                        Err(k) => {
+                            i += k;
+                            stop!();
+                        }
                     }
-                    self.tok += k;
-                    i += k;
                     let Some(&b) = input.get(i) else { break };
                     if !ends_scalar(b) || !self.scalar_ok(&input[from..i]) {
                         stop!();
@@ -591,6 +587,20 @@ impl Lane {
             Some(Kind::Obj) => Pos::ObjKey,
             _ => Pos::Value,
         }
+    }
+
+    /// Counts a run of `k` bytes against the token limit, a byte at a time
+    /// as the repairer does: `Ok(k)` when all fit, `Err(j)` when the byte
+    /// after the first `j` passes the limit (there the lane stops).
+    #[inline]
+    fn count_run(&mut self, k: usize) -> Result<usize, usize> {
+        let room = self.max_token.saturating_sub(self.tok);
+        if k > room {
+            self.tok += room + 1;
+            return Err(room);
+        }
+        self.tok += k;
+        Ok(k)
     }
 
     /// Counts a byte of a key (a string value's bytes are not counted).
