@@ -101,14 +101,17 @@ impl Delta {
 /// three loads whatever the length (overlapping reads agree where they overlap).
 #[inline(always)]
 pub(crate) fn word(b: &[u8]) -> u64 {
+    #[inline(always)]
+    fn u32_at(b: &[u8], i: usize) -> u64 {
+        u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as u64
+    }
     let n = b.len();
-    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as u64;
     match n {
         0 => 0,
         1..=3 => {
             b[0] as u64 | (b[n / 2] as u64) << (8 * (n / 2)) | (b[n - 1] as u64) << (8 * (n - 1))
         }
-        4..=7 => u32_at(0) | u32_at(n - 4) << (8 * (n - 4)),
+        4..=7 => u32_at(b, 0) | u32_at(b, n - 4) << (8 * (n - 4)),
         _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
     }
 }

@@ -98,19 +98,23 @@ pub(crate) struct Lane {
     /// Bytes of the held key or scalar (a key's from its opening quote, up
     /// to its colon), or blanks after a held comma or closing quote.
     tok: usize,
-    /// The held (uncommitted) bytes of the current unit that came in
-    /// earlier chunks.
-    held: Vec<u8>,
-    /// Where a scalar cut by a chunk is put together to be checked.
-    scratch: Vec<u8>,
-    /// The arguments JSON (the writer's buffer while armed).
+    /// The arguments JSON (the writer's buffer while armed), then the held
+    /// (read, uncommitted) bytes of the current unit: every byte the lane
+    /// takes is appended as it is read, and a commit only moves
+    /// `committed`.
     out: Vec<u8>,
+    /// The commit point: `out[..committed]` is the arguments, the rest held.
+    committed: usize,
     /// How much of `out` has been handed out as deltas.
     emitted: usize,
     /// `out` never grows past this (`max_args_bytes`).
     out_max: usize,
-    /// Absolute offset of the commit point.
-    at: u64,
+    /// The held bytes, once split off `out` (see [`Lane::take_held`]).
+    held: Vec<u8>,
+    /// Absolute offset of `out[committed0]`: the lane takes input bytes
+    /// one for one, so the commit point is at `at0 + committed - committed0`.
+    at0: u64,
+    committed0: usize,
     /// The call's index (for its `ToolArgs` events).
     index: usize,
 }
@@ -133,12 +137,13 @@ impl Default for Lane {
             cin_str: false,
             ch: [0; 4],
             tok: 0,
-            held: Vec::new(),
-            scratch: Vec::new(),
             out: Vec::new(),
+            committed: 0,
             emitted: 0,
             out_max: 0,
-            at: 0,
+            held: Vec::new(),
+            at0: 0,
+            committed0: 0,
             index: 0,
         }
     }
@@ -255,9 +260,11 @@ impl Lane {
         self.sub = Sub::Plain;
         self.tok = 0;
         self.held.clear();
+        self.committed = out.len();
         self.emitted = out.len();
+        self.committed0 = out.len();
         self.out_max = out_max;
-        self.at = rep.offset - rep.stash.len() as u64;
+        self.at0 = rep.offset - rep.stash.len() as u64;
         self.index = index;
         std::mem::swap(&mut self.out, out);
         self.armed = true;
@@ -268,6 +275,7 @@ impl Lane {
             let taken = self.feed(&stash).is_none();
             if !taken {
                 // Not a unit the lane completes: the repairer keeps it.
+                self.held.clear();
                 self.out.truncate(len);
                 std::mem::swap(&mut self.out, out);
                 self.armed = false;
@@ -287,22 +295,27 @@ impl Lane {
     pub(crate) fn feed(&mut self, input: &[u8]) -> Option<usize> {
         debug_assert!(self.armed);
         let n = input.len();
-        if self.out.len() + self.held.len() + n > self.out_max {
+        if self.out.len() + n > self.out_max {
             // This chunk might reach `max_args_bytes`: the writer cuts there.
             return Some(0);
         }
-        // `input[from..i]` is read but neither written nor held: committed
-        // in a clean state, the unit's next bytes otherwise. Commits are
-        // written once, when the feed returns: the held bytes and
-        // `input[..upto]` (every commit in a feed extends the one before).
-        let mut from = 0;
+        // The chunk is appended as it is; what the lane does not take is cut
+        // off again when it stops. `input[i]` is `out[base + i]`.
+        let base = self.out.len();
+        append(&mut self.out, input);
+        if self.unit == Unit::Str && self.sub == Sub::Plain && plain_len(input) == n {
+            // Inside a string value, nothing held, and all of the chunk is
+            // plain content: the common chunk of a long string.
+            self.committed = base + n;
+            return None;
+        }
+        // The commit point in this chunk, if it moved (every commit in a
+        // feed extends the one before).
         let mut i = 0;
         let mut upto = None;
         macro_rules! commit_to {
             ($to:expr) => {{
-                let to = $to;
-                upto = Some(to);
-                from = to;
+                upto = Some($to);
             }};
         }
         // Leaves a commit point: the state there is kept for a stop.
@@ -315,12 +328,8 @@ impl Lane {
         }
         macro_rules! stop {
             () => {{
-                if self.clean() {
-                    self.commit(input, Some(i));
-                } else {
-                    self.commit(input, upto);
-                    self.held.extend_from_slice(&input[from..i]);
-                }
+                self.commit(base, if self.clean() { Some(i) } else { upto });
+                self.out.truncate(base + i);
                 return Some(i);
             }};
         }
@@ -474,7 +483,7 @@ impl Lane {
                         Sub::Esc => match b {
                             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
                                 i += 1;
-                                self.end_char(key, &mut from, &mut upto, i);
+                                self.end_char(key, &mut upto, i);
                             }
                             b'u' => {
                                 self.sub = Sub::Hex(0, 0);
@@ -494,7 +503,7 @@ impl Lane {
                                     stop!();
                                 }
                                 i += 1;
-                                self.end_char(key, &mut from, &mut upto, i);
+                                self.end_char(key, &mut upto, i);
                             } else {
                                 self.sub = Sub::Hex(d + 1, v);
                                 self.step_key(key);
@@ -511,7 +520,7 @@ impl Lane {
                                     stop!();
                                 }
                                 i += 1;
-                                self.end_char(key, &mut from, &mut upto, i);
+                                self.end_char(key, &mut upto, i);
                             } else {
                                 self.sub = Sub::Utf8(have + 1, len);
                                 self.step_key(key);
@@ -550,7 +559,7 @@ impl Lane {
                         }
                     }
                     let Some(&b) = input.get(i) else { break };
-                    if !ends_scalar(b) || !self.scalar_ok(&input[from..i]) {
+                    if !ends_scalar(b) || !self.scalar_ok(base + i) {
                         stop!();
                     }
                     commit_to!(i);
@@ -559,12 +568,7 @@ impl Lane {
                 }
             }
         }
-        if self.clean() {
-            self.commit(input, Some(n));
-        } else {
-            self.commit(input, upto);
-            self.held.extend_from_slice(&input[from..n]);
-        }
+        self.commit(base, if self.clean() { Some(n) } else { upto });
         None
     }
 
@@ -613,28 +617,22 @@ impl Lane {
 
     /// A character or escape ended at `to`: inside a value, a commit point.
     #[inline]
-    fn end_char(&mut self, key: bool, from: &mut usize, upto: &mut Option<usize>, to: usize) {
+    fn end_char(&mut self, key: bool, upto: &mut Option<usize>, to: usize) {
         self.sub = Sub::Plain;
         if key {
             self.tok += 1;
         } else {
             *upto = Some(to);
-            *from = to;
         }
     }
 
-    /// Writes what a feed committed, if anything (`upto`: it committed the
-    /// held bytes and `input[..upto]`) to the arguments.
-    #[inline]
-    fn commit(&mut self, input: &[u8], upto: Option<usize>) {
-        let Some(upto) = upto else { return };
-        if !self.held.is_empty() {
-            self.at += self.held.len() as u64;
-            self.out.extend_from_slice(&self.held);
-            self.held.clear();
+    /// Moves the commit point to what a feed committed, if anything
+    /// (`upto`: through `input[..upto]`, the chunk being at `out[base..]`).
+    #[inline(always)]
+    fn commit(&mut self, base: usize, upto: Option<usize>) {
+        if let Some(upto) = upto {
+            self.committed = base + upto;
         }
-        self.at += upto as u64;
-        append(&mut self.out, &input[..upto]);
     }
 
     /// Opens a container at a value's place (false at the depth limit).
@@ -672,35 +670,34 @@ impl Lane {
         true
     }
 
-    /// The held scalar, ending with `tail` (its bytes in this chunk), is
-    /// a number or literal the fast path writes as it is.
-    fn scalar_ok(&mut self, tail: &[u8]) -> bool {
-        // The scalar's bytes: the last `tok` of the held bytes and `tail`.
-        let s: &[u8] = if self.tok <= tail.len() {
-            &tail[tail.len() - self.tok..]
-        } else {
-            let from_held = self.tok - tail.len();
-            self.scratch.clear();
-            self.scratch
-                .extend_from_slice(&self.held[self.held.len() - from_held..]);
-            self.scratch.extend_from_slice(tail);
-            &self.scratch
-        };
+    /// The held scalar, ending before `out[end]`, is a number or literal
+    /// the fast path writes as it is.
+    fn scalar_ok(&self, end: usize) -> bool {
+        let s = &self.out[end - self.tok..end];
         matches!(s, b"true" | b"false" | b"null") || (number_len(s) == Some(s.len()) && fits_f64(s))
     }
 
     /// The arguments bytes committed since the last call (the chunk's delta).
     #[inline]
     pub(crate) fn take_delta(&mut self) -> &[u8] {
-        let d = &self.out[self.emitted..];
-        self.emitted = self.out.len();
+        let d = &self.out[self.emitted..self.committed];
+        self.emitted = self.committed;
         d
     }
 
     /// Takes the held bytes (after a stop, to be read again by the parser);
     /// give the buffer back with [`Lane::give_held`].
     pub(crate) fn take_held(&mut self) -> Vec<u8> {
+        self.split_held();
         std::mem::take(&mut self.held)
+    }
+
+    /// Moves the held bytes from the end of `out` to `held`.
+    fn split_held(&mut self) {
+        if self.out.len() > self.committed {
+            self.held.extend_from_slice(&self.out[self.committed..]);
+            self.out.truncate(self.committed);
+        }
     }
 
     /// Gives back the buffer of [`Lane::take_held`] (for its capacity).
@@ -716,6 +713,7 @@ impl Lane {
     pub(crate) fn disarm(&mut self, rep: &mut Repairer, out: &mut Vec<u8>) -> isize {
         debug_assert!(self.armed);
         self.armed = false;
+        self.split_held();
         let (pos, in_str) = if self.clean() {
             (self.pos, self.unit == Unit::Str)
         } else {
@@ -737,7 +735,7 @@ impl Lane {
         } else {
             Lex::None
         };
-        rep.offset = self.at;
+        rep.offset = self.at0 + (self.committed - self.committed0) as u64;
         std::mem::swap(&mut self.out, out);
         self.depth() as isize - self.depth0 as isize
     }
