@@ -1,14 +1,14 @@
 //! Replays of fuzz inputs through the assertions of the fuzz targets.
 //!
-//! `fuzz/src/lib.rs` (the properties every target asserts) is included here
-//! as a module, so a crash replays through exactly the checks that found it,
+//! `fuzz/src/lib.rs` (the properties every target asserts) is included as
+//! a module (`common::fuzz_checks`), so a crash replays through exactly the checks that found it,
 //! without cargo-fuzz or a nightly toolchain. Each crash found by fuzzing gets
 //! a named test below reading its minimized input from
 //! `fuzz/regressions/<target>-<n>.bin` (see `fuzz/README.md`).
 
 mod common;
-#[path = "../fuzz/src/lib.rs"]
-mod fuzz_checks;
+
+use common::fuzz_checks;
 
 use std::fs;
 use std::path::{Path, PathBuf};

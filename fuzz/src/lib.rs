@@ -1,6 +1,8 @@
 //! The properties the fuzz targets assert, shared by every target and by
-//! `tests/fuzz_regressions.rs` (which includes this file with `#[path]`), so a
-//! crash replays through exactly the assertions that found it.
+//! the test suites (`tests/common` includes this file with `#[path]`), so a
+//! crash replays through exactly the assertions that found it
+//! (`tests/fuzz_regressions.rs`), and the proptests and golden tests check
+//! the very contracts the fuzzers do.
 //!
 //! Input layout: `content_split`, `json_repair` and `pythonic` read the
 //! *split layout* (see [`split`]: a header byte, the chunk lengths it
@@ -125,8 +127,11 @@ fn assert_json_object(args: &str) {
 
 /// The content parser's contracts on one event list: spans of the tiling
 /// events cover `[0, len)` without gap or overlap, `Text` is exactly its
-/// input bytes, calls open/close in order with indexes counting up from 0,
-/// deltas add up to the arguments, which are a JSON object.
+/// input bytes and `Thinking` lies inside its span, calls open/close in
+/// order with indexes counting up from 0, deltas add up to the arguments,
+/// which are a JSON object; the output is bounded
+/// ([`check_amplification`]). Also the contract check of the test suites
+/// (`tests/common`).
 pub fn check_contracts(input: &[u8], events: &[Event]) {
     let mut pos = 0u64;
     for e in events.iter().filter(|e| e.is_tiling()) {
@@ -136,12 +141,17 @@ pub fn check_contracts(input: &[u8], events: &[Event]) {
         assert!(s.end as usize <= input.len(), "span past the input: {e:?}");
         pos = s.end;
         let raw = &input[s.start as usize..s.end as usize];
-        if let Event::Text { text, .. } = e {
-            assert_eq!(
+        match e {
+            Event::Text { text, .. } => assert_eq!(
                 &text[..],
                 raw,
                 "Text differs from the input bytes of its span"
-            );
+            ),
+            Event::Thinking { text, .. } => assert!(
+                text.is_empty() || memchr::memmem::find(raw, text).is_some(),
+                "Thinking not inside its span: {e:?}"
+            ),
+            _ => {}
         }
     }
     assert_eq!(

@@ -63,109 +63,11 @@ pub(crate) fn calls(events: &[Event]) -> Vec<ToolCall> {
     Parsed::from_events(events.to_vec()).calls
 }
 
-/// (text, thinking, calls).
-pub(crate) fn summary(events: &[Event]) -> (Vec<u8>, Vec<u8>, Vec<ToolCall>) {
-    let mut text = Vec::new();
-    let mut thinking = Vec::new();
-    for e in events {
-        match e {
-            Event::Text { text: t, .. } => text.extend_from_slice(t),
-            Event::Thinking { text: t, .. } => thinking.extend_from_slice(t),
-            _ => {}
-        }
-    }
-    (text, thinking, calls(events))
-}
-
-/// Asserts the lossless, deltas-add-up and ordering contracts.
-pub(crate) fn check_contracts(input: &[u8], events: &[Event]) {
-    // Lossless: Text/Thinking/ToolEnd spans tile [0, len).
-    let mut pos = 0u64;
-    for e in events.iter().filter(|e| e.is_tiling()) {
-        let s = e.span();
-        assert_eq!(
-            s.start,
-            pos,
-            "gap or overlap before {e:?} in {:?}",
-            String::from_utf8_lossy(input)
-        );
-        assert!(s.end >= s.start);
-        pos = s.end;
-        let raw = &input[s.start as usize..s.end as usize];
-        match e {
-            Event::Text { text, .. } => assert_eq!(&text[..], raw, "text differs from its span"),
-            Event::Thinking { text, .. } => {
-                assert!(
-                    text.is_empty() || memchr::memmem::find(raw, text).is_some(),
-                    "thinking not inside its span"
-                );
-            }
-            _ => {}
-        }
-    }
-    assert_eq!(
-        pos,
-        input.len() as u64,
-        "spans do not cover the input {:?}",
-        String::from_utf8_lossy(input)
-    );
-    // Calls: start, deltas, end; deltas add up to valid JSON object arguments.
-    let mut next_index = 0;
-    let mut open: Option<(usize, Vec<u8>)> = None;
-    for e in events {
-        match e {
-            Event::ToolStart { index, .. } => {
-                assert!(open.is_none(), "ToolStart while a call is open");
-                assert_eq!(*index, next_index, "call indexes must count up");
-                open = Some((*index, Vec::new()));
-            }
-            Event::ToolArgs { index, delta, .. } => {
-                let (i, buf) = open.as_mut().expect("ToolArgs outside a call");
-                assert_eq!(index, i);
-                buf.extend_from_slice(delta);
-            }
-            Event::ToolEnd { call, .. } => {
-                let (i, buf) = open.take().expect("ToolEnd without ToolStart");
-                assert_eq!(call.index, i);
-                assert_eq!(
-                    String::from_utf8_lossy(&buf),
-                    call.arguments,
-                    "deltas do not add up to the arguments"
-                );
-                let v: serde_json::Value = serde_json::from_str(&call.arguments)
-                    .unwrap_or_else(|e| panic!("arguments not JSON ({e}): {}", call.arguments));
-                assert!(v.is_object(), "arguments not an object: {}", call.arguments);
-                next_index += 1;
-            }
-            _ => {}
-        }
-    }
-    assert!(open.is_none(), "a call was left open");
-    check_amplification(input, events);
-}
-
-/// Bounded output: what the events carry (text, reasoning, call names and
-/// arguments) is at most 16 times the input, plus a constant. Escaping and
-/// repairs make it longer (6 bytes for a control character, `null` for a
-/// missing value: 6.3 times at most over the fuzz corpora), never by a
-/// factor that grows with the input (a pythonic key nesting dicts once
-/// doubled at each level: 2 MB of arguments from 80 bytes).
-pub(crate) fn check_amplification(input: &[u8], events: &[Event]) {
-    let out: usize = events
-        .iter()
-        .map(|e| match e {
-            Event::Text { text, .. } | Event::Thinking { text, .. } => text.len(),
-            Event::ToolEnd { call, .. } => call.name.len() + call.arguments.len(),
-            _ => 0,
-        })
-        .sum();
-    assert!(
-        out <= 16 * input.len() + 256,
-        "{out} bytes out of {} in: {:?}",
-        input.len(),
-        String::from_utf8_lossy(&input[..input.len().min(200)])
-    );
-}
+// The contract checks are the fuzz targets' own (one definition of each
+// contract, whichever harness finds a violation).
+#[path = "../../fuzz/src/lib.rs"]
+pub(crate) mod fuzz_checks;
+pub(crate) use fuzz_checks::{check_contracts, summary};
 
 /// Runs whole, 1-byte, 3-byte and 7-byte chunkings; checks contracts and
 /// that all agree; returns the whole-input result.
