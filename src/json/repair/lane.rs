@@ -328,9 +328,7 @@ impl Lane {
         }
         macro_rules! stop {
             () => {{
-                self.commit(base, if self.clean() { Some(i) } else { upto });
-                self.out.truncate(base + i);
-                return Some(i);
+                return self.stop(base, i, upto);
             }};
         }
         while i < n {
@@ -570,6 +568,17 @@ impl Lane {
         }
         self.commit(base, if self.clean() { Some(n) } else { upto });
         None
+    }
+
+    /// Stops before `input[i]` (the chunk at `out[base..]`; `upto` as in
+    /// [`Lane::commit`]): what was read is committed or held, the rest of the
+    /// chunk is cut off again. Out of line: a stop ends the lane's run.
+    #[cold]
+    #[inline(never)]
+    fn stop(&mut self, base: usize, i: usize, upto: Option<usize>) -> Option<usize> {
+        self.commit(base, if self.clean() { Some(i) } else { upto });
+        self.out.truncate(base + i);
+        Some(i)
     }
 
     /// The current depth.
