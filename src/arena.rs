@@ -71,6 +71,29 @@ impl Arena {
         }
     }
 
+    /// [`Arena::push_args`] for a delta of `n` bytes (at most 8) given as
+    /// the word `w` (see [`Delta::from_word`]): no buffer is needed.
+    #[inline(always)]
+    pub(crate) fn push_word(
+        &mut self,
+        out: &mut Vec<Event>,
+        index: usize,
+        w: u64,
+        n: usize,
+        span: Span,
+    ) {
+        if out.len() == out.capacity() {
+            out.reserve(1);
+        }
+        // As in `push_args`: the guard drops `push`'s growth path.
+        if out.len() < out.capacity() {
+            let delta = Delta::from_word(w, n);
+            out.push(Event::ToolArgs { index, delta, span })
+        } else {
+            self.push_args(out, index, &w.to_le_bytes()[..n], span)
+        }
+    }
+
     /// A copy of `bytes` cut from the shared buffer.
     #[inline(never)]
     fn cut(&mut self, bytes: &[u8]) -> Delta {

@@ -356,6 +356,15 @@ impl Parser {
     /// of the chunk is for the caller.
     fn lane_feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> Option<usize> {
         let start = self.offset;
+        if let Some(w) = self.lane.feed_string(chunk) {
+            let end = start + chunk.len() as u64;
+            let index = self.lane.index();
+            self.em
+                .arena
+                .push_word(out, index, w, chunk.len(), Span::new(start, end));
+            self.offset = end;
+            return None;
+        }
         let stop = self.lane.feed(chunk);
         let end = start + stop.unwrap_or(chunk.len()) as u64;
         let index = self.lane.index();

@@ -80,11 +80,24 @@ impl Delta {
             9..=16 => (word(&bytes[..8]), word(&bytes[8..]), 0),
             _ => (word(&bytes[..8]), word(&bytes[8..16]), word(&bytes[16..])),
         };
+        Some(Delta::from_words(w0, w1, w2, n))
+    }
+
+    /// The `n` bytes (at most 8) of the word `w` ([`word`]'s form:
+    /// little-endian, zeros past `n`), held inline.
+    #[inline(always)]
+    pub(crate) fn from_word(w: u64, n: usize) -> Delta {
+        debug_assert!(n <= 8 && (n == 8 || w >> (8 * n) == 0));
+        Delta::from_words(w, 0, 0, n)
+    }
+
+    #[inline(always)]
+    fn from_words(w0: u64, w1: u64, w2: u64, n: usize) -> Delta {
         let mut buf = [0; INLINE + 1];
         buf[..8].copy_from_slice(&w0.to_le_bytes());
         buf[8..16].copy_from_slice(&w1.to_le_bytes());
         buf[16..].copy_from_slice(&(w2 | (n as u64) << 56).to_le_bytes());
-        Some(Delta(Repr::Inline(buf)))
+        Delta(Repr::Inline(buf))
     }
 
     /// The fragment's bytes.

@@ -323,23 +323,10 @@ pub(super) fn plain_len(s: &[u8]) -> usize {
 /// caller needs) is such a run.
 #[inline(always)]
 pub(crate) fn run_len<const DEL: bool, const HIGH: bool>(s: &[u8], kept: &[bool; 256]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const TOP: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
     let mut i = 0;
     for w in s.chunks_exact(8) {
         let Ok(w) = <[u8; 8]>::try_from(w) else { break };
-        let x = u64::from_le_bytes(w);
-        let mut hits = x.wrapping_sub(ONES * 0x20) & !x
-            | zero_byte(x ^ (ONES * u64::from(b'"')))
-            | zero_byte(x ^ (ONES * u64::from(b'\\')));
-        if DEL {
-            hits |= zero_byte(x ^ (ONES * 0x7F));
-        }
-        if HIGH {
-            hits |= x;
-        }
-        if hits & TOP != 0 {
+        if swar_hits::<DEL, HIGH>(u64::from_le_bytes(w)) != 0 {
             if let Some(k) = w.iter().position(|&c| !kept[c as usize]) {
                 return i + k;
             }
@@ -350,6 +337,38 @@ pub(crate) fn run_len<const DEL: bool, const HIGH: bool>(s: &[u8], kept: &[bool;
         .iter()
         .position(|&c| !kept[c as usize])
         .unwrap_or(s.len() - i)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const TOP: u64 = 0x8080_8080_8080_8080;
+
+/// The SWAR tests of [`run_len`] on the word `x`: zero when none of its
+/// bytes is below 0x20, `"`, `\`, DEL (when `DEL`) or from 0x80 (when
+/// `HIGH`); otherwise the top bit of (at least) the first such byte is set.
+#[inline(always)]
+fn swar_hits<const DEL: bool, const HIGH: bool>(x: u64) -> u64 {
+    let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
+    let mut hits = x.wrapping_sub(ONES * 0x20) & !x
+        | zero_byte(x ^ (ONES * u64::from(b'"')))
+        | zero_byte(x ^ (ONES * u64::from(b'\\')));
+    if DEL {
+        hits |= zero_byte(x ^ (ONES * 0x7F));
+    }
+    if HIGH {
+        hits |= x;
+    }
+    hits & TOP
+}
+
+/// The `n` bytes (1 to 8) of the word `w` ([`crate::event::word`]'s form)
+/// are all [`PLAIN`]: string content copied as it is. Exact: the bytes past
+/// `n` are taken as spaces, and a word with no SWAR hit has no byte outside
+/// [`PLAIN`].
+#[inline(always)]
+pub(super) fn plain_word(w: u64, n: usize) -> bool {
+    debug_assert!((1..=8).contains(&n));
+    let pad = (ONES * 0x20).checked_shl(8 * n as u32).unwrap_or(0);
+    swar_hits::<false, true>(w | pad) == 0
 }
 
 #[inline]

@@ -32,7 +32,9 @@
 //! split of the same input.
 
 use super::fast::number_len;
-use super::{fits_f64, plain_len, utf8_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex};
+use super::{
+    fits_f64, plain_len, plain_word, utf8_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex,
+};
 
 /// Where the lane is inside the current unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,6 +288,37 @@ impl Lane {
             rep.stash.clear();
         }
         true
+    }
+
+    /// Reads `input` when it is the common chunk of a streamed string
+    /// value: at most 8 bytes of plain content, inside a string value whose
+    /// earlier bytes are all handed out. Then all of it is committed and is
+    /// the chunk's delta, returned as a word ([`crate::event::word`]) so the
+    /// caller makes the event without reading the bytes again, and without
+    /// the byte loop of [`Lane::feed`]. None: not such a chunk, nothing done.
+    #[inline(always)]
+    pub(crate) fn feed_string(&mut self, input: &[u8]) -> Option<u64> {
+        let n = input.len();
+        let len = self.out.len();
+        if self.unit != Unit::Str
+            || !matches!(self.sub, Sub::Plain)
+            || n > 8
+            || n == 0
+            || self.emitted != len
+            || len + n > self.out_max
+        {
+            return None;
+        }
+        let w = crate::event::word(input);
+        if !plain_word(w, n) {
+            return None;
+        }
+        debug_assert_eq!(self.committed, len, "a string value holds nothing");
+        self.out.extend_from_slice(&w.to_le_bytes());
+        self.out.truncate(len + n);
+        self.committed = len + n;
+        self.emitted = len + n;
+        Some(w)
     }
 
     /// Reads `input`. None: all of it was taken (committed to the arguments,
@@ -874,6 +907,52 @@ mod tests {
                 same_as_repairer(body, k, true);
             }
         }
+    }
+
+    #[test]
+    fn plain_word_is_plain_len_on_short_chunks() {
+        // Every byte value at every place of every short length.
+        for n in 1..=8 {
+            for at in 0..n {
+                for b in 0..=255u8 {
+                    let mut c = [b'a'; 8];
+                    c[at] = b;
+                    let c = &c[..n];
+                    let w = crate::event::word(c);
+                    assert_eq!(plain_word(w, n), plain_len(c) == n, "{c:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn short_string_chunks_skip_the_byte_loop() {
+        let (mut rep, mut lane, mut out) = armed(b"{\"a\": \"");
+        let w = |s: &[u8]| crate::event::word(s);
+        assert_eq!(lane.feed_string(b"abcd"), Some(w(b"abcd")));
+        assert_eq!(lane.feed_string(b"efgh1234"), Some(w(b"efgh1234")));
+        assert!(lane.take_delta().is_empty(), "handed out as words");
+        // A closing quote, an escape, non-ASCII, a control character, more
+        // than a word: the byte loop's.
+        for c in [
+            &b"ab\"c"[..],
+            b"a\\n",
+            "\u{e9}".as_bytes(),
+            b"a\tb",
+            b"123456789",
+        ] {
+            assert_eq!(lane.feed_string(c), None, "{c:?}");
+        }
+        assert_eq!(lane.feed(b"ij"), None);
+        // A delta not yet handed out: the chunk would not be all of it.
+        assert_eq!(lane.feed_string(b"kl"), None);
+        assert_eq!(lane.take_delta(), b"ij");
+        assert_eq!(lane.feed(b"\", "), None);
+        assert_eq!(lane.take_delta(), b"\"");
+        assert_eq!(lane.feed_string(b"mn"), None, "outside a string value");
+        lane.take_held();
+        lane.disarm(&mut rep, &mut out);
+        assert_eq!(out, b"{\"a\": \"abcdefgh1234ij\"");
     }
 
     #[test]
