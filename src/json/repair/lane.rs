@@ -17,8 +17,12 @@
 //! the repairer's stack and position and the arguments writer's buffer, and
 //! reads the next chunks itself. It accepts exactly what the fast path
 //! commits unchanged, keeps its place inside a unit across chunks (holding
-//! the unit's bytes, never reading them again), appends committed bytes to
-//! the arguments and hands the parser one delta per chunk.
+//! the unit's bytes, never reading them again) and hands the parser one
+//! delta per chunk. Every byte it takes is appended to the arguments buffer
+//! as it is read; a commit only moves the index that divides the arguments
+//! from the held bytes after them. The commonest chunk of all, a few plain
+//! bytes inside a string value, does not enter the byte loop
+//! ([`Lane::feed_string`]).
 //!
 //! At the first byte it does not take (a repair to make, a `<` that may be
 //! the closing tag, a container whose end the calls reader must see, a
