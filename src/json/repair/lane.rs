@@ -318,8 +318,7 @@ impl Lane {
             return None;
         }
         debug_assert_eq!(self.committed, len, "a string value holds nothing");
-        self.out.extend_from_slice(&w.to_le_bytes());
-        self.out.truncate(len + n);
+        append_word(&mut self.out, w, n);
         self.committed = len + n;
         self.emitted = len + n;
         Some(w)
@@ -793,12 +792,18 @@ impl Lane {
 fn append(out: &mut Vec<u8>, bytes: &[u8]) {
     let n = bytes.len();
     if n <= 8 {
-        let len = out.len();
-        out.extend_from_slice(&crate::event::word(bytes).to_le_bytes());
-        out.truncate(len + n);
+        append_word(out, crate::event::word(bytes), n);
     } else {
         out.extend_from_slice(bytes);
     }
+}
+
+/// Appends the `n` bytes (at most 8) of the word `w` with one word store.
+#[inline(always)]
+fn append_word(out: &mut Vec<u8>, w: u64, n: usize) {
+    let len = out.len();
+    out.extend_from_slice(&w.to_le_bytes());
+    out.truncate(len + n);
 }
 
 #[cfg(test)]
