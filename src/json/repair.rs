@@ -339,6 +339,28 @@ pub(crate) fn run_len<const DEL: bool, const HIGH: bool>(s: &[u8], kept: &[bool;
         .unwrap_or(s.len() - i)
 }
 
+/// Length of the run of [`PLAIN`] bytes other than `'` at the start of `s`:
+/// the content of a single-quoted string that is written as it is between
+/// double quotes. One SWAR pass (the [`run_len`] tests and a test for `'`)
+/// instead of a search for the quote and a second pass over what precedes it.
+#[inline]
+pub(super) fn single_quoted_len(s: &[u8]) -> usize {
+    let kept = |c: u8| PLAIN[c as usize] && c != b'\'';
+    let mut i = 0;
+    for w in s.chunks_exact(8) {
+        let Ok(w) = <[u8; 8]>::try_from(w) else { break };
+        let x = u64::from_le_bytes(w);
+        let quote = x ^ (ONES * u64::from(b'\''));
+        if (swar_hits::<false, true>(x) | quote.wrapping_sub(ONES) & !quote & TOP) != 0 {
+            if let Some(k) = w.iter().position(|&c| !kept(c)) {
+                return i + k;
+            }
+        }
+        i += 8;
+    }
+    i + s[i..].iter().position(|&c| !kept(c)).unwrap_or(s.len() - i)
+}
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const TOP: u64 = 0x8080_8080_8080_8080;
 

@@ -824,6 +824,35 @@ fn plain_len_matches_the_table() {
 }
 
 #[test]
+fn single_quoted_len_stops_at_the_first_quote_or_special_byte() {
+    use super::repair::single_quoted_len;
+    let special = |c: u8| !(0x20..0x80).contains(&c) || matches!(c, b'"' | b'\\' | b'\'');
+    // Every byte value at every position of a 0..=24-byte run, with and
+    // without a closing quote after it (the first stop wins).
+    for len in 0..=24 {
+        for at in 0..len {
+            for b in 0..=255u8 {
+                let mut s = vec![b'a'; len];
+                s[at] = b;
+                let want = s.iter().position(|&c| special(c)).unwrap_or(len);
+                assert_eq!(
+                    single_quoted_len(&s),
+                    want,
+                    "byte {b:#04x} at {at} of {len}"
+                );
+                s.push(b'\'');
+                assert_eq!(
+                    single_quoted_len(&s),
+                    want,
+                    "byte {b:#04x} at {at} of {len}, quoted"
+                );
+            }
+        }
+        assert_eq!(single_quoted_len(&vec![b'~'; len]), len);
+    }
+}
+
+#[test]
 fn token_limits_are_chunk_invariant() {
     // Runs of blanks longer than the token limit after a key's or a value's
     // closing quote: what is kept of them must not depend on the split

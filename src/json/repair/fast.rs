@@ -49,7 +49,9 @@
 //! complete character or escape. The stack only changes at commit points, so
 //! stopping never has anything to undo.
 
-use super::{plain_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex};
+use super::{
+    plain_len, single_quoted_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex,
+};
 use crate::event::RepairKind;
 
 /// The bytes [`Repairer::fast`] reads in a structural position.
@@ -866,10 +868,10 @@ fn scalar(input: &[u8], i: usize, max_token: usize) -> Option<usize> {
 /// (a value; the returned end is at that byte) or `:` (a key, at most
 /// `max_token` bytes with its blanks; the end is after the colon).
 fn single_quoted(input: &[u8], i: usize, key: bool, max_token: usize) -> Option<(usize, usize)> {
-    // Up to the first quote or backslash only: a miss leaves these bytes to
-    // the slow path, which reads them once more (never more than twice).
-    let close = i + 1 + memchr::memchr3(b'\'', b'"', b'\\', &input[i + 1..])?;
-    if input[close] != b'\'' || plain_len(&input[i + 1..close]) != close - i - 1 {
+    // Up to the first byte that is not plain content: a miss leaves these
+    // bytes to the slow path, which reads them once more (never more than twice).
+    let close = i + 1 + single_quoted_len(&input[i + 1..]);
+    if input.get(close) != Some(&b'\'') {
         return None;
     }
     let j = skip_ws(input, close + 1);
