@@ -77,7 +77,27 @@ pub struct Parser {
     bol: bool,
     /// Reads the chunks of a streamed call's arguments while armed.
     lane: Lane,
+    /// Where the lane was last armed (absolute offset).
+    lane_armed_at: u64,
+    /// The lane is not armed before this offset (see [`LANE_SHORT_RUN`]).
+    lane_resume: u64,
+    /// The distance to wait after the next short run (0: none so far).
+    lane_backoff: u64,
 }
+
+/// A lane run that stops within this many bytes of where it was armed,
+/// anywhere but at the end of the arguments, has met input only the
+/// repairer reads (malformed JSON, as a rule): arming again at once would
+/// cost a take-over and a hand-back per chunk for nothing. The parser then
+/// waits [`LANE_BACKOFF_MIN`] bytes before it arms the lane again, twice as
+/// long after each further short run, at most [`LANE_BACKOFF_MAX`]; a
+/// longer run, or one that reaches the end of the arguments, ends the
+/// backoff. The lane never changes what is parsed, only how fast.
+const LANE_SHORT_RUN: u64 = 64;
+/// See [`LANE_SHORT_RUN`].
+const LANE_BACKOFF_MIN: u64 = 64;
+/// See [`LANE_SHORT_RUN`].
+const LANE_BACKOFF_MAX: u64 = 4096;
 
 /// What a dialect list compiles to: its triggers in match order, indexed by
 /// first byte, and the byte finder over those first bytes.
@@ -259,6 +279,9 @@ impl Parser {
             block_start: 0,
             bol: true,
             lane: Lane::default(),
+            lane_armed_at: 0,
+            lane_resume: 0,
+            lane_backoff: 0,
         }
     }
 
@@ -385,6 +408,12 @@ impl Parser {
     /// lane held (read, not committed) are fed again as a chunk.
     #[inline(never)]
     fn disarm(&mut self, out: &mut Vec<Event>) {
+        if self.lane.stopped_at_end() || self.offset - self.lane_armed_at >= LANE_SHORT_RUN {
+            self.lane_backoff = 0;
+        } else {
+            self.lane_backoff = (self.lane_backoff * 2).clamp(LANE_BACKOFF_MIN, LANE_BACKOFF_MAX);
+            self.lane_resume = self.offset + self.lane_backoff;
+        }
         let held = self.lane.take_held();
         let Mode::Block(block) = &mut self.mode else {
             unreachable!("the lane is armed in a block only");
@@ -407,11 +436,16 @@ impl Parser {
         let Mode::Block(block) = &mut self.mode else {
             return;
         };
-        if !self.em.committed || !self.em.pending.is_empty() || !self.carry.is_empty() {
+        if !self.em.committed
+            || !self.em.pending.is_empty()
+            || !self.carry.is_empty()
+            || self.offset < self.lane_resume
+        {
             return;
         }
         if let Some(host) = block.lane_host() {
             host.arm(&mut self.lane, &self.em);
+            self.lane_armed_at = self.offset;
         }
     }
 
@@ -544,6 +578,8 @@ impl Parser {
         self.held.clear();
         self.block_start = 0;
         self.bol = true;
+        self.lane_resume = 0;
+        self.lane_backoff = 0;
         self.em.reset();
     }
 
@@ -1141,6 +1177,85 @@ mod tests {
                 assert_eq!(events, fresh(input, chunk), "stream {k}");
             }
         }
+    }
+
+    /// Feeds `input` in `chunk`-byte pieces; returns the events and, per
+    /// piece, its end offset and whether the lane was armed after it.
+    fn feed_watching_lane(input: &[u8], chunk: usize) -> (Vec<Event>, Vec<(usize, bool)>) {
+        let mut p = Parser::new(Config::default());
+        let (mut events, mut armed, mut at) = (Vec::new(), Vec::new(), 0);
+        for c in input.chunks(chunk) {
+            p.feed(c, &mut events);
+            at += c.len();
+            armed.push((at, p.lane.armed()));
+        }
+        p.finish(&mut events);
+        (events, armed)
+    }
+
+    fn calls(events: &[Event]) -> Vec<&ToolCall> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolEnd { call, .. } => Some(&**call),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_lane_backs_off_on_malformed_arguments_and_comes_back() {
+        // Single-quoted items (each a repair the lane stops at), then clean ones.
+        let broken = "{'k': 'v'}, ".repeat(100);
+        let clean = r#"{"k": "v"}, "#.repeat(400);
+        let input = format!(
+            "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"a\": [{broken}{clean}1]}}}}</tool_call>"
+        );
+        let (events, armed) = feed_watching_lane(input.as_bytes(), 4);
+        let (whole, _) = feed_watching_lane(input.as_bytes(), input.len());
+        assert_eq!(calls(&events), calls(&whole));
+        assert_eq!(
+            calls(&events)[0].repairs.len(),
+            calls(&whole)[0].repairs.len()
+        );
+        let broken_end = input.find(r#"{"k""#).unwrap();
+        let arms = |from: usize, to: usize| {
+            let w: Vec<bool> = armed
+                .iter()
+                .filter(|(at, _)| (from..to).contains(at))
+                .map(|&(_, a)| a)
+                .collect();
+            let starts = w.windows(2).filter(|p| !p[0] && p[1]).count();
+            (starts, w.iter().filter(|&&a| a).count(), w.len())
+        };
+        // 1,200 malformed bytes, about 150 chunks ending where the lane could
+        // be armed: armed a handful of times (64, 128, 256, 512 bytes apart),
+        // not once per item.
+        let (starts, _, _) = arms(0, broken_end);
+        assert!(
+            (1..=6).contains(&starts),
+            "{starts} arms in the malformed part"
+        );
+        // Once the arguments are clean the lane takes them again (within
+        // the longest backoff) and keeps them.
+        let (_, on, n) = arms(broken_end + LANE_BACKOFF_MAX as usize, input.len() - 20);
+        assert_eq!(on, n, "the lane reads every clean chunk");
+    }
+
+    #[test]
+    fn the_end_of_short_arguments_is_no_reason_to_back_off() {
+        let input =
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n".repeat(20);
+        let mut p = Parser::new(Config::default());
+        let (mut events, mut armed) = (Vec::new(), 0);
+        for c in input.as_bytes().chunks(4) {
+            p.feed(c, &mut events);
+            armed += usize::from(p.lane.armed());
+            assert_eq!(p.lane_backoff, 0);
+        }
+        p.finish(&mut events);
+        assert_eq!(calls(&events).len(), 20);
+        assert!(armed >= 20, "armed after {armed} chunks");
     }
 
     #[test]

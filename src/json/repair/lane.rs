@@ -123,6 +123,9 @@ pub(crate) struct Lane {
     committed0: usize,
     /// The call's index (for its `ToolArgs` events).
     index: usize,
+    /// The last stop was at a closer the lane may not close (the end of
+    /// the arguments, as a rule), not at something to repair.
+    at_end: bool,
 }
 
 impl Default for Lane {
@@ -151,6 +154,7 @@ impl Default for Lane {
             at0: 0,
             committed0: 0,
             index: 0,
+            at_end: false,
         }
     }
 }
@@ -188,6 +192,13 @@ impl Lane {
     #[inline]
     pub(crate) fn armed(&self) -> bool {
         self.armed
+    }
+
+    /// The lane's last stop was at a closer of a container it may not
+    /// close — where the arguments end, as a rule — rather than at input
+    /// the repairer must read (a repair, a surrogate escape, a limit).
+    pub(crate) fn stopped_at_end(&self) -> bool {
+        self.at_end
     }
 
     /// The call whose arguments the lane writes.
@@ -612,6 +623,9 @@ impl Lane {
     #[cold]
     #[inline(never)]
     fn stop(&mut self, base: usize, i: usize, upto: Option<usize>) -> Option<usize> {
+        self.at_end = self.unit == Unit::Clean
+            && self.depth() <= self.floor
+            && matches!(self.out.get(base + i), Some(b'}' | b']'));
         self.commit(base, if self.clean() { Some(i) } else { upto });
         self.out.truncate(base + i);
         Some(i)
