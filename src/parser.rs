@@ -459,6 +459,9 @@ impl Parser {
         {
             return false;
         }
+        if self.plain_chunk(data, out) {
+            return true;
+        }
         let flow = self.feed_block(data, 0, true, out);
         if flow == Flow::More {
             self.offset += data.len() as u64;
@@ -469,6 +472,27 @@ impl Parser {
             Next::Carry(n) => self.carry_from(data, n),
         }
         true
+    }
+
+    /// A chunk the committed block takes whole ([`Block::plain_chunk`]),
+    /// its events straight into `out`. False: fed as usual.
+    #[inline]
+    fn plain_chunk(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> bool {
+        let Mode::Block(block) = &mut self.mode else {
+            return false;
+        };
+        std::mem::swap(&mut self.em.pending, out);
+        let mut cx = Cx {
+            base: self.offset,
+            em: &mut self.em,
+            cfg: &self.cfg,
+        };
+        let took = block.plain_chunk(chunk, &mut cx);
+        std::mem::swap(&mut self.em.pending, out);
+        if took {
+            self.offset += chunk.len() as u64;
+        }
+        took
     }
 
     /// Keeps `data[n..]` for the next feed; the bytes before it are done.
@@ -1256,6 +1280,37 @@ mod tests {
         p.finish(&mut events);
         assert_eq!(calls(&events).len(), 20);
         assert!(armed >= 20, "armed after {armed} chunks");
+    }
+
+    #[test]
+    fn plain_string_chunks_of_pythonic_calls_are_taken_whole() {
+        let mut p = Parser::new(Config::default());
+        let mut events = Vec::new();
+        // (A quote alone is held: it might open `'''`.)
+        p.feed(b"[write_file(path='/tmp/x', content='S", &mut events);
+        events.clear();
+        assert!(p.plain_chunk(b"some text", &mut events));
+        match &events[..] {
+            [Event::ToolArgs { delta, span, .. }] => {
+                // The writer hands out up to its last cut, before the last
+                // character (so the `S` held by the last feed comes now).
+                assert_eq!(&delta[..], b"Ssome tex");
+                assert_eq!(span.end - span.start, 9);
+            }
+            other => panic!("{other:?}"),
+        }
+        // What the block must read: a quote, an escape, a parenthesis, a
+        // line break, non-ASCII.
+        for c in [&b"a'"[..], b"\\n", b"(", b"\n", "é".as_bytes(), b"\"x"] {
+            assert!(!p.plain_chunk(c, &mut events), "{c:?}");
+        }
+        p.feed(b" more')]", &mut events);
+        p.finish(&mut events);
+        let calls = calls(&events);
+        assert_eq!(
+            calls[0].arguments,
+            r#"{"path": "/tmp/x", "content": "Ssome text more"}"#
+        );
     }
 
     #[test]

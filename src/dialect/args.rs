@@ -310,6 +310,10 @@ impl StrEscaper {
     /// previous call).
     pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<u8>) -> Vec<isize> {
         if self.carry.is_empty() {
+            if is_ascii_verbatim(bytes) {
+                out.extend_from_slice(bytes);
+                return Vec::new();
+            }
             return self.push_valid(bytes, 0, out);
         }
         let mut buf = std::mem::take(&mut self.carry);
@@ -381,6 +385,27 @@ const fn verbatim_table() -> [bool; 256] {
     t
 }
 static VERBATIM: [bool; 256] = verbatim_table();
+
+/// [`VERBATIM`] less the bytes from 0x80: ASCII that JSON string content
+/// holds as it is (no UTF-8 check needed either).
+const fn ascii_verbatim_table() -> [bool; 256] {
+    let mut t = verbatim_table();
+    let mut i = 0x80;
+    while i < 0x100 {
+        t[i] = false;
+        i += 1;
+    }
+    t
+}
+static ASCII_VERBATIM: [bool; 256] = ascii_verbatim_table();
+
+/// `s` is ASCII that JSON string content holds as it is: the escaped form
+/// of such content is the content itself (the common chunk of a streamed
+/// string argument).
+#[inline]
+pub(crate) fn is_ascii_verbatim(s: &[u8]) -> bool {
+    crate::json::run_len::<true, true>(s, &ASCII_VERBATIM) == s.len()
+}
 
 /// Length of the run at the start of `s` (valid UTF-8) that JSON string
 /// content holds as it is.

@@ -434,6 +434,14 @@ pub(crate) trait Block: Send {
     fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         None
     }
+    /// Takes a chunk of a committed block whole, if the block can tell at
+    /// a glance that [`Block::feed`] would only write it on (plain content
+    /// of a string argument): the same writes and events, without the
+    /// byte-by-byte reading. False, and nothing done, otherwise (the
+    /// default).
+    fn plain_chunk(&mut self, _input: &[u8], _cx: &mut Cx<'_>) -> bool {
+        false
+    }
 }
 
 /// A JSON reader the parser's lane can take chunks over from.

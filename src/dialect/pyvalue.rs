@@ -21,7 +21,7 @@
 //! | sets | arrays |
 //! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
 
-use super::args::{escape_str, StrEscaper};
+use super::args::{escape_str, is_ascii_verbatim, StrEscaper};
 use super::Cx;
 use crate::config::Limits;
 use crate::event::{Repair, RepairKind, Span};
@@ -166,6 +166,30 @@ impl Writer {
         self.close = state.closers();
         self.limited = true;
         self.repair(RepairKind::LimitExceeded, first_at);
+    }
+
+    /// Writes `b`, string content that is its own JSON form (ASCII, none of
+    /// `"`, `\\`, a control character or DEL), as [`Writer::put`] would,
+    /// without reading it byte by byte. False, and nothing written, when
+    /// the writer is not inside a string or `b` would reach the limit:
+    /// [`Writer::put`]'s business.
+    pub(crate) fn put_verbatim(&mut self, b: &[u8], at: u64) -> bool {
+        if self.limited
+            || b.is_empty()
+            || !self.scan.in_str
+            || self.scan.esc != 0
+            || self.out.len() + b.len() > self.max
+        {
+            return false;
+        }
+        self.first_at.get_or_insert(at);
+        if !self.scan.key {
+            // Every byte starts a character: the last one is a cut.
+            self.safe = self.scan.pos + b.len() - 1;
+        }
+        self.scan.pos += b.len();
+        self.out.extend_from_slice(b);
+        true
     }
 
     pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
@@ -658,6 +682,27 @@ pub(crate) struct ValueLexer {
     /// The last token was followed by a line break.
     pub newline_after: bool,
     base: u64,
+}
+
+/// Bytes a quoted string's content may hold and the lexer passes on as
+/// they are whatever the string's quote and kind: ASCII that is its own
+/// JSON form, less the quotes and the parentheses a single-line string
+/// watches.
+static VERBATIM_CONTENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0x20;
+    while i < 0x7F {
+        t[i] = !matches!(i as u8, b'"' | b'\\' | b'\'' | b'(' | b')');
+        i += 1;
+    }
+    t
+};
+
+/// `chunk` is all [`VERBATIM_CONTENT`]: inside a string for which
+/// [`ValueLexer::in_plain_string`] holds, it is written as it is.
+#[inline]
+pub(crate) fn is_verbatim_content(chunk: &[u8]) -> bool {
+    crate::json::run_len_except::<true, true>(chunk, &VERBATIM_CONTENT, b"'()") == chunk.len()
 }
 
 /// The closing byte of a container.
@@ -1182,6 +1227,11 @@ impl ValueLexer {
         if raw.is_empty() {
             return;
         }
+        if self.esc.held() == 0 && is_ascii_verbatim(raw) {
+            // Its own JSON form: no escaping, no copy.
+            self.put(w, raw, at);
+            return;
+        }
         let mut out = std::mem::take(&mut self.escaped);
         out.clear();
         for rel in self.esc.push(raw, &mut out) {
@@ -1224,6 +1274,17 @@ impl ValueLexer {
         }
         out.push(b'"');
         self.put(w, &out, at);
+    }
+
+    /// True inside a quoted (not delimited) string, nothing pending: a
+    /// chunk of [`is_verbatim_content`] bytes would leave the lexer as it is
+    /// and reach the writer as it is (no quote to judge, no escape, no
+    /// parenthesis to count, no character to complete, no undecided `{`).
+    pub(crate) fn in_plain_string(&self) -> bool {
+        matches!(self.leaf, Leaf::Str(s) if s.pend == 0 && !s.delim)
+            && !self.done
+            && self.esc.held() == 0
+            && self.stack.pending.is_empty()
     }
 
     /// Feeds input whose first byte is at absolute offset `base`.
@@ -2381,6 +2442,57 @@ mod tests {
                     (w.scan.in_str, w.scan.esc, w.scan.stack.len()),
                     (scan.in_str, scan.esc, scan.stack.len())
                 );
+            }
+        }
+    }
+
+    /// `Writer::put_verbatim`, where it takes a piece, leaves the writer as
+    /// `Writer::put` does (output, cut, position, limit), in keys and
+    /// values, up to and across an arguments limit.
+    #[test]
+    fn put_verbatim_is_put() {
+        let text = br#"{"path key": "/tmp/x.txt", "content": "plain words, more plain words; end", "k": ["ab cd", "ef"]}"#;
+        for max in [usize::MAX, 40, 64] {
+            let limits = Limits {
+                max_args_bytes: max,
+                ..Limits::default()
+            };
+            for chunk in [1, 2, 3, 5, 8] {
+                let (mut a, mut b) = (Writer::new(&limits), Writer::new(&limits));
+                let mut took = 0;
+                for (k, piece) in text.chunks(chunk).enumerate() {
+                    a.put(piece, k as u64);
+                    if is_verbatim_content(piece) && b.put_verbatim(piece, k as u64) {
+                        took += 1;
+                    } else {
+                        b.put(piece, k as u64);
+                    }
+                    assert_eq!(
+                        (&a.out, a.safe, a.scan.pos, a.limited, a.first_at),
+                        (&b.out, b.safe, b.scan.pos, b.limited, b.first_at),
+                        "{chunk}-byte pieces, max {max}, piece {k}"
+                    );
+                }
+                assert!(took > 0, "{chunk}-byte pieces, max {max}");
+            }
+        }
+        // Outside a string, nothing is taken.
+        let mut w = Writer::new(&Limits::default());
+        w.put(b"{", 0);
+        assert!(!w.put_verbatim(b"ab", 1));
+        assert!(w.out == b"{");
+    }
+
+    #[test]
+    fn verbatim_content_is_ascii_without_quotes_escapes_or_parentheses() {
+        for b in 0..=255u8 {
+            let want = (0x20..0x7F).contains(&b) && !b"\"\\'()".contains(&b);
+            for len in 1..=17 {
+                for at in [0, len / 2, len - 1] {
+                    let mut s = vec![b'x'; len];
+                    s[at] = b;
+                    assert_eq!(is_verbatim_content(&s), want, "{b:#04x} at {at} of {len}");
+                }
             }
         }
     }

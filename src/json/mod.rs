@@ -46,7 +46,9 @@ pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Prog
 }
 
 #[allow(unused_imports)]
-pub(crate) use repair::{fits_f64, incomplete_utf8_tail, is_json_number, run_len, utf8_len};
+pub(crate) use repair::{
+    fits_f64, incomplete_utf8_tail, is_json_number, run_len, run_len_except, utf8_len,
+};
 
 use crate::error::NoJson;
 use crate::event::Repair;

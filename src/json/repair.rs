@@ -339,26 +339,52 @@ pub(crate) fn run_len<const DEL: bool, const HIGH: bool>(s: &[u8], kept: &[bool;
         .unwrap_or(s.len() - i)
 }
 
+/// [`PLAIN`] less `'`.
+static PLAIN_NO_SQUOTE: [bool; 256] = {
+    let mut t = plain_table();
+    t[b'\'' as usize] = false;
+    t
+};
+
 /// Length of the run of [`PLAIN`] bytes other than `'` at the start of `s`:
 /// the content of a single-quoted string that is written as it is between
-/// double quotes. One SWAR pass (the [`run_len`] tests and a test for `'`)
-/// instead of a search for the quote and a second pass over what precedes it.
+/// double quotes. One pass (see [`run_len_except`]) instead of a search for
+/// the quote and a second pass over what precedes it.
 #[inline]
 pub(super) fn single_quoted_len(s: &[u8]) -> usize {
-    let kept = |c: u8| PLAIN[c as usize] && c != b'\'';
+    run_len_except::<false, true>(s, &PLAIN_NO_SQUOTE, b"'")
+}
+
+/// [`run_len`] for a `kept` table that leaves out the bytes of `extra`
+/// besides those [`run_len`] requires (and keeps every other byte it may
+/// keep): each byte of `extra` gets a SWAR test of its own, so a word is
+/// settled byte by byte only when one of the tests trips.
+#[inline(always)]
+pub(crate) fn run_len_except<const DEL: bool, const HIGH: bool>(
+    s: &[u8],
+    kept: &[bool; 256],
+    extra: &[u8],
+) -> usize {
     let mut i = 0;
     for w in s.chunks_exact(8) {
         let Ok(w) = <[u8; 8]>::try_from(w) else { break };
         let x = u64::from_le_bytes(w);
-        let quote = x ^ (ONES * u64::from(b'\''));
-        if (swar_hits::<false, true>(x) | quote.wrapping_sub(ONES) & !quote & TOP) != 0 {
-            if let Some(k) = w.iter().position(|&c| !kept(c)) {
+        let mut hits = swar_hits::<DEL, HIGH>(x);
+        for &e in extra {
+            let y = x ^ (ONES * u64::from(e));
+            hits |= y.wrapping_sub(ONES) & !y & TOP;
+        }
+        if hits != 0 {
+            if let Some(k) = w.iter().position(|&c| !kept[c as usize]) {
                 return i + k;
             }
         }
         i += 8;
     }
-    i + s[i..].iter().position(|&c| !kept(c)).unwrap_or(s.len() - i)
+    i + s[i..]
+        .iter()
+        .position(|&c| !kept[c as usize])
+        .unwrap_or(s.len() - i)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;

@@ -853,6 +853,28 @@ fn single_quoted_len_stops_at_the_first_quote_or_special_byte() {
 }
 
 #[test]
+fn run_len_except_matches_its_table() {
+    use super::repair::run_len_except;
+    // A table that leaves out what `run_len::<true, true>` requires and `(`
+    // `)` `'` besides; every byte value at every position of 0..=24 bytes.
+    let mut kept = [false; 256];
+    for c in 0x20..0x7Fu8 {
+        kept[c as usize] = !matches!(c, b'"' | b'\\' | b'(' | b')' | b'\'');
+    }
+    for len in 0..=24 {
+        for at in 0..len {
+            for b in 0..=255u8 {
+                let mut s = vec![b'a'; len];
+                s[at] = b;
+                let want = s.iter().position(|&c| !kept[c as usize]).unwrap_or(len);
+                let got = run_len_except::<true, true>(&s, &kept, b"()'");
+                assert_eq!(got, want, "byte {b:#04x} at {at} of {len}");
+            }
+        }
+    }
+}
+
+#[test]
 fn token_limits_are_chunk_invariant() {
     // Runs of blanks longer than the token limit after a key's or a value's
     // closing quote: what is kept of them must not depend on the split
