@@ -282,6 +282,12 @@ impl TagBlock {
 }
 
 impl Block for TagBlock {
+    fn plain_chunk(&mut self, input: &[u8], cx: &mut Cx<'_>) -> bool {
+        self.xml
+            .as_mut()
+            .is_some_and(|xml| xml.plain_chunk(input, cx))
+    }
+
     fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
         if let Some(xml) = self.xml.as_mut() {
             return xml.feed(input, cx);

@@ -446,6 +446,16 @@ impl Block for Wrap {
         Flow::More
     }
 
+    fn plain_chunk(&mut self, input: &[u8], cx: &mut Cx<'_>) -> bool {
+        if let Some(d) = self.delegate.as_mut() {
+            return d.plain_chunk(input, cx);
+        }
+        match (self.st, &mut self.body) {
+            (St::Body, Body::Py(py)) => py.plain_chunk(input, cx),
+            _ => false,
+        }
+    }
+
     fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         if let Some(d) = self.delegate.as_mut() {
             return d.lane_host();

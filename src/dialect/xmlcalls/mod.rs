@@ -786,6 +786,37 @@ impl XmlCalls {
 
     // ----- the main loop --------------------------------------------------
 
+    /// Takes `input` if it is a chunk of a string value's content that
+    /// [`XmlCalls::feed`] would only escape into the arguments (no `<` or
+    /// `&`, before the arguments limit, the value streaming as a string
+    /// with nothing held, see [`Value::push_plain`]): written and streamed
+    /// as `feed` would, without the reading. False, and nothing done, for
+    /// any other chunk.
+    pub(crate) fn plain_chunk(&mut self, input: &[u8], cx: &mut Cx<'_>) -> bool {
+        if self.st != St::Value || self.cdata || self.phase != Phase::Fresh {
+            return false;
+        }
+        let at = cx.base;
+        let Some(call) = self.call.as_mut() else {
+            return false;
+        };
+        if call.discard
+            || at + input.len() as u64 > call.cut_at
+            || memchr::memchr2(b'<', b'&', input).is_some()
+        {
+            return false;
+        }
+        let Some(v) = call.value.as_mut() else {
+            return false;
+        };
+        if !v.push_plain(input, at, &mut call.out) {
+            return false;
+        }
+        self.prev_nl = input.last() == Some(&b'\n');
+        self.flush(cx, Span::new(at, cx.abs(input.len())));
+        true
+    }
+
     pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
         self.morph_start(cx);
         let mut i = 0;
@@ -1766,6 +1797,10 @@ pub(crate) struct XmlBlock(pub(crate) XmlCalls);
 impl super::Block for XmlBlock {
     fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
         self.0.feed(input, cx)
+    }
+
+    fn plain_chunk(&mut self, input: &[u8], cx: &mut Cx<'_>) -> bool {
+        self.0.plain_chunk(input, cx)
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {

@@ -251,6 +251,36 @@ impl Value {
         self.stage2(c.encode_utf8(&mut buf).as_bytes(), at, out);
     }
 
+    /// Writes `bytes` — content without `<` or `&` — as [`Value::push`]
+    /// would, when that is only to escape them into the string being
+    /// streamed: the value is a string with nothing held (no reference, no
+    /// trailing newline or blanks, no partial character), `bytes` is
+    /// complete UTF-8 and does not end in what the whitespace rule holds.
+    /// False, and nothing done, otherwise: [`Value::push`]'s business.
+    pub(crate) fn push_plain(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) -> bool {
+        let Some(&last) = bytes.last() else {
+            return false;
+        };
+        let held_last = match self.ws {
+            Ws::Exact => false,
+            Ws::OneNewline => matches!(last, b'\n' | b'\r'),
+            Ws::Trim => last.is_ascii_whitespace(),
+        };
+        if self.mode != Mode::Str
+            || !self.lead_done
+            || held_last
+            || !self.ent.is_empty()
+            || !self.tail.is_empty()
+            || !self.utf8.is_empty()
+            || check_utf8(bytes).is_err()
+        {
+            return false;
+        }
+        self.start_at.get_or_insert(at);
+        escape_bytes(bytes, out);
+        true
+    }
+
     /// Content that is never reference-decoded (CDATA).
     pub(crate) fn push_literal(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
         if bytes.is_empty() {
