@@ -1299,9 +1299,13 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        // What the block must read: a quote, an escape, a parenthesis, a
-        // line break, non-ASCII.
-        for c in [&b"a'"[..], b"\\n", b"(", b"\n", "é".as_bytes(), b"\"x"] {
+        // Escaped on: the other quote, non-ASCII, a tab.
+        for c in [&b" \"q\""[..], " é".as_bytes(), b"\t"] {
+            assert!(p.plain_chunk(c, &mut events), "{c:?}");
+        }
+        // What the block must read: its quote, an escape, a parenthesis, a
+        // line break, part of a character.
+        for c in [&b"a'"[..], b"\\n", b"(", b")", b"\n", b"\xc3"] {
             assert!(!p.plain_chunk(c, &mut events), "{c:?}");
         }
         p.feed(b" more')]", &mut events);
@@ -1309,7 +1313,7 @@ mod tests {
         let calls = calls(&events);
         assert_eq!(
             calls[0].arguments,
-            r#"{"path": "/tmp/x", "content": "Ssome text more"}"#
+            r#"{"path": "/tmp/x", "content": "Ssome text \"q\" é\t more"}"#
         );
     }
 

@@ -51,7 +51,7 @@
 //!   read a bounded number of times, lookahead is bounded (a name, an
 //!   escape), and argument deltas stream as values are read.
 
-use super::pyvalue::{is_verbatim_content, kwarg_head, Flavor, KwHead, VStep, ValueLexer, Writer};
+use super::pyvalue::{kwarg_head, Flavor, KwHead, VStep, ValueLexer, Writer};
 use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
 use crate::config::{Config, Limits};
 use crate::event::{Repair, RepairKind, Span};
@@ -690,22 +690,17 @@ impl PyCalls {
     }
 
     /// Takes `input` if it is a chunk of a string argument's content that
-    /// the lexer would write as it is ([`ValueLexer::in_plain_string`],
-    /// [`is_verbatim_content`]): written and streamed as
-    /// [`PyCalls::feed`] would, without reading it byte by byte. False,
-    /// and nothing done, for any other chunk.
+    /// the lexer would only pass on ([`ValueLexer::plain_chunk`]): written
+    /// and streamed as [`PyCalls::feed`] would, without reading it byte by
+    /// byte. False, and nothing done, for any other chunk.
     pub(crate) fn plain_chunk(&mut self, input: &[u8], cx: &mut Cx<'_>) -> bool {
         if self.st != St::Value {
             return false;
         }
-        let (Some(lx), Some(c)) = (self.lexer.as_ref(), self.calls.last_mut()) else {
+        let (Some(lx), Some(c)) = (self.lexer.as_mut(), self.calls.last_mut()) else {
             return false;
         };
-        if c.ended
-            || !lx.in_plain_string()
-            || !is_verbatim_content(input)
-            || !c.w.put_verbatim(input, cx.base)
-        {
+        if c.ended || !lx.plain_chunk(input, cx.base, &mut c.w) {
             return false;
         }
         let span = Span::new(cx.base, cx.abs(input.len()));

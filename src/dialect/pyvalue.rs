@@ -21,7 +21,7 @@
 //! | sets | arrays |
 //! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
 
-use super::args::{escape_str, is_ascii_verbatim, StrEscaper};
+use super::args::{check_utf8, escape_content, escape_str, is_ascii_verbatim, StrEscaper};
 use super::Cx;
 use crate::config::Limits;
 use crate::event::{Repair, RepairKind, Span};
@@ -190,6 +190,11 @@ impl Writer {
         self.scan.pos += b.len();
         self.out.extend_from_slice(b);
         true
+    }
+
+    /// `n` more bytes stay within the arguments limit.
+    pub(crate) fn fits(&self, n: usize) -> bool {
+        !self.limited && self.out.len() + n <= self.max
     }
 
     pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
@@ -1285,6 +1290,38 @@ impl ValueLexer {
             && !self.done
             && self.esc.held() == 0
             && self.stack.pending.is_empty()
+    }
+
+    /// Writes `input`, a chunk at absolute offset `at` inside the string
+    /// being read ([`ValueLexer::in_plain_string`]), as [`ValueLexer::feed`]
+    /// would, when that is only to pass it on: it holds none of the bytes
+    /// the string stops on (its quote, `\\`, a line break, a parenthesis),
+    /// is complete UTF-8, and its JSON form stays within the arguments
+    /// limit. False, and nothing done, otherwise.
+    pub(crate) fn plain_chunk(&mut self, input: &[u8], at: u64, w: &mut Writer) -> bool {
+        let Leaf::Str(s) = self.leaf else {
+            return false;
+        };
+        if !self.in_plain_string() {
+            return false;
+        }
+        if is_verbatim_content(input) {
+            // Its own JSON form.
+            return w.put_verbatim(input, at);
+        }
+        let stops = &WATCH_STOPS[usize::from(s.q == b'"')];
+        if input.iter().any(|&c| stops[c as usize]) || check_utf8(input).is_err() {
+            return false;
+        }
+        let mut out = std::mem::take(&mut self.escaped);
+        out.clear();
+        escape_content(input, &mut out, true);
+        let took = w.fits(out.len());
+        if took {
+            w.put(&out, at);
+        }
+        self.escaped = out;
+        took
     }
 
     /// Feeds input whose first byte is at absolute offset `base`.
