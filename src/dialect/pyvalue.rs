@@ -192,11 +192,6 @@ impl Writer {
         true
     }
 
-    /// `n` more bytes stay within the arguments limit.
-    pub(crate) fn fits(&self, n: usize) -> bool {
-        !self.limited && self.out.len() + n <= self.max
-    }
-
     pub(crate) fn repair(&mut self, kind: RepairKind, offset: u64) {
         Repair::push_bounded(&mut self.repairs, Repair { kind, offset }, self.max_repairs);
     }
@@ -1296,8 +1291,7 @@ impl ValueLexer {
     /// being read ([`ValueLexer::in_plain_string`]), as [`ValueLexer::feed`]
     /// would, when that is only to pass it on: it holds none of the bytes
     /// the string stops on (its quote, `\\`, a line break, a parenthesis),
-    /// is complete UTF-8, and its JSON form stays within the arguments
-    /// limit. False, and nothing done, otherwise.
+    /// and is complete UTF-8. False, and nothing done, otherwise.
     pub(crate) fn plain_chunk(&mut self, input: &[u8], at: u64, w: &mut Writer) -> bool {
         let Leaf::Str(s) = self.leaf else {
             return false;
@@ -1316,12 +1310,10 @@ impl ValueLexer {
         let mut out = std::mem::take(&mut self.escaped);
         out.clear();
         escape_content(input, &mut out, true);
-        let took = w.fits(out.len());
-        if took {
-            w.put(&out, at);
-        }
+        // As `content` would: the writer makes any cut at the limit itself.
+        w.put(&out, at);
         self.escaped = out;
-        took
+        true
     }
 
     /// Feeds input whose first byte is at absolute offset `base`.
