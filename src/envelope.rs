@@ -146,7 +146,7 @@ pub(crate) struct CallShape {
 }
 
 /// First allocation of an arguments buffer (bytes).
-const ARGS_FIRST_CAPACITY: usize = 128;
+pub(crate) const ARGS_FIRST_CAPACITY: usize = 128;
 /// First allocation of a name or id buffer (bytes).
 const NAME_FIRST_CAPACITY: usize = 32;
 

@@ -108,6 +108,12 @@ impl Writer {
             return;
         }
         let first_at = *self.first_at.get_or_insert(at);
+        if self.out.capacity() == 0 {
+            // Most arguments are short: one allocation instead of a chain
+            // of doublings from 8 bytes.
+            self.out
+                .reserve(b.len().max(crate::envelope::ARGS_FIRST_CAPACITY));
+        }
         if self.out.len() + b.len() <= self.max {
             let mut i = 0;
             while i < b.len() {
@@ -1268,6 +1274,11 @@ impl ValueLexer {
     }
 
     fn end_content(&mut self, w: &mut Writer, at: u64) {
+        if self.esc.held() == 0 {
+            // The common case: only the closing quote (no buffer for it).
+            self.put(w, b"\"", at);
+            return;
+        }
         let mut out = Vec::new();
         if self.esc.finish(&mut out) {
             w.repair(RepairKind::InvalidUtf8, at);

@@ -506,7 +506,8 @@ impl XmlCalls {
         self.call = Some(Call {
             local,
             name,
-            out: Vec::new(),
+            // Most arguments are short: one allocation, no doublings.
+            out: Vec::with_capacity(crate::envelope::ARGS_FIRST_CAPACITY),
             emitted: 0,
             open: false,
             seen: HashSet::new(),
