@@ -444,8 +444,9 @@ impl Parser {
             return;
         }
         if let Some(host) = block.lane_host() {
-            host.arm(&mut self.lane, &self.em);
-            self.lane_armed_at = self.offset;
+            if host.arm(&mut self.lane, &self.em) {
+                self.lane_armed_at = self.offset;
+            }
         }
     }
 

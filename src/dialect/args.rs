@@ -310,10 +310,6 @@ impl StrEscaper {
     /// previous call).
     pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<u8>) -> Vec<isize> {
         if self.carry.is_empty() {
-            if is_ascii_verbatim(bytes) {
-                out.extend_from_slice(bytes);
-                return Vec::new();
-            }
             return self.push_valid(bytes, 0, out);
         }
         let mut buf = std::mem::take(&mut self.carry);
@@ -388,7 +384,7 @@ static VERBATIM: [bool; 256] = verbatim_table();
 
 /// [`VERBATIM`] less the bytes from 0x80: ASCII that JSON string content
 /// holds as it is (no UTF-8 check needed either).
-const fn ascii_verbatim_table() -> [bool; 256] {
+pub(crate) const fn ascii_verbatim_table() -> [bool; 256] {
     let mut t = verbatim_table();
     let mut i = 0x80;
     while i < 0x100 {

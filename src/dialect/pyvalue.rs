@@ -21,7 +21,9 @@
 //! | sets | arrays |
 //! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
 
-use super::args::{check_utf8, escape_content, escape_str, is_ascii_verbatim, StrEscaper};
+use super::args::{
+    ascii_verbatim_table, check_utf8, escape_content, escape_str, is_ascii_verbatim, StrEscaper,
+};
 use super::Cx;
 use crate::config::Limits;
 use crate::event::{Repair, RepairKind, Span};
@@ -695,12 +697,10 @@ pub(crate) struct ValueLexer {
 /// JSON form, less the quotes and the parentheses a single-line string
 /// watches.
 static VERBATIM_CONTENT: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0x20;
-    while i < 0x7F {
-        t[i] = !matches!(i as u8, b'"' | b'\\' | b'\'' | b'(' | b')');
-        i += 1;
-    }
+    let mut t = ascii_verbatim_table();
+    t[b'\'' as usize] = false;
+    t[b'(' as usize] = false;
+    t[b')' as usize] = false;
     t
 };
 
