@@ -47,18 +47,26 @@ fn value() -> impl Strategy<Value = String> {
     })
 }
 
-/// One or two pythonic calls, prose around them, in a list or bare.
+/// One or two pythonic calls, prose around them, in a list or bare — or
+/// Gemma 4 calls, whose strings are delimited by `<|"|>`.
 fn input() -> impl Strategy<Value = Vec<u8>> {
     (
         prop::collection::vec((value(), value()), 1..3),
-        any::<bool>(),
+        0..3usize,
+        content(),
     )
-        .prop_map(|(calls, list)| {
+        .prop_map(|(calls, form, raw)| {
+            if form == 2 {
+                let call = format!(
+                    "<|tool_call>call:write_file{{path:<|\"|>/tmp/x<|\"|>,content:<|\"|>{raw}}}]<|\"|>,n:3}}<tool_call|>"
+                );
+                return format!("Sure.\n{call}{call}\nDone.").into_bytes();
+            }
             let calls: Vec<String> = calls
                 .iter()
                 .map(|(a, b)| format!("write_file(path={a}, content={b}, n=3)"))
                 .collect();
-            let body = if list {
+            let body = if form == 1 {
                 format!("[{}]", calls.join(", "))
             } else {
                 calls.join("\n")
@@ -117,6 +125,21 @@ fn long_strings_in_every_chunk_size() {
         max_args_bytes: 1500,
         ..Limits::default()
     });
+    let gemma = format!(
+        "<|tool_call>call:write_file{{path:<|\"|>/tmp/a.txt<|\"|>,content:<|\"|>{plain}it's \"quoted\" {{x}} caf\u{e9}\n{plain}<|\"|>,n:3}}<tool_call|>"
+    );
+    for input in [&input, &gemma] {
+        for cfg in [Config::default(), limited.clone()] {
+            let whole = run_split(input.as_bytes(), &[], &cfg);
+            check_contracts(input.as_bytes(), &whole);
+            assert!(!common::calls(&whole).is_empty());
+            for n in 1..=16 {
+                let events = run_chunked(input.as_bytes(), n, &cfg);
+                check_contracts(input.as_bytes(), &events);
+                assert_eq!(summary(&events), summary(&whole), "{n}-byte chunks");
+            }
+        }
+    }
     for cfg in [Config::default(), limited] {
         let whole = run_split(input.as_bytes(), &[], &cfg);
         check_contracts(input.as_bytes(), &whole);

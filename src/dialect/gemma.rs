@@ -227,6 +227,21 @@ impl GemmaCall {
 }
 
 impl Block for GemmaCall {
+    fn plain_chunk(&mut self, input: &[u8], cx: &mut Cx<'_>) -> bool {
+        if self.st != St::Value {
+            return false;
+        }
+        let (Some(lx), Some(local)) = (self.lexer.as_mut(), self.local) else {
+            return false;
+        };
+        if !lx.plain_chunk(input, cx.base, &mut self.w) {
+            return false;
+        }
+        self.w
+            .flush(cx, local, Span::new(cx.base, cx.abs(input.len())));
+        true
+    }
+
     fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Flow {
         let mut i = 0;
         while i < input.len() {

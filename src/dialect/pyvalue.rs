@@ -21,9 +21,7 @@
 //! | sets | arrays |
 //! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
 
-use super::args::{
-    ascii_verbatim_table, check_utf8, escape_content, escape_str, is_ascii_verbatim, StrEscaper,
-};
+use super::args::{ascii_verbatim_table, escape_str, is_ascii_verbatim, StrEscaper};
 use super::Cx;
 use crate::config::Limits;
 use crate::event::{Repair, RepairKind, Span};
@@ -704,8 +702,8 @@ static VERBATIM_CONTENT: [bool; 256] = {
     t
 };
 
-/// `chunk` is all [`VERBATIM_CONTENT`]: inside a string for which
-/// [`ValueLexer::in_plain_string`] holds, it is written as it is.
+/// `chunk` is all [`VERBATIM_CONTENT`]: inside a quoted string with nothing
+/// pending (see [`ValueLexer::plain_chunk`]), it is written as it is.
 #[inline]
 pub(crate) fn is_verbatim_content(chunk: &[u8]) -> bool {
     crate::json::run_len_except::<true, true>(chunk, &VERBATIM_CONTENT, b"'()") == chunk.len()
@@ -1287,43 +1285,42 @@ impl ValueLexer {
         self.put(w, &out, at);
     }
 
-    /// True inside a quoted (not delimited) string, nothing pending: a
-    /// chunk of [`is_verbatim_content`] bytes would leave the lexer as it is
-    /// and reach the writer as it is (no quote to judge, no escape, no
-    /// parenthesis to count, no character to complete, no undecided `{`).
-    pub(crate) fn in_plain_string(&self) -> bool {
-        matches!(self.leaf, Leaf::Str(s) if s.pend == 0 && !s.delim)
-            && !self.done
-            && self.esc.held() == 0
-            && self.stack.pending.is_empty()
-    }
-
     /// Writes `input`, a chunk at absolute offset `at` inside the string
-    /// being read ([`ValueLexer::in_plain_string`]), as [`ValueLexer::feed`]
-    /// would, when that is only to pass it on: it holds none of the bytes
-    /// the string stops on (its quote, `\\`, a line break, a parenthesis),
-    /// and is complete UTF-8. False, and nothing done, otherwise.
+    /// being read, as [`ValueLexer::feed`] would, when that is only to pass
+    /// it on as content: nothing is pending (no quote to judge, no
+    /// character to complete, no undecided `{`) and the chunk holds none of
+    /// the bytes the string stops on — for a quoted string its quote, `\\`,
+    /// a line break, a parenthesis; for a delimited (Gemma) one `<`, where
+    /// its delimiter or a stop literal may begin, nor does it end in the
+    /// closers such a string holds back. False, and nothing done, otherwise.
     pub(crate) fn plain_chunk(&mut self, input: &[u8], at: u64, w: &mut Writer) -> bool {
         let Leaf::Str(s) = self.leaf else {
             return false;
         };
-        if !self.in_plain_string() {
+        if s.pend != 0 || self.done || self.esc.held() != 0 || !self.stack.pending.is_empty() {
             return false;
         }
-        if is_verbatim_content(input) {
-            // Its own JSON form.
-            return w.put_verbatim(input, at);
+        if s.delim {
+            if !self.tail.is_empty()
+                || memchr::memchr(b'<', input).is_some()
+                || matches!(input.last(), Some(b'}' | b']'))
+            {
+                return false;
+            }
+        } else {
+            if is_verbatim_content(input) {
+                // Its own JSON form.
+                return w.put_verbatim(input, at);
+            }
+            let stops = &WATCH_STOPS[usize::from(s.q == b'"')];
+            if input.iter().any(|&c| stops[c as usize]) {
+                return false;
+            }
         }
-        let stops = &WATCH_STOPS[usize::from(s.q == b'"')];
-        if input.iter().any(|&c| stops[c as usize]) || check_utf8(input).is_err() {
-            return false;
-        }
-        let mut out = std::mem::take(&mut self.escaped);
-        out.clear();
-        escape_content(input, &mut out, true);
-        // As `content` would: the writer makes any cut at the limit itself.
-        w.put(&out, at);
-        self.escaped = out;
+        // What the string's reading does with a run of content (for a
+        // delimited string `delim_content`, which with nothing held and no
+        // closer at the end is this).
+        self.content(w, input, at);
         true
     }
 
