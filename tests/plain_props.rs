@@ -52,7 +52,7 @@ fn value() -> impl Strategy<Value = String> {
 fn input() -> impl Strategy<Value = Vec<u8>> {
     (
         prop::collection::vec((value(), value()), 1..3),
-        0..3usize,
+        0..4usize,
         content(),
     )
         .prop_map(|(calls, form, raw)| {
@@ -61,6 +61,14 @@ fn input() -> impl Strategy<Value = Vec<u8>> {
                     "<|tool_call>call:write_file{{path:<|\"|>/tmp/x<|\"|>,content:<|\"|>{raw}}}]<|\"|>,n:3}}<tool_call|>"
                 );
                 return format!("Sure.\n{call}{call}\nDone.").into_bytes();
+            }
+            if form == 3 {
+                // The closing delimiter is missing: the closers the string
+                // held back were the call's.
+                let call = format!(
+                    "<|tool_call>call:write_file{{content:<|\"|>{raw} text}}<tool_call|>"
+                );
+                return format!("Sure.\n{call}\nDone.").into_bytes();
             }
             let calls: Vec<String> = calls
                 .iter()
