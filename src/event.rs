@@ -481,6 +481,18 @@ impl Event {
     }
 }
 
+/// The calls the `ToolEnd` events of `events` carry (for unit tests).
+#[cfg(test)]
+pub(crate) fn ended_calls(events: &[Event]) -> Vec<&ToolCall> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolEnd { call, .. } => Some(&**call),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

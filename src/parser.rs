@@ -1218,15 +1218,7 @@ mod tests {
         (events, armed)
     }
 
-    fn calls(events: &[Event]) -> Vec<&ToolCall> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                Event::ToolEnd { call, .. } => Some(&**call),
-                _ => None,
-            })
-            .collect()
-    }
+    use crate::event::ended_calls as calls;
 
     #[test]
     fn the_lane_backs_off_on_malformed_arguments_and_comes_back() {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{cases, check_contracts, run_chunked, run_split, run_split_bytes, summary};
+use common::{cases, check_contracts, run_chunked, run_split, splits_from, streamed_runs, summary};
 use proptest::prelude::*;
 use serde_json::Value;
 use toolstream::{Config, Dialect, Limits};
@@ -195,21 +195,12 @@ proptest! {
     #[test]
     fn streamed_arguments_agree(args in args(), two in any::<bool>(), w in 0..WRAPPERS.len(), cuts in prop::collection::vec(0usize..10_000, 0..24)) {
         let input = input(&args, two, w);
-        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-        splits.sort_unstable();
-        splits.dedup();
+        let splits = splits_from(&cuts, input.len());
         for cfg in configs().into_iter().chain(only(w).map(|d| Config::default().with_dialects(vec![d]))) {
             let whole = run_split(&input, &[], &cfg);
             check_contracts(&input, &whole);
             let expect = summary(&whole);
-            let mut runs = vec![
-                ("random", run_split(&input, &splits, &cfg)),
-                ("random, feed_bytes", run_split_bytes(&input, &splits, &cfg)),
-            ];
-            for n in [1, 2, 3, 4, 7] {
-                runs.push(("chunks", run_chunked(&input, n, &cfg)));
-            }
-            for (how, events) in runs {
+            for (how, events) in streamed_runs(&input, &splits, &cfg) {
                 check_contracts(&input, &events);
                 prop_assert_eq!(summary(&events), expect.clone(), "{} {} splits {:?} of {:?}", WRAPPERS[w].2, how, splits, String::from_utf8_lossy(&input));
             }

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{cases, check_contracts, run_chunked, run_split, run_split_bytes, summary};
+use common::{cases, check_contracts, run_chunked, run_split, splits_from, streamed_runs, summary};
 use proptest::prelude::*;
 use toolstream::{Config, Dialect, Limits, Tools};
 
@@ -97,21 +97,12 @@ proptest! {
 
     #[test]
     fn streamed_strings_agree(input in input(), cuts in prop::collection::vec(0usize..10_000, 0..24)) {
-        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-        splits.sort_unstable();
-        splits.dedup();
+        let splits = splits_from(&cuts, input.len());
         for cfg in configs() {
             let whole = run_split(&input, &[], &cfg);
             check_contracts(&input, &whole);
             let expect = summary(&whole);
-            let mut runs = vec![
-                ("random", run_split(&input, &splits, &cfg)),
-                ("random, feed_bytes", run_split_bytes(&input, &splits, &cfg)),
-            ];
-            for n in [1, 2, 3, 4, 7] {
-                runs.push(("chunks", run_chunked(&input, n, &cfg)));
-            }
-            for (how, events) in runs {
+            for (how, events) in streamed_runs(&input, &splits, &cfg) {
                 check_contracts(&input, &events);
                 prop_assert_eq!(summary(&events), expect.clone(), "{} splits {:?} of {:?}", how, splits, String::from_utf8_lossy(&input));
             }
@@ -239,21 +230,12 @@ proptest! {
 
     #[test]
     fn streamed_xml_values_agree((input, d) in xml_input(), cuts in prop::collection::vec(0usize..10_000, 0..24)) {
-        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-        splits.sort_unstable();
-        splits.dedup();
+        let splits = splits_from(&cuts, input.len());
         for cfg in xml_configs(d) {
             let whole = run_split(&input, &[], &cfg);
             check_contracts(&input, &whole);
             let expect = summary(&whole);
-            let mut runs = vec![
-                ("random", run_split(&input, &splits, &cfg)),
-                ("random, feed_bytes", run_split_bytes(&input, &splits, &cfg)),
-            ];
-            for n in [1, 2, 3, 4, 7] {
-                runs.push(("chunks", run_chunked(&input, n, &cfg)));
-            }
-            for (how, events) in runs {
+            for (how, events) in streamed_runs(&input, &splits, &cfg) {
                 check_contracts(&input, &events);
                 prop_assert_eq!(summary(&events), expect.clone(), "{} splits {:?} of {:?}", how, splits, String::from_utf8_lossy(&input));
             }

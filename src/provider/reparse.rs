@@ -530,15 +530,7 @@ mod tests {
         out
     }
 
-    fn calls(events: &[Event]) -> Vec<&ToolCall> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                Event::ToolEnd { call, .. } => Some(&**call),
-                _ => None,
-            })
-            .collect()
-    }
+    use crate::event::ended_calls as calls;
 
     fn skipped(events: &[Event]) -> Vec<Span> {
         events

@@ -25,6 +25,33 @@ fn pieces(len: usize, splits: &[usize]) -> impl Iterator<Item = std::ops::Range<
     .filter(|r| !r.is_empty())
 }
 
+/// Sorted, distinct split offsets inside an input of `len` bytes, from
+/// arbitrary `cuts` (as a property test draws them).
+pub(crate) fn splits_from(cuts: &[usize], len: usize) -> Vec<usize> {
+    let mut splits: Vec<usize> = cuts.iter().map(|c| c % (len + 1)).collect();
+    splits.sort_unstable();
+    splits.dedup();
+    splits
+}
+
+/// The streamed runs a property compares with the whole input: split at
+/// `splits` (fed as slices and as `Bytes`), and in 1, 2, 3, 4 and 7-byte
+/// chunks — each with how it was fed.
+pub(crate) fn streamed_runs(
+    input: &[u8],
+    splits: &[usize],
+    cfg: &Config,
+) -> Vec<(&'static str, Vec<Event>)> {
+    let mut runs = vec![
+        ("random", run_split(input, splits, cfg)),
+        ("random, feed_bytes", run_split_bytes(input, splits, cfg)),
+    ];
+    for n in [1, 2, 3, 4, 7] {
+        runs.push(("chunks", run_chunked(input, n, cfg)));
+    }
+    runs
+}
+
 /// Feeds `input` split at `splits` (sorted offsets), returns the events.
 pub(crate) fn run_split(input: &[u8], splits: &[usize], cfg: &Config) -> Vec<Event> {
     let mut p = Parser::new(cfg.clone());
