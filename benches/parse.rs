@@ -14,7 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use toolstream::{Delta, Event, Span};
+use toolstream::{Config, Delta, Event, Span};
 
 mod inputs;
 use inputs::{hermes_calls, parse_with, prose, string_arg};
@@ -22,7 +22,7 @@ use inputs::{hermes_calls, parse_with, prose, string_arg};
 /// Feeds `input` in `chunk`-byte pieces (0: whole) and returns the number of calls.
 fn run(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> usize {
     let mut calls = 0;
-    parse_with(input, chunk, events, |evs| {
+    parse_with(&Config::default(), input, chunk, events, |evs| {
         calls += evs
             .iter()
             .filter(|e| matches!(e, Event::ToolEnd { .. }))

@@ -1,12 +1,14 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo bench --bench profile -- [hermes|text|string|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`, or
+//! `cargo bench --bench profile -- [hermes|text|string|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`
+//! (with `WITH_TOOLS=1`, each line of a `.jsonl` file is parsed with its own
+//! `tools`, as the peer comparison's harness parses the corpus), or
 //! under callgrind: `valgrind --tool=callgrind --toggle-collect=profile::parse_one target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
 //! With the default features it allocates with mimalloc, as the CLI does.
 
-use toolstream::{Config, Event, Parser};
+use toolstream::{Config, Event, Parser, Tools};
 
 // The allocator of the `toolstream` binary (whose `harness` command the peer
 // comparison times), so that allocations cost here what they cost there.
@@ -35,21 +37,27 @@ fn main() {
         // per line, in its `text` field (the corpus), each parsed on its own.
         path => std::fs::read(path).expect("hermes, text, string, empty or a file"),
     };
-    let inputs: Vec<Vec<u8>> = if kind.ends_with(".jsonl") {
+    let with_tools = std::env::var_os("WITH_TOOLS").is_some_and(|v| v == "1");
+    let inputs: Vec<(Vec<u8>, Config)> = if kind.ends_with(".jsonl") {
         input
             .split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
             .map(|l| {
                 let v: serde_json::Value = serde_json::from_slice(l).expect("a JSON line");
-                v["text"]
+                let text = v["text"]
                     .as_str()
                     .expect("a text field")
                     .as_bytes()
-                    .to_vec()
+                    .to_vec();
+                let cfg = match Tools::from_value(&v["tools"]) {
+                    Ok(tools) if with_tools => Config::default().with_tools(tools),
+                    _ => Config::default(),
+                };
+                (text, cfg)
             })
             .collect()
     } else {
-        vec![input]
+        vec![(input, Config::default())]
     };
     let mut events: Vec<Event> = Vec::with_capacity(64);
     // The dialect table is built once per process (by the first parser):
@@ -58,15 +66,17 @@ fn main() {
     let mut calls = 0usize;
     let mut arg_bytes = 0usize;
     let t = std::time::Instant::now();
-    for input in std::iter::repeat_n(&inputs, reps).flatten() {
-        let (c, a) = parse_one(input, chunk, &mut events);
+    for (input, cfg) in std::iter::repeat_n(&inputs, reps).flatten() {
+        let (c, a) = parse_one(cfg, input, chunk, &mut events);
         calls += c;
         arg_bytes += a;
     }
     let secs = t.elapsed().as_secs_f64();
     println!(
         "{kind} chunk={chunk} reps={reps}: {calls} calls, {arg_bytes} arg bytes, {:.1} MiB/s",
-        (inputs.iter().map(Vec::len).sum::<usize>() * reps) as f64 / secs / (1 << 20) as f64
+        (inputs.iter().map(|(i, _)| i.len()).sum::<usize>() * reps) as f64
+            / secs
+            / (1 << 20) as f64
     );
 }
 
@@ -74,10 +84,10 @@ fn main() {
 /// Out of line, so that callgrind can count it alone
 /// (`--toggle-collect=profile::parse_one`).
 #[inline(never)]
-fn parse_one(input: &[u8], chunk: usize, events: &mut Vec<Event>) -> (usize, usize) {
+fn parse_one(cfg: &Config, input: &[u8], chunk: usize, events: &mut Vec<Event>) -> (usize, usize) {
     let mut calls = 0usize;
     let mut arg_bytes = 0usize;
-    parse_with(input, chunk, events, |evs| {
+    parse_with(cfg, input, chunk, events, |evs| {
         for e in evs {
             match e {
                 Event::ToolEnd { .. } => calls += 1,

@@ -3,16 +3,17 @@
 
 use toolstream::{Config, Event, Parser};
 
-/// One parse as the benches time it: a new parser, `input` fed in
+/// One parse as the benches time it: a new parser (on a clone of `cfg`), `input` fed in
 /// `chunk`-byte pieces (0: whole), `finish`; `each` sees the events of
 /// every feed, which are then dropped (as a streaming consumer does).
 pub(crate) fn parse_with(
+    cfg: &Config,
     input: &[u8],
     chunk: usize,
     events: &mut Vec<Event>,
     mut each: impl FnMut(&[Event]),
 ) {
-    let mut p = Parser::new(Config::default());
+    let mut p = Parser::new(cfg.clone());
     let chunk = if chunk == 0 {
         input.len().max(1)
     } else {
