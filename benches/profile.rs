@@ -49,9 +49,10 @@ fn main() {
                     .expect("a text field")
                     .as_bytes()
                     .to_vec();
-                let cfg = match Tools::from_value(&v["tools"]) {
-                    Ok(tools) if with_tools => Config::default().with_tools(tools),
-                    _ => Config::default(),
+                let tools = with_tools.then(|| Tools::from_value(&v["tools"]).ok());
+                let cfg = match tools.flatten() {
+                    Some(tools) => Config::default().with_tools(tools),
+                    None => Config::default(),
                 };
                 (text, cfg)
             })
