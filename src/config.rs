@@ -223,6 +223,32 @@ impl Tools {
         Some(props.contains_key(param))
     }
 
+    /// The one tool whose schema accepts arguments with these `keys`: it
+    /// declares every key among its `properties` and each of its `required`
+    /// parameters is one of them. `None` when no tool does, when more than
+    /// one does, or for a tool whose properties are not given (nothing can
+    /// be said of it).
+    pub fn fitting<'k>(&self, keys: impl Iterator<Item = &'k str> + Clone) -> Option<&ToolSpec> {
+        let fits = |spec: &&ToolSpec| {
+            let Some(schema) = spec.parameters.as_ref() else {
+                return false;
+            };
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return false;
+            };
+            let required = schema.get("required").and_then(Value::as_array);
+            keys.clone().all(|k| props.contains_key(k))
+                && required.is_none_or(|req| {
+                    req.iter()
+                        .filter_map(Value::as_str)
+                        .all(|r| keys.clone().any(|k| k == r))
+                })
+        };
+        let mut fit = self.specs.iter().filter(fits);
+        let first = fit.next()?;
+        fit.next().is_none().then_some(first)
+    }
+
     /// The schema type (`"integer"`, `"string"`, …) of parameter `param` of tool `name`.
     pub fn param_type(&self, name: &str, param: &str) -> Option<&str> {
         let schema = self.get(name)?.parameters.as_ref()?;
@@ -308,6 +334,32 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_one_fitting_tool() {
+        let tools = Tools::from_json(
+            r#"[{"name": "ping"},
+                {"name": "now", "parameters": {"type": "object", "properties": {}}},
+                {"name": "weather", "parameters": {"properties": {"city": {}, "unit": {}}, "required": ["city"]}},
+                {"name": "read", "parameters": {"properties": {"path": {}, "lines": {}}}}]"#,
+        )
+        .unwrap();
+        let fit = |keys: &[&str]| tools.fitting(keys.iter().copied()).map(|t| t.name.as_str());
+        assert_eq!(fit(&["city"]), Some("weather"));
+        assert_eq!(fit(&["unit", "city"]), Some("weather"));
+        assert_eq!(fit(&["unit"]), None, "a required parameter is missing");
+        assert_eq!(fit(&["city", "days"]), None, "`days` is not declared");
+        // Nothing required: any declared keys, none included.
+        assert_eq!(fit(&["lines"]), Some("read"));
+        // No keys fit both `now` and `read`; `ping` has no schema to judge.
+        assert_eq!(fit(&[]), None);
+        let one =
+            Tools::from_json(r#"[{"name": "now", "parameters": {"properties": {}}}]"#).unwrap();
+        assert_eq!(
+            one.fitting(std::iter::empty()).map(|t| t.name.as_str()),
+            Some("now")
+        );
+    }
 
     #[test]
     fn tools_are_found_by_their_openai_spelling() {

@@ -14,6 +14,7 @@
 //! | not an object | `{"name": "f", "arguments": null}` → `{}`, `"arguments": 3` → `{"value": 3}` |
 //! | flattened | `{"name": "f", "city": "Paris"}` (no argument key) → `{"city": "Paris"}` |
 //! | tool as key | `{"get_weather": {"city": "Paris"}}` (BFCL's answer format): only when the key is an offered tool ([`crate::Config::tools`]) |
+//! | no name | `{"arguments": {"city": "Paris"}}`: the one offered tool whose schema accepts the arguments ([`Tools::fitting`]), an `inferred_name` repair |
 //!
 //! [`CallRouter`] is a [`Sink`] for the JSON [`Repairer`]: it watches the
 //! repaired output of one top-level value (an object, or an array of objects)
@@ -324,6 +325,28 @@ impl CallShape {
         }
     }
 
+    /// Names a call that closed with its arguments but without a name after
+    /// the one offered tool whose schema accepts those arguments
+    /// ([`Tools::fitting`]), with an `inferred_name` repair. Runs once, on
+    /// the complete arguments, so it decides the same for any chunking.
+    fn infer_name(&mut self, tools: &Tools) {
+        if self.args.limited {
+            return;
+        }
+        let Ok(serde_json::Value::Object(args)) =
+            serde_json::from_slice::<serde_json::Value>(&self.args.final_json())
+        else {
+            return;
+        };
+        if let Some(spec) = tools.fitting(args.keys().map(String::as_str)) {
+            self.name = Some(spec.name.clone());
+            self.args.repairs.push(Repair {
+                kind: RepairKind::InferredName,
+                offset: self.start,
+            });
+        }
+    }
+
     fn write(&mut self, bytes: &[u8]) {
         match self.route {
             Route::Args => self.args.write(bytes),
@@ -606,6 +629,11 @@ impl CallRouter {
             c.mark(mark, depth_before, tools);
             if c.closed {
                 c.end = offset + 1;
+                if c.name.is_none() && c.has_args {
+                    if let Some(tools) = tools {
+                        c.infer_name(tools);
+                    }
+                }
             }
         }
     }

@@ -179,6 +179,10 @@ repair_kinds! {
     DuplicateKey => "duplicate_key",
     /// A call written in a syntax that needed a structural fix (pythonic positional argument, …).
     SyntaxFix => "syntax_fix",
+    /// A call without a name was given the one offered tool whose schema
+    /// accepts its arguments (every required parameter present, every key
+    /// declared).
+    InferredName => "inferred_name",
     /// More repairs were made than [`crate::Limits::max_repairs`] lets one
     /// list hold: from this entry's offset on, repairs were made but not all
     /// are listed.

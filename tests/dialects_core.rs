@@ -369,3 +369,69 @@ fn named_list_of_calls_in_a_fence() {
         assert_eq!(p.text, code);
     }
 }
+
+/// A call written with its arguments but no name
+/// (`<tool_call>{"arguments": {…}}</tool_call>`, Hermes-2-Pro on BFCL) is
+/// the offered tool whose schema alone accepts those arguments — every
+/// required parameter given, every key a declared one — with an
+/// `inferred_name` repair. No tool list, two tools that fit, or none: it
+/// stays what it was (text).
+#[test]
+fn name_inferred_from_the_only_fitting_schema() {
+    let tools = Tools::from_json(
+        r#"[{"name": "db_fetch_records", "parameters": {"type": "object", "properties": {"database_name": {"type": "string"}, "table_name": {"type": "string"}, "conditions": {"type": "object"}, "fetch_limit": {"type": "integer"}}, "required": ["database_name", "table_name"]}},
+            {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}},
+            {"name": "get_time", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]"#,
+    )
+    .unwrap();
+    let with = cfg().with_tools(tools);
+    let input = b"<tool_call>\n{\"arguments\": {\"database_name\": \"StudentDB\", \"table_name\": \"students\", \"conditions\": {\"school\": \"Bluebird\"}}, \"fetch_limit\": 0}\n</tool_call>\n";
+    let p = check_all(input, &with);
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].name, "db_fetch_records");
+    assert_eq!(
+        args(&p, 0),
+        json!({"database_name": "StudentDB", "table_name": "students", "conditions": {"school": "Bluebird"}})
+    );
+    let kinds: Vec<_> = p.calls[0].repairs.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, vec![RepairKind::InferredName]);
+    assert_eq!(
+        p.calls[0].repairs[0].offset, 12,
+        "where the envelope begins"
+    );
+    assert_eq!(p.text, "\n");
+
+    // Bare, several calls, in one array; the unit makes the first one
+    // `get_weather`'s alone.
+    let bare = br#"[{"arguments": {"city": "Paris", "unit": "C"}}, {"parameters": {"table_name": "t", "database_name": "d"}}]"#;
+    let p = check_all(bare, &with);
+    let names: Vec<_> = p.calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["get_weather", "db_fetch_records"]);
+
+    for (what, input) in [
+        (
+            "two tools fit",
+            &br#"<tool_call>{"arguments": {"city": "Paris"}}</tool_call>"#[..],
+        ),
+        (
+            "an undeclared key",
+            br#"<tool_call>{"arguments": {"city": "Paris", "days": 3}}</tool_call>"#,
+        ),
+        (
+            "a required parameter missing",
+            br#"<tool_call>{"arguments": {"table_name": "t"}}</tool_call>"#,
+        ),
+        (
+            "no arguments key",
+            br#"<tool_call>{"city": "Paris", "unit": "C"}</tool_call>"#,
+        ),
+    ] {
+        let p = check_all(input, &with);
+        assert!(p.calls.is_empty(), "{what}");
+        assert_eq!(p.text.as_bytes(), input, "{what}");
+    }
+    // Without the tool list there is nothing to infer from.
+    let p = check_all(input, &cfg());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text.as_bytes(), &input[..]);
+}
