@@ -7,7 +7,7 @@ mod common;
 
 use common::{cases, check_contracts, run_split, run_split_bytes, summary};
 use proptest::prelude::*;
-use toolstream::{Config, Limits};
+use toolstream::{Config, Limits, Tools};
 
 /// Pieces of model output, valid and broken, that reach most parser states.
 const VOCAB: &[&str] = &[
@@ -75,6 +75,7 @@ const VOCAB: &[&str] = &[
     "{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
     "{\"arguments\": {\"a\": [1, 2]}, \"name\": \"g\"}",
     "[{\"name\": \"h\", \"arguments\": {}}]",
+    "{\"arguments\": {\"city\": \"Paris\"}}",
     "\"{\\\"k\\\": 2}\"",
     "{{",
     "}}",
@@ -160,6 +161,27 @@ proptest! {
         let split = run_split(&input, &cuts, &cfg);
         check_contracts(&input, &split);
         same(&input, &whole, &split)?;
+    }
+
+    /// With tools offered, names are matched and inferred from schemas
+    /// (a call with arguments and no name): the same calls for any split,
+    /// with the default limits and with tight ones.
+    #[test]
+    fn offered_tools_keep_the_contracts((input, cuts) in fragments().prop_flat_map(|i| { let n = i.len(); (Just(i), splits(n)) })) {
+        let tools = Tools::from_json(
+            r#"[{"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}},
+                {"name": "f", "parameters": {"properties": {"a": {"type": "integer"}}}}]"#,
+        )
+        .expect("tools");
+        let mut tight = tight_limits();
+        tight.tools = Some(std::sync::Arc::new(tools.clone()));
+        for cfg in [Config::default().with_tools(tools), tight] {
+            let whole = run_split(&input, &[], &cfg);
+            check_contracts(&input, &whole);
+            let split = run_split(&input, &cuts, &cfg);
+            check_contracts(&input, &split);
+            same(&input, &whole, &split)?;
+        }
     }
 
     #[test]
