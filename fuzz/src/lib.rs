@@ -712,6 +712,17 @@ pub fn check_provider(input: &[u8], splits: &[usize], opt: u8) {
     assert_same_summary(input, &whole, &split, splits);
 }
 
+/// Auto-detection with tools offered: names matched against them, inferred
+/// from their schemas (a call with arguments and no name), values typed.
+pub fn tools_config() -> Config {
+    let tools = toolstream::Tools::from_json(
+        r#"[{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}},
+            {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}}]"#,
+    )
+    .expect("fuzz tools");
+    Config::default().with_tools(tools)
+}
+
 /// The content parser restricted to the pythonic dialect.
 pub fn pythonic_config() -> Config {
     // Offered tools reach the schema-driven paths too: positional names,
