@@ -228,6 +228,17 @@ impl Tools {
     /// parameters is one of them. `None` when no tool does, when more than
     /// one does, or for a tool whose properties are not given (nothing can
     /// be said of it).
+    ///
+    /// ```
+    /// use toolstream::Tools;
+    /// let tools = Tools::from_json(
+    ///     r#"[{"name": "get_weather", "parameters": {"properties": {"city": {}, "unit": {}}, "required": ["city"]}},
+    ///         {"name": "read_file", "parameters": {"properties": {"path": {}}, "required": ["path"]}}]"#,
+    /// )
+    /// .unwrap();
+    /// assert_eq!(tools.fitting(["city", "unit"].into_iter()).unwrap().name, "get_weather");
+    /// assert!(tools.fitting(["unit"].into_iter()).is_none()); // `city` is required
+    /// ```
     pub fn fitting<'k>(&self, keys: impl Iterator<Item = &'k str> + Clone) -> Option<&ToolSpec> {
         let fits = |spec: &&ToolSpec| {
             let Some(schema) = spec.parameters.as_ref() else {

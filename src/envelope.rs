@@ -333,9 +333,10 @@ impl CallShape {
         if self.args.limited {
             return;
         }
-        let Ok(serde_json::Value::Object(args)) =
-            serde_json::from_slice::<serde_json::Value>(&self.args.final_json())
-        else {
+        // The keys are all it takes: the values are skipped, not built.
+        let Ok(args) = serde_json::from_slice::<
+            std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+        >(&self.args.final_json()) else {
             return;
         };
         if let Some(spec) = tools.fitting(args.keys().map(String::as_str)) {
