@@ -764,7 +764,10 @@ def peer_versions():
     ts = subprocess.run([TOOLSTREAM, "--version"], capture_output=True, text=True).stdout.strip()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+    # The report this run rewrites does not count: an earlier run's output left uncommitted is
+    # not a change to what is measured.
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":(exclude)BENCHMARKS.md"], capture_output=True,
                            text=True, cwd=ROOT).stdout.strip()
     return {"toolstream": f"{ts} (commit {commit}{', with uncommitted changes' if dirty else ''})", **py,
             **{k + " (npm)": v for k, v in js.items()}}
