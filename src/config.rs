@@ -225,9 +225,9 @@ impl Tools {
 
     /// The one tool whose schema accepts arguments with these `keys`: it
     /// declares every key among its `properties` and each of its `required`
-    /// parameters is one of them. `None` when no tool does, when more than
-    /// one does, or for a tool whose properties are not given (nothing can
-    /// be said of it).
+    /// parameters is one of them (a tool listed twice counts once). `None`
+    /// when no tool does, when more than one does, or for a tool whose
+    /// properties are not given (nothing can be said of it).
     ///
     /// ```
     /// use toolstream::Tools;
@@ -257,7 +257,8 @@ impl Tools {
         };
         let mut fit = self.specs.iter().filter(fits);
         let first = fit.next()?;
-        fit.next().is_none().then_some(first)
+        // A tool listed twice is still one tool.
+        fit.all(|s| s.name == first.name).then_some(first)
     }
 
     /// The schema type (`"integer"`, `"string"`, …) of parameter `param` of tool `name`.
@@ -364,6 +365,14 @@ mod tests {
         assert_eq!(fit(&["lines"]), Some("read"));
         // No keys fit both `now` and `read`; `ping` has no schema to judge.
         assert_eq!(fit(&[]), None);
+        let twice = Tools::from_json(
+            r#"[{"name": "now", "parameters": {"properties": {"tz": {}}}}, {"name": "now", "parameters": {"properties": {"tz": {}}}}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            twice.fitting(["tz"].into_iter()).map(|t| t.name.as_str()),
+            Some("now")
+        );
         let one =
             Tools::from_json(r#"[{"name": "now", "parameters": {"properties": {}}}]"#).unwrap();
         assert_eq!(
