@@ -173,8 +173,7 @@ proptest! {
                 {"name": "f", "parameters": {"properties": {"a": {"type": "integer"}}}}]"#,
         )
         .expect("tools");
-        let mut tight = tight_limits();
-        tight.tools = Some(std::sync::Arc::new(tools.clone()));
+        let tight = tight_limits().with_tools(tools.clone());
         for cfg in [Config::default().with_tools(tools), tight] {
             let whole = run_split(&input, &[], &cfg);
             check_contracts(&input, &whole);

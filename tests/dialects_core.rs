@@ -11,6 +11,11 @@ fn cfg() -> Config {
     Config::default()
 }
 
+/// The default configuration with the tools of an OpenAI-format list offered.
+fn offering(tools: &str) -> Config {
+    cfg().with_tools(Tools::from_json(tools).expect("a tool list"))
+}
+
 fn args(p: &toolstream::Parsed, i: usize) -> Value {
     serde_json::from_str(&p.calls[i].arguments).unwrap()
 }
@@ -126,11 +131,9 @@ fn bare_json_and_fences() {
 /// call of an offered tool is a call there, and plain code stays text.
 #[test]
 fn java_and_typescript_fences() {
-    let tools = Tools::from_json(
+    let with = offering(
         r#"[{"name": "MethodInvokeTest.checkInjectedInvoker", "parameters": {"type": "object", "properties": {"csm": {"type": "string"}, "expectedClass": {"type": "string"}}, "required": ["csm", "expectedClass"]}}]"#,
-    )
-    .unwrap();
-    let with = cfg().with_tools(tools);
+    );
     for lang in ["java", "typescript", "ts", "javascript"] {
         let input = format!(
             "```{lang}\nMethodInvokeTest.checkInjectedInvoker(\"csmInstance\", \"MyExpectedClass.class\");\n```"
@@ -155,11 +158,9 @@ fn java_and_typescript_fences() {
 /// spelling, no dots) is that tool. The call keeps the written name.
 #[test]
 fn offered_tool_in_its_openai_spelling() {
-    let tools = Tools::from_json(
+    let with = offering(
         r#"[{"name": "game.save_progress", "parameters": {"type": "object", "properties": {"stage": {"type": "integer"}, "mode": {"type": "string"}}}}]"#,
-    )
-    .unwrap();
-    let with = cfg().with_tools(tools);
+    );
     let input = b"```python\n# Save progress for easy mode at stage 7\ngame_save_progress(stage=7, mode='easy')\n\n# and hard mode\ngame_save_progress(stage=3, mode='hard')\n```\n";
     let p = check_all(input, &with);
     assert_eq!(p.calls.len(), 2);
@@ -175,11 +176,9 @@ fn offered_tool_in_its_openai_spelling() {
 /// bare; without the tool list, or for another key, it stays what it was.
 #[test]
 fn tool_name_as_the_key() {
-    let tools = Tools::from_json(
+    let with = offering(
         r#"[{"name": "hotel_booking.book", "parameters": {"type": "object", "properties": {"hotel_name": {"type": "string"}}}}]"#,
-    )
-    .unwrap();
-    let with = cfg().with_tools(tools);
+    );
     for input in [
         &br#"[{"hotel_booking.book": {"hotel_name": "Sheraton"}}, {"hotel_booking.book": {"hotel_name": "Hilton"}}]"#[..],
         b"```json\n[{'hotel_booking.book': {'hotel_name': 'Sheraton'}}, {'hotel_booking.book': {'hotel_name': 'Hilton'}}]\n```",
@@ -287,10 +286,7 @@ fn dialect_restriction() {
 
 #[test]
 fn known_tools_allow_missing_arguments() {
-    let tools =
-        Tools::from_json(r#"[{"type":"function","function":{"name":"get_time","parameters":{}}}]"#)
-            .unwrap();
-    let c = cfg().with_tools(tools);
+    let c = offering(r#"[{"type":"function","function":{"name":"get_time","parameters":{}}}]"#);
     let p = check_all(b"{\"name\": \"get_time\"}", &c);
     assert_eq!(p.calls.len(), 1);
     assert_eq!(p.calls[0].arguments, "{}");
@@ -378,13 +374,11 @@ fn named_list_of_calls_in_a_fence() {
 /// stays what it was (text).
 #[test]
 fn name_inferred_from_the_only_fitting_schema() {
-    let tools = Tools::from_json(
+    let with = offering(
         r#"[{"name": "db_fetch_records", "parameters": {"type": "object", "properties": {"database_name": {"type": "string"}, "table_name": {"type": "string"}, "conditions": {"type": "object"}, "fetch_limit": {"type": "integer"}}, "required": ["database_name", "table_name"]}},
             {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}},
             {"name": "get_time", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]"#,
-    )
-    .unwrap();
-    let with = cfg().with_tools(tools);
+    );
     let input = b"<tool_call>\n{\"arguments\": {\"database_name\": \"StudentDB\", \"table_name\": \"students\", \"conditions\": {\"school\": \"Bluebird\"}}, \"fetch_limit\": 0}\n</tool_call>\n";
     let p = check_all(input, &with);
     assert_eq!(p.calls.len(), 1);
