@@ -124,10 +124,16 @@ fn run(cfg: &Config, pieces: &[&[u8]]) -> Outcome {
     parser.finish(&mut events);
     absorb(&mut events, &mut text, &mut thinking, &mut calls);
     Outcome {
-        text: String::from_utf8_lossy(&text).into_owned(),
-        thinking: String::from_utf8_lossy(&thinking).into_owned(),
+        text: utf8(text),
+        thinking: utf8(thinking),
         calls,
     }
+}
+
+/// The bytes as a `String`: moved when they are UTF-8 (checked by the
+/// standard library's word-at-a-time validator), else a lossy copy.
+fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn ms(d: std::time::Duration) -> f64 {
