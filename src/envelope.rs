@@ -16,6 +16,13 @@
 //! | tool as key | `{"get_weather": {"city": "Paris"}}` (BFCL's answer format): only when the key is an offered tool ([`crate::Config::tools`]) |
 //! | no name | `{"arguments": {"city": "Paris"}}`: the one offered tool whose schema accepts the arguments ([`Tools::fitting`]), an `inferred_name` repair |
 //!
+//! A model that repeats a tool's *definition* — `{"name": "f", "parameters":
+//! {"type": "object", "properties": {"city": {"type": "string"}}}}`, often
+//! the whole OpenAI tool list from its prompt — is not calling it: arguments
+//! that are a JSON schema make no call (see [`is_schema`]). The call is
+//! known to be one as soon as its arguments stop looking like a schema:
+//! for real arguments, at their first key.
+//!
 //! [`CallRouter`] is a [`Sink`] for the JSON [`Repairer`]: it watches the
 //! repaired output of one top-level value (an object, or an array of objects)
 //! and routes each part to the right place without parsing anything twice.
@@ -108,6 +115,107 @@ enum Route {
     Skip,
 }
 
+/// Whether a call's arguments are a JSON schema: the model repeating a
+/// tool's definition rather than calling it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Echo {
+    /// Not known yet: the arguments have not begun, or they are an object
+    /// whose first member is `"type": "object"` and whose keys so far are
+    /// all schema keywords.
+    Open,
+    /// Not a schema: the call is a call.
+    No,
+    /// A schema: no call.
+    Yes,
+}
+
+/// The keys of a tool's parameter schema at its top level.
+const SCHEMA_KEYS: &[&[u8]] = &[
+    b"type",
+    b"properties",
+    b"required",
+    b"description",
+    b"title",
+    b"$schema",
+    b"$id",
+    b"$defs",
+    b"definitions",
+    b"additionalProperties",
+    b"examples",
+];
+
+/// The keys one property's schema may have.
+const PROPERTY_KEYS: &[&str] = &[
+    "type",
+    "description",
+    "enum",
+    "items",
+    "default",
+    "format",
+    "title",
+    "examples",
+    "properties",
+    "required",
+    "additionalProperties",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "const",
+    "nullable",
+    "$ref",
+];
+
+/// True when `args` is a JSON schema of a tool's parameters rather than
+/// arguments: an object of schema keywords whose `type` is `"object"` and
+/// whose `properties` are each a property schema (an object of schema
+/// keywords that says at least what the property is). Schema-like
+/// arguments that are not a schema — `{"type": "object", "properties":
+/// {"title": "Launch review"}}` — are arguments.
+///
+/// An empty `properties` object is a schema too (a tool without parameters).
+pub(crate) fn is_schema(args: &serde_json::Value) -> bool {
+    let Some(obj) = args.as_object() else {
+        return false;
+    };
+    if !obj.keys().all(|k| SCHEMA_KEYS.contains(&k.as_bytes()))
+        || obj.get("type") != Some(&serde_json::Value::from("object"))
+    {
+        return false;
+    }
+    let Some(props) = obj.get("properties").and_then(serde_json::Value::as_object) else {
+        return false;
+    };
+    props.values().all(|p| {
+        p.as_object().is_some_and(|p| {
+            p.keys().all(|k| PROPERTY_KEYS.contains(&k.as_str()))
+                && [
+                    "type",
+                    "enum",
+                    "anyOf",
+                    "oneOf",
+                    "allOf",
+                    "$ref",
+                    "const",
+                    "items",
+                    "description",
+                ]
+                .iter()
+                .any(|k| p.contains_key(*k))
+        })
+    })
+}
+
 /// One call found inside a JSON value.
 #[derive(Debug)]
 pub(crate) struct CallShape {
@@ -134,6 +242,12 @@ pub(crate) struct CallShape {
     pub foreign_first_key: bool,
     /// The envelope object has closed.
     pub closed: bool,
+    /// Whether the arguments are a schema (see [`is_schema`]).
+    echo: Echo,
+    /// Keys seen at the top level of the arguments object while `echo` is open.
+    echo_keys: usize,
+    /// Reading the value of the arguments' first key (`type`) into `buf`.
+    echo_type: bool,
     /// The arguments.
     pub args: ArgsWriter,
     /// Members that were neither name, id nor arguments (possible flattened arguments).
@@ -168,6 +282,9 @@ impl CallShape {
             keys: 0,
             foreign_first_key: false,
             closed: false,
+            echo: Echo::Open,
+            echo_keys: 0,
+            echo_type: false,
             args: ArgsWriter::new(limits, true),
             extras: Vec::new(),
             extras_over: false,
@@ -281,6 +398,9 @@ impl CallShape {
                 self.buf_over = false;
                 if route == Route::Args {
                     self.args.mark(mark);
+                    if kind != ValueKind::Object && self.echo == Echo::Open {
+                        self.echo = Echo::No;
+                    }
                 }
             }
             Mark::End(kind) => {
@@ -290,7 +410,12 @@ impl CallShape {
                         || (!container && depth_before == level));
                 if value_end {
                     match self.route {
-                        Route::Args => self.args.mark(mark),
+                        Route::Args => {
+                            self.args.mark(mark);
+                            if self.echo == Echo::Open {
+                                self.echo = self.judge_echo();
+                            }
+                        }
                         Route::Name if !self.buf_over => {
                             if let Some(name) = json_string(&self.buf) {
                                 self.name = Some(name);
@@ -312,16 +437,78 @@ impl CallShape {
                         self.base = b;
                     } else {
                         self.closed = true;
+                        if self.echo == Echo::Open {
+                            // No arguments (or flattened ones): not a schema.
+                            self.echo = Echo::No;
+                        }
                     }
                 } else if self.route == Route::Args {
+                    self.watch_echo(mark, depth_before, tools);
                     self.args.mark(mark);
                 }
             }
             _ => {
                 if self.route == Route::Args {
+                    self.watch_echo(mark, depth_before, tools);
                     self.args.mark(mark);
                 }
             }
+        }
+    }
+
+    /// The name, once the call is known to be one: it has a name, and its
+    /// arguments are not a schema (see [`is_schema`]).
+    pub(crate) fn call_name(&self) -> Option<&str> {
+        self.name.as_deref().filter(|_| self.echo == Echo::No)
+    }
+
+    /// Follows the top level of the arguments while they may be a schema:
+    /// the first key must be `type` and its value the string `"object"`,
+    /// and every key a schema keyword that the tool, when offered, does not
+    /// declare as a parameter. Anything else settles it: not a schema.
+    fn watch_echo(&mut self, mark: Mark<'_>, depth_before: usize, tools: Option<&Tools>) {
+        if self.echo != Echo::Open || depth_before != self.base + 2 {
+            return;
+        }
+        match mark {
+            Mark::Key(k) => {
+                let k = unquote(k);
+                self.echo_keys += 1;
+                let declared = match (self.name.as_deref(), tools, std::str::from_utf8(k)) {
+                    (Some(name), Some(tools), Ok(k)) => tools.has_param(name, k) == Some(true),
+                    _ => false,
+                };
+                if (self.echo_keys == 1 && k != b"type") || !SCHEMA_KEYS.contains(&k) || declared {
+                    self.echo = Echo::No;
+                }
+            }
+            Mark::Begin(kind) if self.echo_keys == 1 => {
+                if kind == ValueKind::String {
+                    self.echo_type = true;
+                    self.buf.clear();
+                } else {
+                    self.echo = Echo::No;
+                }
+            }
+            Mark::End(ValueKind::String) if self.echo_type => {
+                self.echo_type = false;
+                if self.buf != br#""object""# {
+                    self.echo = Echo::No;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Settles `echo` when the arguments end: a schema, or not.
+    fn judge_echo(&self) -> Echo {
+        let schema = !self.args.limited
+            && serde_json::from_slice::<serde_json::Value>(&self.args.out)
+                .is_ok_and(|v| is_schema(&v));
+        if schema {
+            Echo::Yes
+        } else {
+            Echo::No
         }
     }
 
@@ -350,7 +537,18 @@ impl CallShape {
 
     fn write(&mut self, bytes: &[u8]) {
         match self.route {
-            Route::Args => self.args.write(bytes),
+            Route::Args => {
+                if self.echo_type {
+                    // The value of the arguments' `type`: is it `"object"`?
+                    if self.buf.len() + bytes.len() <= 8 {
+                        self.buf.extend_from_slice(bytes);
+                    } else {
+                        self.echo_type = false;
+                        self.echo = Echo::No;
+                    }
+                }
+                self.args.write(bytes)
+            }
             Route::Name | Route::Id => {
                 if self.buf.len() + bytes.len() <= self.max_token {
                     if self.buf.capacity() == 0 {
@@ -472,16 +670,22 @@ impl CallRouter {
         }
     }
 
+    /// Opaque arguments: see [`Sink::opaque`]. Not while they may still be
+    /// a schema, whose keys the call's shape must see.
     fn opaque_now(&self) -> bool {
         match self.calls.last() {
-            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque(),
+            Some(c) if !c.closed && c.route == Route::Args && c.echo != Echo::Open => {
+                c.args.opaque()
+            }
             _ => false,
         }
     }
 
     fn closable_now(&self) -> usize {
         match self.calls.last() {
-            Some(c) if !c.closed && c.route == Route::Args => c.args.opaque_closable(),
+            Some(c) if !c.closed && c.route == Route::Args && c.echo != Echo::Open => {
+                c.args.opaque_closable()
+            }
             _ => 0,
         }
     }
@@ -509,7 +713,7 @@ impl CallRouter {
                 || self
                     .calls
                     .first()
-                    .is_some_and(|c| c.closed && c.name.is_none()))
+                    .is_some_and(|c| c.closed && c.call_name().is_none()))
     }
 
     /// The call currently being written, if any.

@@ -429,3 +429,122 @@ fn name_inferred_from_the_only_fitting_schema() {
     assert!(p.calls.is_empty());
     assert_eq!(p.text.as_bytes(), &input[..]);
 }
+
+/// A model repeating a tool's definition (corpus policy P8) is not calling
+/// it: arguments that are a JSON schema make no call, in every JSON shape —
+/// a Hermes block, a fence, a bare object, the OpenAI tool list — and the
+/// bytes stay text. Arguments that only look a little like one, or whose
+/// keys the offered tool declares, are a call as before.
+#[test]
+fn schema_echo_is_no_call() {
+    let schema = r#"{"type": "object", "properties": {"city": {"type": "string", "description": "City name"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}"#;
+    let echoes = [
+        format!("<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {schema}}}\n</tool_call>"),
+        format!("```json\n{{\"name\": \"get_weather\", \"description\": \"Get the weather.\", \"parameters\": {schema}}}\n```"),
+        format!("{{\"name\": \"get_weather\", \"parameters\": {schema}}}"),
+        format!("[\n  {{\"type\": \"function\", \"function\": {{\"name\": \"get_weather\", \"description\": \"Get the weather.\", \"parameters\": {schema}}}}}\n]"),
+        // No parameters at all; and a cut-off echo (closed at the end).
+        r#"<tool_call>{"name": "list_files", "parameters": {"type": "object", "properties": {}}}</tool_call>"#.to_owned(),
+        format!("<tool_call>{{\"name\": \"get_weather\", \"arguments\": {}", &schema[..schema.len() - 30]),
+    ];
+    for input in &echoes {
+        for cfg in [
+            cfg(),
+            offering(&format!(
+                r#"[{{"name": "get_weather", "parameters": {schema}}}]"#
+            )),
+        ] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+            assert_eq!(p.text, *input);
+        }
+    }
+
+    // A real call after an echo in one list is still read.
+    let input = format!("[{{\"name\": \"get_weather\", \"parameters\": {schema}}}, {{\"name\": \"get_weather\", \"parameters\": {{\"city\": \"Paris\"}}}}]");
+    let p = check_all(input.as_bytes(), &cfg());
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(args(&p, 0), json!({"city": "Paris"}));
+
+    // Not schemas: arguments as the model wrote them (P9).
+    for (what, arguments) in [
+        (
+            "properties that are no property schemas",
+            r#"{"type": "object", "properties": {"title": "Launch review"}}"#,
+        ),
+        (
+            "another type",
+            r#"{"type": "celsius", "properties": {"city": {"type": "string"}}}"#,
+        ),
+        (
+            "a key no schema has",
+            r#"{"type": "object", "properties": {"city": {"type": "string"}}, "city": "Paris"}"#,
+        ),
+        (
+            "type not first",
+            r#"{"city": "Paris", "type": "object", "properties": {}}"#,
+        ),
+        ("no properties", r#"{"type": "object"}"#),
+    ] {
+        let input =
+            format!("<tool_call>{{\"name\": \"f\", \"arguments\": {arguments}}}</tool_call>");
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(p.calls.len(), 1, "{what}");
+        assert_eq!(
+            args(&p, 0),
+            serde_json::from_str::<Value>(arguments).unwrap(),
+            "{what}"
+        );
+    }
+    // A tool that takes a schema: its call is a call.
+    let with = offering(
+        r#"[{"name": "create_form", "parameters": {"type": "object", "properties": {"type": {"type": "string"}, "properties": {"type": "object"}}}}]"#,
+    );
+    let input = r#"<tool_call>{"name": "create_form", "arguments": {"type": "object", "properties": {"email": {"type": "string"}}}}</tool_call>"#;
+    let p = check_all(input.as_bytes(), &with);
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].name, "create_form");
+}
+
+/// A call is released as soon as its arguments cannot be a schema: at their
+/// first key, before the rest of the call has arrived.
+#[test]
+fn calls_start_at_their_first_argument_key() {
+    let mut parser = toolstream::Parser::new(cfg());
+    let mut events = Vec::new();
+    parser.feed(
+        br#"<tool_call>{"name": "get_weather", "arguments": {"city": "Par"#,
+        &mut events,
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, toolstream::Event::ToolStart { .. })),
+        "{events:?}"
+    );
+    // While the arguments may still be a schema, the call waits.
+    let mut parser = toolstream::Parser::new(cfg());
+    let mut events = Vec::new();
+    parser.feed(
+        br#"<tool_call>{"name": "get_weather", "arguments": {"type": "object", "properties": {"#,
+        &mut events,
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, toolstream::Event::ToolStart { .. })),
+        "{events:?}"
+    );
+    parser.feed(
+        br#""city": {"type": "string"}}, "city": "Paris"}}</tool_call>"#,
+        &mut events,
+    );
+    parser.finish(&mut events);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, toolstream::Event::ToolEnd { .. }))
+            .count(),
+        1
+    );
+}

@@ -275,7 +275,7 @@ impl JsonCalls {
         self.any_named
             || self.router.calls[self.settled..]
                 .iter()
-                .any(|c| c.name.is_some())
+                .any(|c| c.call_name().is_some())
             || self.prev.as_ref().is_some_and(|p| p.0.named())
     }
 
@@ -286,7 +286,7 @@ impl JsonCalls {
     /// once: a closed call that did not confirm never will.
     pub(crate) fn confirmed(&mut self, cx: &Cx<'_>) -> bool {
         let confirms = |c: &CallShape| {
-            c.name.as_deref().is_some_and(|n| {
+            c.call_name().is_some_and(|n| {
                 c.has_args || (c.tgi && c.closed && n != "no_tool") || cx.known_tool(n)
             })
         };
@@ -377,7 +377,7 @@ impl JsonCalls {
                 }
             }
             if self.track[k].local.is_none() {
-                let Some(name) = self.router.calls[k].name.clone() else {
+                let Some(name) = self.router.calls[k].call_name().map(str::to_owned) else {
                     continue;
                 };
                 self.any_named = true;
@@ -404,7 +404,8 @@ impl JsonCalls {
         while self.settled < n
             && self.router.calls[self.settled].closed
             && self.track[self.settled].finalized
-            && (self.track[self.settled].ended || self.router.calls[self.settled].name.is_none())
+            && (self.track[self.settled].ended
+                || self.router.calls[self.settled].call_name().is_none())
         {
             self.settled += 1;
         }
