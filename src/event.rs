@@ -378,7 +378,10 @@ pub enum Event {
         /// Where it came from.
         span: Span,
     },
-    /// A tool call began; emitted as soon as its name is known.
+    /// A tool call began; emitted as soon as its name is known and the text
+    /// is known to be a call (for a JSON envelope: once its arguments cannot
+    /// be a JSON schema, that is a tool definition the model repeated — at
+    /// their first key as a rule).
     ToolStart {
         /// Position of the call in the stream.
         index: usize,
