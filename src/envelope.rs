@@ -18,8 +18,9 @@
 //!
 //! A model that repeats a tool's *definition* — `{"name": "f", "parameters":
 //! {"type": "object", "properties": {"city": {"type": "string"}}}}`, often
-//! the whole OpenAI tool list from its prompt — is not calling it: arguments
-//! that are a JSON schema make no call (see [`is_schema`]). The call is
+//! the whole OpenAI tool list from its prompt — is not calling it. In JSON
+//! written without call markup, arguments that are a JSON schema make no
+//! call (see [`is_schema`], [`CallRouter::judging_echoes`]); the call is
 //! known to be one as soon as its arguments stop looking like a schema:
 //! for real arguments, at their first key.
 //!
@@ -266,7 +267,9 @@ pub(crate) const ARGS_FIRST_CAPACITY: usize = 128;
 const NAME_FIRST_CAPACITY: usize = 32;
 
 impl CallShape {
-    fn new(base: usize, start: u64, limits: &Limits) -> Self {
+    /// `echoes`: judge whether the arguments are a schema (see
+    /// [`CallRouter::judging_echoes`]); otherwise they never are.
+    fn new(base: usize, start: u64, limits: &Limits, echoes: bool) -> Self {
         CallShape {
             base,
             outer: Vec::new(),
@@ -282,7 +285,7 @@ impl CallShape {
             keys: 0,
             foreign_first_key: false,
             closed: false,
-            echo: Echo::Open,
+            echo: if echoes { Echo::Open } else { Echo::No },
             echo_keys: 0,
             echo_type: false,
             args: ArgsWriter::new(limits, true),
@@ -596,6 +599,8 @@ pub(crate) struct CallRouter {
     wrapper: Wrapper,
     /// The offered tools: a key naming one is a call (`{"f": {…}}`).
     tools: Option<Arc<Tools>>,
+    /// Tool definitions are no calls (see [`CallRouter::judging_echoes`]).
+    echoes: bool,
     /// The current call's arguments are opaque (see [`Sink::opaque`]): what
     /// the repairer writes goes straight to their writer, and of its marks
     /// only the containers count (see [`CallRouter::mark`]).
@@ -639,7 +644,8 @@ impl CallRouter {
                 true
             }
             (Wrapper::List, Mark::Begin(ValueKind::Object)) if depth_before == 2 => {
-                self.calls.push(CallShape::new(2, offset, &self.limits));
+                self.calls
+                    .push(CallShape::new(2, offset, &self.limits, self.echoes));
                 true
             }
             (Wrapper::List, Mark::Begin(_)) if depth_before == 2 => {
@@ -666,6 +672,7 @@ impl CallRouter {
             limits: limits.clone(),
             wrapper: Wrapper::None,
             tools: None,
+            echoes: false,
             run: false,
         }
     }
@@ -693,6 +700,16 @@ impl CallRouter {
     /// The offered tools (a first key naming one is a call).
     pub(crate) fn with_tools(mut self, tools: Option<Arc<Tools>>) -> Self {
         self.tools = tools;
+        self
+    }
+
+    /// Tool definitions are no calls: a call counts (see
+    /// [`CallShape::call_name`]) once its arguments cannot be a JSON schema
+    /// (see [`is_schema`]). For JSON written without call markup (bare, or
+    /// in a code fence), which is a call only once the parser is sure of it
+    /// anyway; inside call markup a call starts at its name.
+    pub(crate) fn judging_echoes(mut self, yes: bool) -> Self {
+        self.echoes = yes;
         self
     }
 
@@ -805,7 +822,8 @@ impl CallRouter {
                     _ => Top::Other,
                 };
                 if kind == ValueKind::Object {
-                    self.calls.push(CallShape::new(0, offset, &self.limits));
+                    self.calls
+                        .push(CallShape::new(0, offset, &self.limits, self.echoes));
                 }
                 return;
             }
@@ -816,7 +834,8 @@ impl CallRouter {
         if self.top == Top::Array && depth_before == 1 {
             match mark {
                 Mark::Begin(ValueKind::Object) => {
-                    self.calls.push(CallShape::new(1, offset, &self.limits));
+                    self.calls
+                        .push(CallShape::new(1, offset, &self.limits, self.echoes));
                     return;
                 }
                 Mark::Begin(_) => {

@@ -378,10 +378,11 @@ pub enum Event {
         /// Where it came from.
         span: Span,
     },
-    /// A tool call began; emitted as soon as its name is known and the text
-    /// is known to be a call (for a JSON envelope: once its arguments cannot
-    /// be a JSON schema, that is a tool definition the model repeated — at
-    /// their first key as a rule).
+    /// A tool call began; emitted as soon as its name is known. JSON written
+    /// without call markup (bare, or in a code fence) is a call only once the
+    /// parser is sure of it: once it has its name and its arguments cannot be
+    /// a JSON schema (a tool definition the model repeated) — at their first
+    /// key as a rule.
     ToolStart {
         /// Position of the call in the stream.
         index: usize,

@@ -431,29 +431,28 @@ fn name_inferred_from_the_only_fitting_schema() {
 }
 
 /// A model repeating a tool's definition (corpus policy P8) is not calling
-/// it: arguments that are a JSON schema make no call, in every JSON shape —
-/// a Hermes block, a fence, a bare object, the OpenAI tool list — and the
+/// it: in JSON written without call markup — a bare object, a fence, the
+/// OpenAI tool list — arguments that are a JSON schema make no call, and the
 /// bytes stay text. Arguments that only look a little like one, or whose
-/// keys the offered tool declares, are a call as before.
+/// keys the offered tool declares, are a call as before. Inside call markup
+/// (`<tool_call>`) the model said it is calling, and the call starts at its
+/// name: it stays a call.
 #[test]
 fn schema_echo_is_no_call() {
     let schema = r#"{"type": "object", "properties": {"city": {"type": "string", "description": "City name"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}"#;
+    let tools = offering(&format!(
+        r#"[{{"name": "get_weather", "parameters": {schema}}}]"#
+    ));
     let echoes = [
-        format!("<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {schema}}}\n</tool_call>"),
         format!("```json\n{{\"name\": \"get_weather\", \"description\": \"Get the weather.\", \"parameters\": {schema}}}\n```"),
-        format!("{{\"name\": \"get_weather\", \"parameters\": {schema}}}"),
+        format!("Here: {{\"name\": \"get_weather\", \"parameters\": {schema}}}"),
         format!("[\n  {{\"type\": \"function\", \"function\": {{\"name\": \"get_weather\", \"description\": \"Get the weather.\", \"parameters\": {schema}}}}}\n]"),
         // No parameters at all; and a cut-off echo (closed at the end).
-        r#"<tool_call>{"name": "list_files", "parameters": {"type": "object", "properties": {}}}</tool_call>"#.to_owned(),
-        format!("<tool_call>{{\"name\": \"get_weather\", \"arguments\": {}", &schema[..schema.len() - 30]),
+        r#"{"name": "list_files", "parameters": {"type": "object", "properties": {}}}"#.to_owned(),
+        format!("{{\"name\": \"get_weather\", \"arguments\": {}", &schema[..schema.len() - 30]),
     ];
     for input in &echoes {
-        for cfg in [
-            cfg(),
-            offering(&format!(
-                r#"[{{"name": "get_weather", "parameters": {schema}}}]"#
-            )),
-        ] {
+        for cfg in [cfg(), tools.clone()] {
             let p = check_all(input.as_bytes(), &cfg);
             assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
             assert_eq!(p.text, *input);
@@ -465,6 +464,14 @@ fn schema_echo_is_no_call() {
     let p = check_all(input.as_bytes(), &cfg());
     assert_eq!(p.calls.len(), 1);
     assert_eq!(args(&p, 0), json!({"city": "Paris"}));
+
+    // Inside call markup it is a call, as the model wrote it.
+    let input = format!(
+        "<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {schema}}}\n</tool_call>"
+    );
+    let p = check_all(input.as_bytes(), &cfg());
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(args(&p, 0), serde_json::from_str::<Value>(schema).unwrap());
 
     // Not schemas: arguments as the model wrote them (P9).
     for (what, arguments) in [
@@ -486,8 +493,7 @@ fn schema_echo_is_no_call() {
         ),
         ("no properties", r#"{"type": "object"}"#),
     ] {
-        let input =
-            format!("<tool_call>{{\"name\": \"f\", \"arguments\": {arguments}}}</tool_call>");
+        let input = format!("{{\"name\": \"f\", \"arguments\": {arguments}}}");
         let p = check_all(input.as_bytes(), &cfg());
         assert_eq!(p.calls.len(), 1, "{what}");
         assert_eq!(
@@ -500,45 +506,47 @@ fn schema_echo_is_no_call() {
     let with = offering(
         r#"[{"name": "create_form", "parameters": {"type": "object", "properties": {"type": {"type": "string"}, "properties": {"type": "object"}}}}]"#,
     );
-    let input = r#"<tool_call>{"name": "create_form", "arguments": {"type": "object", "properties": {"email": {"type": "string"}}}}</tool_call>"#;
+    let input = r#"{"name": "create_form", "arguments": {"type": "object", "properties": {"email": {"type": "string"}}}}"#;
     let p = check_all(input.as_bytes(), &with);
     assert_eq!(p.calls.len(), 1);
     assert_eq!(p.calls[0].name, "create_form");
 }
 
-/// A call is released as soon as its arguments cannot be a schema: at their
-/// first key, before the rest of the call has arrived.
+fn started(events: &[toolstream::Event]) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e, toolstream::Event::ToolStart { .. }))
+}
+
+/// When a call's `ToolStart` goes out: inside call markup at its name; as
+/// bare JSON once its arguments cannot be a tool definition — at their first
+/// key, or at their end when they begin like a schema.
 #[test]
-fn calls_start_at_their_first_argument_key() {
-    let mut parser = toolstream::Parser::new(cfg());
+fn when_calls_start() {
     let mut events = Vec::new();
-    parser.feed(
-        br#"<tool_call>{"name": "get_weather", "arguments": {"city": "Par"#,
-        &mut events,
-    );
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e, toolstream::Event::ToolStart { .. })),
-        "{events:?}"
-    );
-    // While the arguments may still be a schema, the call waits.
     let mut parser = toolstream::Parser::new(cfg());
+    parser.feed(br#"<tool_call>{"name": "get_weather", "#, &mut events);
+    assert!(started(&events), "{events:?}");
+
     let mut events = Vec::new();
+    let mut parser = toolstream::Parser::new(cfg());
+    parser.feed(br#"{"name": "get_weather", "arguments": {"#, &mut events);
+    assert!(!started(&events), "{events:?}");
+    parser.feed(br#""city": "Par"#, &mut events);
+    assert!(started(&events), "{events:?}");
+
+    let mut events = Vec::new();
+    let mut parser = toolstream::Parser::new(cfg());
     parser.feed(
-        br#"<tool_call>{"name": "get_weather", "arguments": {"type": "object", "properties": {"#,
+        br#"{"name": "get_weather", "arguments": {"type": "object", "properties": {"#,
         &mut events,
     );
-    assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, toolstream::Event::ToolStart { .. })),
-        "{events:?}"
-    );
+    assert!(!started(&events), "{events:?}");
     parser.feed(
-        br#""city": {"type": "string"}}, "city": "Paris"}}</tool_call>"#,
+        br#""city": {"type": "string"}}, "city": "Paris"}}"#,
         &mut events,
     );
+    assert!(started(&events), "{events:?}");
     parser.finish(&mut events);
     assert_eq!(
         events

@@ -73,7 +73,7 @@ fn bracket_object(at: &[u8]) -> Match {
 
 fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(BareJson {
-        jc: JsonCalls::new(a.cfg, true, false),
+        jc: JsonCalls::new(a.cfg, true, false).judging_echoes(),
     })
 }
 
@@ -156,6 +156,13 @@ impl JsonCalls {
     /// syntax is expected stops the repairer (the dialect checks its closing tag).
     pub(crate) fn new(cfg: &Config, strict: bool, stop_on_lt: bool) -> Self {
         Self::with_limits(&cfg.limits, strict, stop_on_lt).tools(cfg.tools.clone())
+    }
+
+    /// Tool definitions written as calls are no calls (see
+    /// [`CallRouter::judging_echoes`]): for JSON without call markup.
+    pub(crate) fn judging_echoes(mut self) -> Self {
+        self.router = self.router.judging_echoes(true);
+        self
     }
 
     /// The offered tools (see [`CallRouter::with_tools`]).
@@ -808,7 +815,9 @@ impl Block for Fence {
                         ));
                         self.state = FenceState::Py;
                     } else if !py && self.json_ok && JSON_FENCES.contains(&&lang[..]) {
-                        self.jc = Some(JsonCalls::new(&self.cfg, self.cfg_strict, false));
+                        self.jc = Some(
+                            JsonCalls::new(&self.cfg, self.cfg_strict, false).judging_echoes(),
+                        );
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {
@@ -921,7 +930,7 @@ impl Block for Fence {
                         self.state = FenceState::Py;
                     } else if self.jc.is_some() && (b == b'{' || b == b'[') {
                         // Another value in the same fence.
-                        let next = JsonCalls::new(&self.cfg, false, false);
+                        let next = JsonCalls::new(&self.cfg, false, false).judging_echoes();
                         self.jc = Some(match self.jc.take() {
                             Some(prev) => next.after(prev, cx.abs(i)),
                             None => next,

@@ -591,11 +591,9 @@ mod tests {
         // the one dropped.
         let a = Span::new(0, 100);
         let b = Span::new(100, 200);
-        // (A call starts once its arguments cannot be a schema: at their
-        // first key.)
-        let first = vec![text(r#"<tool_call>{"name": "f", "arguments": {"a": "#, a)];
+        let first = vec![text(r#"<tool_call>{"name": "f", "arguments": {"#, a)];
         let mut second = native(0, "call_srv", "f", r#"{"a": 1}"#, b);
-        second.insert(0, text(r#"1}}</tool_call>"#, b));
+        second.insert(0, text(r#""a": 1}}</tool_call>"#, b));
         let out = run(vec![first, second]);
         assert!(matches!(
             out.first(),
