@@ -131,18 +131,18 @@ enum Echo {
 }
 
 /// The keys of a tool's parameter schema at its top level.
-const SCHEMA_KEYS: &[&[u8]] = &[
-    b"type",
-    b"properties",
-    b"required",
-    b"description",
-    b"title",
-    b"$schema",
-    b"$id",
-    b"$defs",
-    b"definitions",
-    b"additionalProperties",
-    b"examples",
+const SCHEMA_KEYS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "description",
+    "title",
+    "$schema",
+    "$id",
+    "$defs",
+    "definitions",
+    "additionalProperties",
+    "examples",
 ];
 
 /// The keys one property's schema may have.
@@ -177,6 +177,20 @@ const PROPERTY_KEYS: &[&str] = &[
     "$ref",
 ];
 
+/// The keys of which a property's schema has at least one: they say what
+/// the property is.
+const PROPERTY_WHAT: &[&str] = &[
+    "type",
+    "enum",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "const",
+    "items",
+    "description",
+];
+
 /// True when `args` is a JSON schema of a tool's parameters rather than
 /// arguments: an object of schema keywords whose `type` is `"object"` and
 /// whose `properties` are each a property schema (an object of schema
@@ -189,7 +203,7 @@ pub(crate) fn is_schema(args: &serde_json::Value) -> bool {
     let Some(obj) = args.as_object() else {
         return false;
     };
-    if !obj.keys().all(|k| SCHEMA_KEYS.contains(&k.as_bytes()))
+    if !obj.keys().all(|k| SCHEMA_KEYS.contains(&k.as_str()))
         || obj.get("type") != Some(&serde_json::Value::from("object"))
     {
         return false;
@@ -200,19 +214,7 @@ pub(crate) fn is_schema(args: &serde_json::Value) -> bool {
     props.values().all(|p| {
         p.as_object().is_some_and(|p| {
             p.keys().all(|k| PROPERTY_KEYS.contains(&k.as_str()))
-                && [
-                    "type",
-                    "enum",
-                    "anyOf",
-                    "oneOf",
-                    "allOf",
-                    "$ref",
-                    "const",
-                    "items",
-                    "description",
-                ]
-                .iter()
-                .any(|k| p.contains_key(*k))
+                && PROPERTY_WHAT.iter().any(|k| p.contains_key(*k))
         })
     })
 }
@@ -475,13 +477,14 @@ impl CallShape {
         }
         match mark {
             Mark::Key(k) => {
-                let k = unquote(k);
                 self.echo_keys += 1;
-                let declared = match (self.name.as_deref(), tools, std::str::from_utf8(k)) {
-                    (Some(name), Some(tools), Ok(k)) => tools.has_param(name, k) == Some(true),
+                let key = std::str::from_utf8(unquote(k)).unwrap_or("");
+                let declared = match (self.name.as_deref(), tools) {
+                    (Some(name), Some(tools)) => tools.has_param(name, key) == Some(true),
                     _ => false,
                 };
-                if (self.echo_keys == 1 && k != b"type") || !SCHEMA_KEYS.contains(&k) || declared {
+                if (self.echo_keys == 1 && key != "type") || !SCHEMA_KEYS.contains(&key) || declared
+                {
                     self.echo = Echo::No;
                 }
             }
@@ -1703,6 +1706,32 @@ mod tests {
         assert_eq!(r.calls.len(), 2);
         assert_eq!(r.calls[1].name.as_deref(), Some("b"));
         assert_eq!(r.calls[1].args.out, br#"{"x": 1}"#);
+    }
+
+    #[test]
+    fn schemas_and_arguments() {
+        let schema = |s: &str| is_schema(&serde_json::from_str(s).unwrap());
+        for yes in [
+            r#"{"type": "object", "properties": {"city": {"type": "string", "description": "City"}}, "required": ["city"]}"#,
+            r#"{"type": "object", "properties": {}}"#,
+            r#"{"type": "object", "properties": {"u": {"enum": ["c", "f"]}, "l": {"type": "array", "items": {"type": "string"}}}, "additionalProperties": false}"#,
+            r#"{"type": "object", "properties": {"d": {"description": "Days", "minimum": 1}}, "$schema": "x"}"#,
+        ] {
+            assert!(schema(yes), "{yes}");
+        }
+        for no in [
+            r#"{"type": "object", "properties": {"title": "Launch review"}}"#,
+            r#"{"type": "object", "properties": {"a": {"minimum": 1}}}"#,
+            r#"{"type": "object", "properties": {"a": {"type": "string", "value": "x"}}}"#,
+            r#"{"type": "object", "properties": {"a": {"type": "string"}}, "city": "Paris"}"#,
+            r#"{"type": "object"}"#,
+            r#"{"type": "string", "properties": {}}"#,
+            r#"{"type": ["object"], "properties": {}}"#,
+            r#"[{"type": "object", "properties": {}}]"#,
+            r#""{\"type\": \"object\", \"properties\": {}}""#,
+        ] {
+            assert!(!schema(no), "{no}");
+        }
     }
 
     #[test]
