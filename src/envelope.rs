@@ -680,24 +680,21 @@ impl CallRouter {
         }
     }
 
-    /// Opaque arguments: see [`Sink::opaque`]. Not while they may still be
-    /// a schema, whose keys the call's shape must see.
+    /// The open call whose arguments are being written, once they cannot be
+    /// a schema (until then the call's shape must see their keys): only its
+    /// arguments writer listens (see [`Sink::opaque`]).
+    fn writing_args(&self) -> Option<&CallShape> {
+        self.calls
+            .last()
+            .filter(|c| !c.closed && c.route == Route::Args && c.echo != Echo::Open)
+    }
+
     fn opaque_now(&self) -> bool {
-        match self.calls.last() {
-            Some(c) if !c.closed && c.route == Route::Args && c.echo != Echo::Open => {
-                c.args.opaque()
-            }
-            _ => false,
-        }
+        self.writing_args().is_some_and(|c| c.args.opaque())
     }
 
     fn closable_now(&self) -> usize {
-        match self.calls.last() {
-            Some(c) if !c.closed && c.route == Route::Args && c.echo != Echo::Open => {
-                c.args.opaque_closable()
-            }
-            _ => 0,
-        }
+        self.writing_args().map_or(0, |c| c.args.opaque_closable())
     }
 
     /// The offered tools (a first key naming one is a call).

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::check_all;
+use common::{calls, check_all};
 use serde_json::{json, Value};
 use toolstream::{Config, Dialect, RepairKind, Tools};
 
@@ -548,11 +548,5 @@ fn when_calls_start() {
     );
     assert!(started(&events), "{events:?}");
     parser.finish(&mut events);
-    assert_eq!(
-        events
-            .iter()
-            .filter(|e| matches!(e, toolstream::Event::ToolEnd { .. }))
-            .count(),
-        1
-    );
+    assert_eq!(calls(&events).len(), 1);
 }
