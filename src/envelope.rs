@@ -11,18 +11,21 @@
 //! | name last | `{"arguments": {…}, "name": "f"}` |
 //! | stringified | `{"name": "f", "arguments": "{\"a\": 1}"}` |
 //! | double-wrapped | `{"name": "f", "arguments": {"arguments": {…}}}` |
-//! | not an object | `{"name": "f", "arguments": null}` → `{}`, `"arguments": 3` → `{"value": 3}` |
+//! | not an object | `{"name": "f", "arguments": null}` → `{}`, `"arguments": 3` → `{"value": 3}` (inside call markup: see below) |
 //! | flattened | `{"name": "f", "city": "Paris"}` (no argument key) → `{"city": "Paris"}` |
 //! | tool as key | `{"get_weather": {"city": "Paris"}}` (BFCL's answer format): only when the key is an offered tool ([`crate::Config::tools`]) |
 //! | no name | `{"arguments": {"city": "Paris"}}`: the one offered tool whose schema accepts the arguments ([`Tools::fitting`]), an `inferred_name` repair |
 //!
 //! A model that repeats a tool's *definition* — `{"name": "f", "parameters":
 //! {"type": "object", "properties": {"city": {"type": "string"}}}}`, often
-//! the whole OpenAI tool list from its prompt — is not calling it. In JSON
-//! written without call markup, arguments that are a JSON schema make no
-//! call (see [`is_schema`], [`CallRouter::judging_echoes`]); the call is
-//! known to be one as soon as its arguments stop looking like a schema:
-//! for real arguments, at their first key.
+//! the whole OpenAI tool list from its prompt — is not calling it; nor is
+//! one that copies its prompt's format example (`{"name": "first_tool",
+//! "arguments": {...}}`, `{"name": function name, "parameters": dictionary
+//! of argument name and its value}`). In JSON written without call markup,
+//! arguments that are a JSON schema, that make no object, or that are an
+//! object of ellipses make no call (see [`Verdict`],
+//! [`CallRouter::judging_calls`]); the call is known to be one as soon as
+//! its arguments can be neither: for real arguments, at their first key.
 //!
 //! [`CallRouter`] is a [`Sink`] for the JSON [`Repairer`]: it watches the
 //! repaired output of one top-level value (an object, or an array of objects)
@@ -116,18 +119,25 @@ enum Route {
     Skip,
 }
 
-/// Whether a call's arguments are a JSON schema: the model repeating a
-/// tool's definition rather than calling it.
+/// Whether a call-shaped object written without call markup is a call
+/// (see [`CallRouter::judging_calls`]). Two kinds of JSON have a call's
+/// shape and are not one: a tool's *definition* repeated from the prompt,
+/// whose arguments are a JSON schema ([`is_schema`]), and a *placeholder*
+/// copied from the prompt's format example, whose arguments are no object
+/// (`"arguments": "dictionary of argument names"`, `[...]`, `3`) or an
+/// object of ellipses only (`{...}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Echo {
-    /// Not known yet: the arguments have not begun, or they are an object
-    /// whose first member is `"type": "object"` and whose keys so far are
-    /// all schema keywords.
+enum Verdict {
+    /// Not known yet: the arguments have not begun; or they are an object
+    /// that may still be a schema (its first member `"type": "object"`, its
+    /// keys so far all schema keywords) or a placeholder (its keys so far
+    /// all ellipses); or they are a string or literal whose first bytes
+    /// will tell whether it makes an object (`"{…}"`, `""`, `null`).
     Open,
-    /// Not a schema: the call is a call.
-    No,
-    /// A schema: no call.
-    Yes,
+    /// A call.
+    Call,
+    /// A tool definition or a placeholder: no call.
+    NoCall,
 }
 
 /// The keys of a tool's parameter schema at its top level.
@@ -219,6 +229,17 @@ pub(crate) fn is_schema(args: &serde_json::Value) -> bool {
     })
 }
 
+/// Whether an argument key (unquoted) is an ellipsis: `...`, `…`, the
+/// placeholder a format example puts where the arguments go (`{...}`, which
+/// the repairer reads as the key `"..."` with a missing value).
+pub(crate) fn is_ellipsis(key: &str) -> bool {
+    let key = key.trim();
+    let dots = key.bytes().filter(|&b| b == b'.').count();
+    !key.is_empty()
+        && key.chars().all(|c| c == '.' || c == '\u{2026}')
+        && (dots >= 2 || key.contains('\u{2026}'))
+}
+
 /// One call found inside a JSON value.
 #[derive(Debug)]
 pub(crate) struct CallShape {
@@ -245,12 +266,17 @@ pub(crate) struct CallShape {
     pub foreign_first_key: bool,
     /// The envelope object has closed.
     pub closed: bool,
-    /// Whether the arguments are a schema (see [`is_schema`]).
-    echo: Echo,
-    /// Keys seen at the top level of the arguments object while `echo` is open.
-    echo_keys: usize,
+    /// Whether this is a call at all (see [`Verdict`]).
+    verdict: Verdict,
+    /// Keys seen at the top level of the arguments object while `verdict` is open.
+    top_keys: usize,
+    /// The keys seen at the top level of the arguments are all ellipses (`{...}`).
+    ellipsis: bool,
+    /// The arguments are a value other than an object (their writer tells
+    /// what they make: see [`ArgsWriter::object`]).
+    scalar: bool,
     /// Reading the value of the arguments' first key (`type`) into `buf`.
-    echo_type: bool,
+    reading_type: bool,
     /// The arguments.
     pub args: ArgsWriter,
     /// Members that were neither name, id nor arguments (possible flattened arguments).
@@ -269,9 +295,9 @@ pub(crate) const ARGS_FIRST_CAPACITY: usize = 128;
 const NAME_FIRST_CAPACITY: usize = 32;
 
 impl CallShape {
-    /// `echoes`: judge whether the arguments are a schema (see
-    /// [`CallRouter::judging_echoes`]); otherwise they never are.
-    fn new(base: usize, start: u64, limits: &Limits, echoes: bool) -> Self {
+    /// `judging`: judge whether the object is a call at all (see
+    /// [`CallRouter::judging_calls`]); otherwise it is one.
+    fn new(base: usize, start: u64, limits: &Limits, judging: bool) -> Self {
         CallShape {
             base,
             outer: Vec::new(),
@@ -287,9 +313,15 @@ impl CallShape {
             keys: 0,
             foreign_first_key: false,
             closed: false,
-            echo: if echoes { Echo::Open } else { Echo::No },
-            echo_keys: 0,
-            echo_type: false,
+            verdict: if judging {
+                Verdict::Open
+            } else {
+                Verdict::Call
+            },
+            top_keys: 0,
+            ellipsis: false,
+            scalar: false,
+            reading_type: false,
             args: ArgsWriter::new(limits, true),
             extras: Vec::new(),
             extras_over: false,
@@ -403,8 +435,9 @@ impl CallShape {
                 self.buf_over = false;
                 if route == Route::Args {
                     self.args.mark(mark);
-                    if kind != ValueKind::Object && self.echo == Echo::Open {
-                        self.echo = Echo::No;
+                    if kind != ValueKind::Object && self.verdict == Verdict::Open {
+                        self.scalar = true;
+                        self.verdict = self.judge_value();
                     }
                 }
             }
@@ -417,8 +450,16 @@ impl CallShape {
                     match self.route {
                         Route::Args => {
                             self.args.mark(mark);
-                            if self.echo == Echo::Open {
-                                self.echo = self.judge_echo();
+                            if self.verdict == Verdict::Open {
+                                self.verdict = if self.scalar {
+                                    match self.judge_value() {
+                                        // Not reached: a complete value is decided.
+                                        Verdict::Open => Verdict::Call,
+                                        v => v,
+                                    }
+                                } else {
+                                    self.judge_object()
+                                };
                             }
                         }
                         Route::Name if !self.buf_over => {
@@ -442,19 +483,19 @@ impl CallShape {
                         self.base = b;
                     } else {
                         self.closed = true;
-                        if self.echo == Echo::Open {
-                            // No arguments (or flattened ones): not a schema.
-                            self.echo = Echo::No;
+                        if self.verdict == Verdict::Open {
+                            // No arguments (or flattened ones): a call.
+                            self.verdict = Verdict::Call;
                         }
                     }
                 } else if self.route == Route::Args {
-                    self.watch_echo(mark, depth_before, tools);
+                    self.watch_object(mark, depth_before, tools);
                     self.args.mark(mark);
                 }
             }
             _ => {
                 if self.route == Route::Args {
-                    self.watch_echo(mark, depth_before, tools);
+                    self.watch_object(mark, depth_before, tools);
                     self.args.mark(mark);
                 }
             }
@@ -462,59 +503,94 @@ impl CallShape {
     }
 
     /// The name, once the call is known to be one: it has a name, and its
-    /// arguments are not a schema (see [`is_schema`]).
+    /// arguments are neither a schema nor a placeholder (see [`Verdict`]).
     pub(crate) fn call_name(&self) -> Option<&str> {
-        self.name.as_deref().filter(|_| self.echo == Echo::No)
+        self.name
+            .as_deref()
+            .filter(|_| self.verdict == Verdict::Call)
     }
 
-    /// Follows the top level of the arguments while they may be a schema:
-    /// the first key must be `type` and its value the string `"object"`,
-    /// and every key a schema keyword that the tool, when offered, does not
-    /// declare as a parameter. Anything else settles it: not a schema.
-    fn watch_echo(&mut self, mark: Mark<'_>, depth_before: usize, tools: Option<&Tools>) {
-        if self.echo != Echo::Open || depth_before != self.base + 2 {
+    /// Follows the top level of an arguments object while it may be a
+    /// schema or a placeholder. A schema: the first key must be `type` and
+    /// its value the string `"object"`, and every key a schema keyword that
+    /// the tool, when offered, does not declare as a parameter. A
+    /// placeholder: every key an ellipsis ([`is_ellipsis`]). Anything else
+    /// settles it: a call.
+    fn watch_object(&mut self, mark: Mark<'_>, depth_before: usize, tools: Option<&Tools>) {
+        if self.verdict != Verdict::Open || depth_before != self.base + 2 {
             return;
         }
         match mark {
             Mark::Key(k) => {
-                self.echo_keys += 1;
+                self.top_keys += 1;
                 let key = std::str::from_utf8(unquote(k)).unwrap_or("");
+                // `"\u2026"` is an ellipsis too.
+                let dots = if k.contains(&b'\\') {
+                    serde_json::from_slice::<String>(k).is_ok_and(|k| is_ellipsis(&k))
+                } else {
+                    is_ellipsis(key)
+                };
+                if self.top_keys == 1 && dots {
+                    self.ellipsis = true;
+                }
+                if self.ellipsis {
+                    if !dots {
+                        self.verdict = Verdict::Call;
+                    }
+                    return;
+                }
                 let declared = match (self.name.as_deref(), tools) {
                     (Some(name), Some(tools)) => tools.has_param(name, key) == Some(true),
                     _ => false,
                 };
-                if (self.echo_keys == 1 && key != "type") || !SCHEMA_KEYS.contains(&key) || declared
+                if (self.top_keys == 1 && key != "type") || !SCHEMA_KEYS.contains(&key) || declared
                 {
-                    self.echo = Echo::No;
+                    self.verdict = Verdict::Call;
                 }
             }
-            Mark::Begin(kind) if self.echo_keys == 1 => {
+            Mark::Begin(kind) if self.top_keys == 1 && !self.ellipsis => {
                 if kind == ValueKind::String {
-                    self.echo_type = true;
+                    self.reading_type = true;
                     self.buf.clear();
                 } else {
-                    self.echo = Echo::No;
+                    self.verdict = Verdict::Call;
                 }
             }
-            Mark::End(ValueKind::String) if self.echo_type => {
-                self.echo_type = false;
+            Mark::End(ValueKind::String) if self.reading_type => {
+                self.reading_type = false;
                 if self.buf != br#""object""# {
-                    self.echo = Echo::No;
+                    self.verdict = Verdict::Call;
                 }
             }
             _ => {}
         }
     }
 
-    /// Settles `echo` when the arguments end: a schema, or not.
-    fn judge_echo(&self) -> Echo {
+    /// Settles the verdict on an arguments object when it ends: a schema or
+    /// a placeholder, or a call.
+    fn judge_object(&self) -> Verdict {
+        if self.ellipsis {
+            return Verdict::NoCall;
+        }
         let schema = !self.args.limited
             && serde_json::from_slice::<serde_json::Value>(&self.args.out)
                 .is_ok_and(|v| is_schema(&v));
         if schema {
-            Echo::Yes
+            Verdict::NoCall
         } else {
-            Echo::No
+            Verdict::Call
+        }
+    }
+
+    /// The verdict on arguments that are no object value, as far as their
+    /// writer has read them: a string of JSON (`"{\"a\": 1}"`), an empty
+    /// string and `null` make an object, and so a call; any other value is
+    /// a placeholder; an undecided string or literal leaves it open.
+    fn judge_value(&self) -> Verdict {
+        match self.args.object() {
+            Some(true) => Verdict::Call,
+            Some(false) => Verdict::NoCall,
+            None => Verdict::Open,
         }
     }
 
@@ -544,16 +620,19 @@ impl CallShape {
     fn write(&mut self, bytes: &[u8]) {
         match self.route {
             Route::Args => {
-                if self.echo_type {
+                if self.reading_type {
                     // The value of the arguments' `type`: is it `"object"`?
                     if self.buf.len() + bytes.len() <= 8 {
                         self.buf.extend_from_slice(bytes);
                     } else {
-                        self.echo_type = false;
-                        self.echo = Echo::No;
+                        self.reading_type = false;
+                        self.verdict = Verdict::Call;
                     }
                 }
-                self.args.write(bytes)
+                self.args.write(bytes);
+                if self.scalar && self.verdict == Verdict::Open {
+                    self.verdict = self.judge_value();
+                }
             }
             Route::Name | Route::Id => {
                 if self.buf.len() + bytes.len() <= self.max_token {
@@ -602,8 +681,9 @@ pub(crate) struct CallRouter {
     wrapper: Wrapper,
     /// The offered tools: a key naming one is a call (`{"f": {…}}`).
     tools: Option<Arc<Tools>>,
-    /// Tool definitions are no calls (see [`CallRouter::judging_echoes`]).
-    echoes: bool,
+    /// Tool definitions and placeholders are no calls (see
+    /// [`CallRouter::judging_calls`]).
+    judging: bool,
     /// The current call's arguments are opaque (see [`Sink::opaque`]): what
     /// the repairer writes goes straight to their writer, and of its marks
     /// only the containers count (see [`CallRouter::mark`]).
@@ -648,7 +728,7 @@ impl CallRouter {
             }
             (Wrapper::List, Mark::Begin(ValueKind::Object)) if depth_before == 2 => {
                 self.calls
-                    .push(CallShape::new(2, offset, &self.limits, self.echoes));
+                    .push(CallShape::new(2, offset, &self.limits, self.judging));
                 true
             }
             (Wrapper::List, Mark::Begin(_)) if depth_before == 2 => {
@@ -675,18 +755,19 @@ impl CallRouter {
             limits: limits.clone(),
             wrapper: Wrapper::None,
             tools: None,
-            echoes: false,
+            judging: false,
             run: false,
         }
     }
 
-    /// The open call whose arguments are being written, once they cannot be
-    /// a schema (until then the call's shape must see their keys): only its
-    /// arguments writer listens (see [`Sink::opaque`]).
+    /// The open call whose arguments are being written, once it is known to
+    /// be a call or not (until then the call's shape must see their keys and
+    /// bytes: see [`Verdict`]): only its arguments writer listens (see
+    /// [`Sink::opaque`]).
     fn writing_args(&self) -> Option<&CallShape> {
         self.calls
             .last()
-            .filter(|c| !c.closed && c.route == Route::Args && c.echo != Echo::Open)
+            .filter(|c| !c.closed && c.route == Route::Args && c.verdict != Verdict::Open)
     }
 
     fn opaque_now(&self) -> bool {
@@ -703,13 +784,13 @@ impl CallRouter {
         self
     }
 
-    /// Tool definitions are no calls: a call counts (see
-    /// [`CallShape::call_name`]) once its arguments cannot be a JSON schema
-    /// (see [`is_schema`]). For JSON written without call markup (bare, or
-    /// in a code fence), which is a call only once the parser is sure of it
+    /// Tool definitions and placeholders are no calls: a call counts (see
+    /// [`CallShape::call_name`]) once its arguments can be neither (see
+    /// [`Verdict`]). For JSON written without call markup (bare, or in a
+    /// code fence), which is a call only once the parser is sure of it
     /// anyway; inside call markup a call starts at its name.
-    pub(crate) fn judging_echoes(mut self, yes: bool) -> Self {
-        self.echoes = yes;
+    pub(crate) fn judging_calls(mut self, yes: bool) -> Self {
+        self.judging = yes;
         self
     }
 
@@ -823,7 +904,7 @@ impl CallRouter {
                 };
                 if kind == ValueKind::Object {
                     self.calls
-                        .push(CallShape::new(0, offset, &self.limits, self.echoes));
+                        .push(CallShape::new(0, offset, &self.limits, self.judging));
                 }
                 return;
             }
@@ -835,7 +916,7 @@ impl CallRouter {
             match mark {
                 Mark::Begin(ValueKind::Object) => {
                     self.calls
-                        .push(CallShape::new(1, offset, &self.limits, self.echoes));
+                        .push(CallShape::new(1, offset, &self.limits, self.judging));
                     return;
                 }
                 Mark::Begin(_) => {
@@ -914,6 +995,8 @@ pub(crate) struct ArgsWriter {
     /// The arguments came through a nested repairer (stringified JSON), whose
     /// output may have been cut by its own limits.
     stringified: bool,
+    /// A value that is no object was written as `{"value": …}`.
+    wrapped: bool,
 }
 
 #[derive(Debug)]
@@ -956,6 +1039,7 @@ impl ArgsWriter {
             limits: limits.clone(),
             limited: false,
             stringified: false,
+            wrapped: false,
         }
     }
 
@@ -992,6 +1076,25 @@ impl ArgsWriter {
     /// Most bytes the arguments may have (`max_args_bytes`).
     pub(crate) fn max_len(&self) -> usize {
         self.limits.max_args_bytes
+    }
+
+    /// Whether the arguments value makes an object, as far as it has been
+    /// read: `Some(true)` for an object, a string of JSON that decodes to
+    /// one, an empty string or `null` (`{}`); `Some(false)` for anything
+    /// written as `{"value": …}`; None while a string or literal has not
+    /// shown which (or nothing has begun).
+    pub(crate) fn object(&self) -> Option<bool> {
+        if self.wrapped {
+            return Some(false);
+        }
+        match self.mode {
+            ArgsMode::Start | ArgsMode::LiteralHead | ArgsMode::StrHead => None,
+            ArgsMode::Stringified => self
+                .nested
+                .as_ref()
+                .map_or(Some(true), |n| n.writer.object()),
+            _ => Some(true),
+        }
     }
 
     /// True once the arguments value has begun.
@@ -1069,6 +1172,7 @@ impl ArgsWriter {
                         _ => {
                             self.repair(RepairKind::NonObjectArguments);
                             self.put(br#"{"value":"#);
+                            self.wrapped = true;
                             ArgsMode::Wrap
                         }
                     };
@@ -1138,6 +1242,7 @@ impl ArgsWriter {
                         self.put(br#"{"value":"#);
                         self.put(&held);
                         self.put(b"}");
+                        self.wrapped = true;
                     }
                     self.mode = ArgsMode::Done;
                 }
@@ -1236,6 +1341,7 @@ impl ArgsWriter {
 
     fn begin_str_wrap(&mut self) {
         self.repair(RepairKind::NonObjectArguments);
+        self.wrapped = true;
         self.put(br#"{"value":"#);
         let held = std::mem::take(&mut self.hold);
         self.put(&held);
@@ -1278,6 +1384,7 @@ impl ArgsWriter {
                 offset: 0,
             }));
             self.repairs.append(&mut n.writer.repairs);
+            self.wrapped |= n.writer.wrapped;
             let new = n.writer.out[n.writer.emitted..].to_vec();
             self.put(&new);
         }
@@ -1728,6 +1835,53 @@ mod tests {
             r#""{\"type\": \"object\", \"properties\": {}}""#,
         ] {
             assert!(!schema(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn ellipses() {
+        for yes in [
+            "...",
+            "..",
+            "\u{2026}",
+            " ... ",
+            "....",
+            "\u{2026}\u{2026}",
+            ".\u{2026}",
+        ] {
+            assert!(is_ellipsis(yes), "{yes:?}");
+        }
+        for no in ["", ".", " ", "...a", "a...", ". . .", "etc", "\u{2025}"] {
+            assert!(!is_ellipsis(no), "{no:?}");
+        }
+    }
+
+    /// What an arguments value makes, as its bytes come.
+    #[test]
+    fn arguments_value_makes_an_object_or_not() {
+        let limits = Limits::default();
+        // (input, after each prefix length: the writer's answer)
+        for (input, at, want) in [
+            (r#"{"a": 1}"#, 1, Some(true)),
+            (r#""""#, 1, None),
+            (r#""""#, 2, Some(true)),
+            (r#"" {\"a\": 1}""#, 2, None),
+            (r#"" {\"a\": 1}""#, 3, Some(true)),
+            (r#""ls -l""#, 2, Some(false)),
+            (r#""[1]""#, 2, Some(false)),
+            ("null", 3, None),
+            ("null", 4, Some(true)),
+            ("true", 4, Some(false)),
+            ("3", 1, Some(false)),
+            ("[1]", 1, Some(false)),
+        ] {
+            let mut r = Repairer::new();
+            let mut w = ArgsWriter::new(&limits, true);
+            r.feed(&input.as_bytes()[..at], &mut w);
+            if at == input.len() {
+                r.finish(&mut w);
+            }
+            assert_eq!(w.object(), want, "{input} after {at} bytes");
         }
     }
 

@@ -380,8 +380,9 @@ pub enum Event {
     },
     /// A tool call began; emitted as soon as its name is known. JSON written
     /// without call markup (bare, or in a code fence) is a call only once the
-    /// parser is sure of it: once it has its name and its arguments cannot be
-    /// a JSON schema (a tool definition the model repeated) — at their first
+    /// parser is sure of it: once it has its name and its arguments can be
+    /// neither a JSON schema (a tool definition the model repeated) nor a
+    /// placeholder (a value that makes no object, `{...}`) — at their first
     /// key as a rule.
     ToolStart {
         /// Position of the call in the stream.

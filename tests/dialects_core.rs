@@ -512,6 +512,76 @@ fn schema_echo_is_no_call() {
     assert_eq!(p.calls[0].name, "create_form");
 }
 
+/// A copy of a prompt's format example (corpus policy P5) is no call when
+/// written without call markup: arguments that make no object (a
+/// description in words, `[...]`, a number) or an object of ellipses only
+/// (`{...}`). `null`, `""` and a string of JSON still make a call, and
+/// placeholder-like values inside real arguments stay as written.
+#[test]
+fn placeholder_is_no_call() {
+    let placeholders = [
+        r#"[{"name": "first_tool", "arguments": {...}}, {"name": "second_tool", "arguments": {...}}]"#,
+        "```json\n{\"name\": \"tool_name\", \"arguments\": { \u{2026} }}\n```",
+        r#"Call: {"name": function name, "parameters": dictionary of argument name and its value}"#,
+        r#"{"name": "get_weather", "arguments": "<args-dict>"}"#,
+        r#"[{"name": "first_tool", "arguments": [...]}]"#,
+        r#"{"name": "get_weather", "arguments": 3}"#,
+        r#"{"name": "get_weather", "arguments": true}"#,
+        r#"{"name": "get_weather", "arguments": "[\"Paris\"]"}"#,
+        r#"{"name": "get_weather", "arguments": {"...": "...", "\u2026": null}}"#,
+    ];
+    for input in &placeholders {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+        assert_eq!(p.text, *input);
+    }
+
+    // Calls: arguments that make an object.
+    for (input, want) in [
+        (r#"{"name": "get_time", "arguments": null}"#, json!({})),
+        (r#"{"name": "get_time", "arguments": ""}"#, json!({})),
+        (r#"{"name": "get_time", "arguments": "  "}"#, json!({})),
+        (
+            r#"{"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}"#,
+            json!({"city": "Paris"}),
+        ),
+        (
+            r#"{"name": "get_weather", "arguments": {"city": "..."}}"#,
+            json!({"city": "..."}),
+        ),
+        (
+            r#"{"name": "get_weather", "arguments": {"city": "Paris", "...": null}}"#,
+            json!({"city": "Paris", "...": null}),
+        ),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(p.calls.len(), 1, "{input}");
+        assert_eq!(args(&p, 0), want, "{input}");
+    }
+
+    // A real call after a placeholder in one list is still read.
+    let input = r#"[{"name": "first_tool", "arguments": {...}}, {"name": "get_weather", "arguments": {"city": "Paris"}}]"#;
+    let p = check_all(input.as_bytes(), &cfg());
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].name, "get_weather");
+
+    // Inside call markup the model said it is calling: the value is wrapped.
+    let p = check_all(
+        br#"<tool_call>{"name": "run_shell", "arguments": "ls -l"}</tool_call>"#,
+        &cfg(),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(args(&p, 0), json!({"value": "ls -l"}));
+    assert_eq!(
+        p.calls[0]
+            .repairs
+            .iter()
+            .map(|r| r.kind)
+            .collect::<Vec<_>>(),
+        vec![RepairKind::NonObjectArguments]
+    );
+}
+
 fn started(events: &[toolstream::Event]) -> bool {
     events
         .iter()
@@ -549,4 +619,20 @@ fn when_calls_start() {
     assert!(started(&events), "{events:?}");
     parser.finish(&mut events);
     assert_eq!(calls(&events).len(), 1);
+
+    // Arguments given as a string: once it shows it holds JSON.
+    let mut events = Vec::new();
+    let mut parser = toolstream::Parser::new(cfg());
+    parser.feed(br#"{"name": "get_weather", "arguments": ""#, &mut events);
+    assert!(!started(&events), "{events:?}");
+    parser.feed(br#"{\"ci"#, &mut events);
+    assert!(started(&events), "{events:?}");
+
+    // `null`: once the literal is complete.
+    let mut events = Vec::new();
+    let mut parser = toolstream::Parser::new(cfg());
+    parser.feed(br#"{"name": "get_time", "arguments": nul"#, &mut events);
+    assert!(!started(&events), "{events:?}");
+    parser.feed(b"l}", &mut events);
+    assert!(started(&events), "{events:?}");
 }

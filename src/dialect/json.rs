@@ -73,7 +73,7 @@ fn bracket_object(at: &[u8]) -> Match {
 
 fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(BareJson {
-        jc: JsonCalls::new(a.cfg, true, false).judging_echoes(),
+        jc: JsonCalls::new(a.cfg, true, false).judging_calls(),
     })
 }
 
@@ -158,10 +158,10 @@ impl JsonCalls {
         Self::with_limits(&cfg.limits, strict, stop_on_lt).tools(cfg.tools.clone())
     }
 
-    /// Tool definitions written as calls are no calls (see
-    /// [`CallRouter::judging_echoes`]): for JSON without call markup.
-    pub(crate) fn judging_echoes(mut self) -> Self {
-        self.router = self.router.judging_echoes(true);
+    /// Tool definitions and placeholders written as calls are no calls (see
+    /// [`CallRouter::judging_calls`]): for JSON without call markup.
+    pub(crate) fn judging_calls(mut self) -> Self {
+        self.router = self.router.judging_calls(true);
         self
     }
 
@@ -815,9 +815,8 @@ impl Block for Fence {
                         ));
                         self.state = FenceState::Py;
                     } else if !py && self.json_ok && JSON_FENCES.contains(&&lang[..]) {
-                        self.jc = Some(
-                            JsonCalls::new(&self.cfg, self.cfg_strict, false).judging_echoes(),
-                        );
+                        self.jc =
+                            Some(JsonCalls::new(&self.cfg, self.cfg_strict, false).judging_calls());
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {
@@ -930,7 +929,7 @@ impl Block for Fence {
                         self.state = FenceState::Py;
                     } else if self.jc.is_some() && (b == b'{' || b == b'[') {
                         // Another value in the same fence.
-                        let next = JsonCalls::new(&self.cfg, false, false).judging_echoes();
+                        let next = JsonCalls::new(&self.cfg, false, false).judging_calls();
                         self.jc = Some(match self.jc.take() {
                             Some(prev) => next.after(prev, cx.abs(i)),
                             None => next,
