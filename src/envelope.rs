@@ -232,7 +232,7 @@ pub(crate) fn is_schema(args: &serde_json::Value) -> bool {
 /// Whether an argument key (unquoted) is an ellipsis: `...`, `…`, the
 /// placeholder a format example puts where the arguments go (`{...}`, which
 /// the repairer reads as the key `"..."` with a missing value).
-pub(crate) fn is_ellipsis(key: &str) -> bool {
+fn is_ellipsis(key: &str) -> bool {
     let key = key.trim();
     let dots = key.bytes().filter(|&b| b == b'.').count();
     !key.is_empty()
