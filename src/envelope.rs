@@ -451,12 +451,9 @@ impl CallShape {
                         Route::Args => {
                             self.args.mark(mark);
                             if self.verdict == Verdict::Open {
+                                // A complete value is decided.
                                 self.verdict = if self.scalar {
-                                    match self.judge_value() {
-                                        // Not reached: a complete value is decided.
-                                        Verdict::Open => Verdict::Call,
-                                        v => v,
-                                    }
+                                    self.judge_value()
                                 } else {
                                     self.judge_object()
                                 };

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{calls, check_all};
+use common::{calls, check_all, kinds};
 use serde_json::{json, Value};
 use toolstream::{Config, Dialect, RepairKind, Tools};
 
@@ -303,7 +303,7 @@ fn repairs_inside_calls() {
         args(&p, 0),
         json!({"path": "C:\\Users\u{8}ob", "n": "007", "ok": null})
     );
-    let kinds: Vec<_> = p.calls[0].repairs.iter().map(|r| r.kind).collect();
+    let kinds = kinds(&p.calls[0]);
     assert!(kinds.contains(&RepairKind::SingleQuotes));
     assert!(kinds.contains(&RepairKind::InvalidEscape));
     assert!(kinds.contains(&RepairKind::LeadingZeros));
@@ -387,7 +387,7 @@ fn name_inferred_from_the_only_fitting_schema() {
         args(&p, 0),
         json!({"database_name": "StudentDB", "table_name": "students", "conditions": {"school": "Bluebird"}})
     );
-    let kinds: Vec<_> = p.calls[0].repairs.iter().map(|r| r.kind).collect();
+    let kinds = kinds(&p.calls[0]);
     assert_eq!(kinds, vec![RepairKind::InferredName]);
     assert_eq!(
         p.calls[0].repairs[0].offset, 12,
@@ -572,14 +572,7 @@ fn placeholder_is_no_call() {
     );
     assert_eq!(p.calls.len(), 1);
     assert_eq!(args(&p, 0), json!({"value": "ls -l"}));
-    assert_eq!(
-        p.calls[0]
-            .repairs
-            .iter()
-            .map(|r| r.kind)
-            .collect::<Vec<_>>(),
-        vec![RepairKind::NonObjectArguments]
-    );
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::NonObjectArguments]);
 }
 
 fn started(events: &[toolstream::Event]) -> bool {

@@ -6,7 +6,7 @@ mod catalogue;
 mod common;
 
 use catalogue::{Example, EXAMPLES};
-use common::check_all;
+use common::{check_all, kinds};
 use serde_json::{json, Value};
 use toolstream::{Config, Dialect, Event, Parsed, RepairKind, ToolCall, Tools};
 
@@ -20,10 +20,6 @@ fn only(d: Dialect) -> Config {
 
 fn args(c: &ToolCall) -> Value {
     serde_json::from_str(&c.arguments).expect("arguments are JSON")
-}
-
-fn kinds(c: &ToolCall) -> Vec<RepairKind> {
-    c.repairs.iter().map(|r| r.kind).collect()
 }
 
 fn clean(c: &ToolCall) -> bool {

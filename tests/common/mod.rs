@@ -1,7 +1,7 @@
 //! Shared checks of the parser's contracts, used by every test suite.
 #![allow(dead_code, unreachable_pub)]
 
-use toolstream::{Config, Event, Parsed, Parser, ToolCall};
+use toolstream::{Config, Event, Parsed, Parser, RepairKind, ToolCall};
 
 /// `PROPTEST_CASES` overrides the default number of cases (for long runs).
 pub(crate) fn cases(default: u32) -> u32 {
@@ -83,6 +83,11 @@ pub(crate) fn run_chunked(input: &[u8], n: usize, cfg: &Config) -> Vec<Event> {
         .take_while(|&s| s < input.len())
         .collect();
     run_split(input, &splits, cfg)
+}
+
+/// The kinds of a call's repairs, in order.
+pub(crate) fn kinds(c: &ToolCall) -> Vec<RepairKind> {
+    c.repairs.iter().map(|r| r.kind).collect()
 }
 
 /// Calls without anything that may legitimately depend on chunking.
