@@ -252,8 +252,11 @@ pub(crate) struct CallShape {
     route_depth: usize,
     buf: Vec<u8>,
     buf_over: bool,
-    /// The tool name, once its string is complete.
+    /// The tool name, once its string is complete (and not blank).
     pub name: Option<String>,
+    /// The input ended inside the name's string: the object names nothing,
+    /// and no name is inferred for it either.
+    name_cut: bool,
     /// The model's call id, if it wrote one before the name.
     pub id: Option<String>,
     /// An argument key has been seen.
@@ -307,6 +310,7 @@ impl CallShape {
             buf: Vec::new(),
             buf_over: false,
             name: None,
+            name_cut: false,
             id: None,
             has_args: false,
             tgi: false,
@@ -460,7 +464,11 @@ impl CallShape {
                             }
                         }
                         Route::Name if !self.buf_over => {
-                            if let Some(name) = json_string(&self.buf) {
+                            // A blank name names nothing (nor does `null`,
+                            // which never took this route).
+                            if let Some(name) =
+                                json_string(&self.buf).filter(|n| !n.trim().is_empty())
+                            {
                                 self.name = Some(name);
                             }
                         }
@@ -505,6 +513,16 @@ impl CallShape {
         self.name
             .as_deref()
             .filter(|_| self.verdict == Verdict::Call)
+    }
+
+    /// The input ended inside a string (see [`Sink::string_cut`]): if it is
+    /// the name's, the name is cut — the start of some name, not a name — and
+    /// the string is skipped rather than taken.
+    fn name_cut(&mut self) {
+        if self.route == Route::Name {
+            self.route = Route::Skip;
+            self.name_cut = true;
+        }
     }
 
     /// Follows the top level of an arguments object while it may be a
@@ -822,6 +840,12 @@ impl Sink for CallRouter {
         self.rejected()
     }
 
+    fn string_cut(&mut self) {
+        if let Some(c) = self.current() {
+            c.name_cut();
+        }
+    }
+
     fn write(&mut self, bytes: &[u8]) {
         if self.run {
             // Opaque arguments take every byte as it is.
@@ -931,7 +955,7 @@ impl CallRouter {
             c.mark(mark, depth_before, tools);
             if c.closed {
                 c.end = offset + 1;
-                if c.name.is_none() && c.has_args {
+                if c.name.is_none() && c.has_args && !c.name_cut {
                     if let Some(tools) = tools {
                         c.infer_name(tools);
                     }

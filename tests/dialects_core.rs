@@ -629,3 +629,92 @@ fn when_calls_start() {
     parser.feed(b"l}", &mut events);
     assert!(started(&events), "{events:?}");
 }
+
+/// A call needs a whole, non-blank name (corpus policy P4; USER-ISSUES 2.9:
+/// an empty name must never create a call). A name string the input ends
+/// inside is cut — `get_wea` may be the start of `get_weather` or of
+/// `get_weekday` — and a blank one names nothing: either way the object is
+/// no call, as a nameless one is. Inside call markup the markup is then text
+/// (no call was started), and a cut or blank successor in a block that
+/// already made a call is part of that block.
+#[test]
+fn a_call_needs_a_whole_name() {
+    // The input ends inside the name: no call, all text.
+    for input in [
+        r#"<tool_call>{"name": "get_wea"#,
+        r#"<tool_call>{"name": ""#,
+        r#"<tool_call>{"arguments": {"city": "Paris"}, "name": "get_wea"#,
+        r#"<function_call>{"name": "get_wea"#,
+        r#"<tool_call>{"function": {"name": "get_wea"#,
+        r#"<tool_call>[{"name": "get_wea"#,
+        r#"{"arguments": {"city": "Paris"}, "name": "get_wea"#,
+        "```json\n{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_wea",
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+        assert_eq!(p.text, input);
+    }
+
+    // A blank name: no call, all text.
+    for input in [
+        r#"<tool_call>{"name": "", "arguments": {}}</tool_call>"#,
+        r#"<tool_call>{"name": " ", "arguments": {"city": "Paris"}}</tool_call>"#,
+        r#"{"name": "", "arguments": {"city": "Paris"}}"#,
+        r#"[{"name": "\t", "arguments": {}}]"#,
+        r#"[TOOL_CALLS][{"name": "", "arguments": {}}]"#,
+        r#"<|python_tag|>{"name": "", "parameters": {}}"#,
+        r#"{"function": {"name": "", "arguments": {}}}"#,
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+        assert_eq!(p.text, input);
+    }
+
+    // After a call in the same block, a cut or blank one is part of the block.
+    for input in [
+        r#"<tool_call>[{"name": "a", "arguments": {}}, {"name": "get_wea"#,
+        r#"[{"name": "a", "arguments": {}}, {"name": "", "arguments": {"x": 1}}]"#,
+        r#"<tool_call>[{"name": "a", "arguments": {}}, {"arguments": {"x": 1}, "name": "b"#,
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(names(&p), vec!["a"], "{input}");
+        assert_eq!(p.text, "", "{input}");
+    }
+    // A separate block cut in its name is text; the calls before it stand.
+    let input =
+        r#"<tool_call>{"name": "a", "arguments": {}}</tool_call><tool_call>{"name": "list_fi"#;
+    let p = check_all(input.as_bytes(), &cfg());
+    assert_eq!(names(&p), vec!["a"]);
+    assert_eq!(p.text, r#"<tool_call>{"name": "list_fi"#);
+
+    // The name's closing quote was written: the name is whole, the call cut.
+    let p = check_all(br#"<tool_call>{"name": "get_weather""#, &cfg());
+    assert_eq!(names(&p), vec!["get_weather"]);
+    assert!(p.calls[0].truncated);
+    assert_eq!(args(&p, 0), json!({}));
+    // A cut argument does not make a cut name.
+    let p = check_all(
+        br#"<tool_call>{"name": "get_weather", "arguments": {"city": "Pa"#,
+        &cfg(),
+    );
+    assert_eq!(names(&p), vec!["get_weather"]);
+    assert_eq!(args(&p, 0), json!({"city": "Pa"}));
+
+    // With tools offered, a blank name is a missing one: arguments that fit
+    // one tool name it (a recorded repair); a cut name names nothing.
+    let tools = r#"[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]"#;
+    let p = check_all(
+        br#"<tool_call>{"name": "", "arguments": {"city": "Paris"}}</tool_call>"#,
+        &offering(tools),
+    );
+    assert_eq!(names(&p), vec!["get_weather"]);
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::InferredName]);
+    let input = r#"<tool_call>{"arguments": {"city": "Paris"}, "name": "get_wea"#;
+    let p = check_all(input.as_bytes(), &offering(tools));
+    assert!(p.calls.is_empty(), "{:?}", p.calls);
+    assert_eq!(p.text, input);
+}
+
+fn names(p: &toolstream::Parsed) -> Vec<&str> {
+    p.calls.iter().map(|c| c.name.as_str()).collect()
+}

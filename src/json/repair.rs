@@ -78,6 +78,11 @@ pub trait Sink {
     /// Reports structure; `offset` is the absolute input offset of the byte
     /// being read when the mark was made. The default ignores it.
     fn mark(&mut self, _mark: Mark<'_>, _offset: u64) {}
+    /// The input ended inside a string value: [`Repairer::finish`] closes it
+    /// next (an `unclosed_string` repair), so the value reported as ending
+    /// there is only the start of what was written. Not said for a string
+    /// whose closing quote was read. The default ignores it.
+    fn string_cut(&mut self) {}
     /// Asked after every step: true makes [`Repairer::feed`] return
     /// [`Status::Halted`] right after the byte that made the sink decide.
     fn halted(&self) -> bool {
@@ -846,6 +851,9 @@ impl Repairer {
         let mut truncated = self.limited;
         match self.lex {
             Lex::Str(s) => {
+                if !s.key && !s.quote_pending {
+                    sink.string_cut();
+                }
                 truncated |= self.finish_string(s, sink);
             }
             Lex::Bare(b) => {
