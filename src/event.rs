@@ -378,7 +378,8 @@ pub enum Event {
         /// Where it came from.
         span: Span,
     },
-    /// A tool call began; emitted as soon as its name is known. JSON written
+    /// A tool call began; emitted as soon as its name is known — whole (its
+    /// closing quote or delimiter read) and not blank. JSON written
     /// without call markup (bare, or in a code fence) is a call only once the
     /// parser is sure of it: once it has its name and its arguments can be
     /// neither a JSON schema (a tool definition the model repeated) nor a

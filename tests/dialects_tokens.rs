@@ -796,19 +796,21 @@ fn harmony_headers_without_their_opening_token() {
     }
 }
 
-/// A header cut off before `<|message|>` names its tool: the call is
-/// reported, truncated, with `{}` (the header fixtures of ollama's parser).
+/// A header cut off before `<|message|>` names its tool once the name is
+/// whole (a blank or a token after it): the call is reported, truncated,
+/// with `{}` (the header fixtures of ollama's parser). A header the input
+/// ends inside the name of names nothing — `get_weather` may be the start
+/// of `get_weather_forecast` — and is text, as a cut `<tool_call>` name is.
 #[test]
 fn harmony_header_cut_before_its_message() {
     for input in [
-        "assistant<|channel|>analysis to=functions.get_weather",
         "assistant to=functions.get_weather<|channel|>analysis",
         "to=functions.get_weather<|channel|>analysis",
         "assistant to=functions.get_weather abc<|channel|>analysis",
         "assistant<|channel|>commentary to=functions.get_weather <|constrain|>json",
         "assistant to=functions.get_weather<|channel|>commentary<|constrain|>json",
         "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>js",
-        "<|channel|>commentary to=functions.get_weather",
+        "<|channel|>commentary to=functions.get_weather ",
     ] {
         for cfg in [auto(), only(Dialect::Harmony)] {
             let p = check_all(input.as_bytes(), &cfg);
@@ -822,11 +824,16 @@ fn harmony_header_cut_before_its_message() {
             assert!(p.text.is_empty() && p.thinking.is_empty(), "{input}");
         }
     }
-    // Headers that are not calls, cut off: text, as before.
+    // Headers that are not calls, or cut inside the name, or naming a blank
+    // (`to=functions.`, even whole): text.
     for input in [
         "assistant<|channel|>analysis",
         "<|channel|>thinking",
         "<|start|>assistant to=user",
+        "assistant<|channel|>analysis to=functions.get_weather",
+        "<|channel|>commentary to=functions.get_weather",
+        "<|start|>assistant<|channel|>commentary to=functions.get_wea",
+        "<|start|>assistant<|channel|>commentary to=functions. <|constrain|>json<|message|>{\"a\": 1}",
     ] {
         let p = check_all(input.as_bytes(), &auto());
         assert!(p.calls.is_empty(), "{input}");
@@ -1248,5 +1255,89 @@ fn blank_lookahead_bounds_are_chunk_invariant() {
         );
         check_all(input.as_bytes(), &auto());
         check_all(input.as_bytes(), &only(Dialect::Mistral));
+    }
+}
+
+/// A call needs a whole, non-blank name in the special-token dialects too
+/// (corpus policy P4; USER-ISSUES 2.9): a name the input ends inside may be
+/// the start of another, and a blank one (`functions.:0`, an empty name
+/// line) names nothing. A block that so makes no call is text; after a call,
+/// a blank-named one's bytes are part of the block.
+#[test]
+fn token_calls_need_a_whole_name() {
+    let kimi_begin = "<|tool_calls_section_begin|><|tool_call_begin|>";
+    let ds_begin = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>";
+    let cut = [
+        (Dialect::KimiK2, format!("{kimi_begin}functions.get_wea")),
+        (Dialect::DeepSeek, format!("{ds_begin}get_wea")),
+        (
+            Dialect::DeepSeek,
+            format!("{ds_begin}function<｜tool▁sep｜>get_wea"),
+        ),
+        (Dialect::Mistral, "[TOOL_CALLS]get_wea".to_owned()),
+        (Dialect::Gemma4, "<|tool_call>call:get_wea".to_owned()),
+        (
+            Dialect::FunctionGemma,
+            "<start_function_call>call:get_wea".to_owned(),
+        ),
+    ];
+    let blank = [
+        (
+            Dialect::KimiK2,
+            format!(
+                "{kimi_begin}functions.:0<|tool_call_argument_begin|>{{\"a\": 1}}<|tool_call_end|>"
+            ),
+        ),
+        (
+            Dialect::DeepSeek,
+            format!("{ds_begin}<｜tool▁sep｜>{{\"a\": 1}}<｜tool▁call▁end｜>"),
+        ),
+        (
+            Dialect::DeepSeek,
+            format!(
+                "{ds_begin}function<｜tool▁sep｜>\n```json\n{{\"a\": 1}}\n```<｜tool▁call▁end｜>"
+            ),
+        ),
+    ];
+    for (d, input) in cut.iter().chain(blank.iter()) {
+        for cfg in [auto(), only(*d)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+            assert_eq!(p.text, *input);
+        }
+    }
+
+    // A whole name, the input cut after it: the call, truncated.
+    for (d, input) in [
+        (Dialect::Mistral, "[TOOL_CALLS]get_weather "),
+        (Dialect::Mistral, "[TOOL_CALLS]get_weather[CALL_ID]ab"),
+        (
+            Dialect::KimiK2,
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>",
+        ),
+        (Dialect::Gemma4, "<|tool_call>call:get_weather{"),
+    ] {
+        let p = check_all(input.as_bytes(), &only(d));
+        assert_eq!(p.calls.len(), 1, "{input}");
+        assert_eq!(p.calls[0].name, "get_weather", "{input}");
+        assert!(p.calls[0].truncated, "{input}");
+    }
+
+    // After a call, a blank-named one is read over and its bytes stay in
+    // the block; a cut one after it too.
+    for tail in [
+        "<|tool_call_begin|>functions.:1<|tool_call_argument_begin|>{\"b\": \"<x>\"}<|tool_call_end|><|tool_calls_section_end|>",
+        "<|tool_call_begin|>functions.get_wea",
+    ] {
+        let input = format!(
+            "{kimi_begin}functions.f:0<|tool_call_argument_begin|>{{\"a\": 1}}<|tool_call_end|>{tail}"
+        );
+        for cfg in [auto(), only(Dialect::KimiK2)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            assert_eq!(p.calls[0].name, "f");
+            assert_eq!(args(&p.calls[0]), json!({"a": 1}));
+            assert_eq!(p.text, "", "{input}");
+        }
     }
 }

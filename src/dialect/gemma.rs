@@ -363,10 +363,9 @@ impl Block for GemmaCall {
             return false;
         }
         if self.local.is_none() {
-            if self.st != St::Name || self.name.is_empty() {
-                return false;
-            }
-            self.start(cx, cx.base);
+            // The input ended before the name's end (its `{`): the name may
+            // be the start of another, so there is no call.
+            return false;
         }
         let truncated = self.st != St::After;
         let end = cx.base;

@@ -516,12 +516,23 @@ impl HarmonyCall {
     }
 
     /// The tool named by the header read so far (`eof`: all of it there is).
+    /// False when the header names no tool, or names it with a blank
+    /// (`to=functions.`), or the input ends inside the name (it may be the
+    /// start of another): no call.
     fn name_from_header(&mut self, eof: bool) -> bool {
         let Scan::Call { to, .. } = scan(&self.header, self.bare, eof) else {
             return false;
         };
-        let r = String::from_utf8_lossy(word_at(&self.header, to)).into_owned();
-        self.name = r.strip_prefix("functions.").unwrap_or(&r).to_owned();
+        let word = word_at(&self.header, to);
+        if eof && to + word.len() == self.header.len() {
+            return false;
+        }
+        let r = String::from_utf8_lossy(word).into_owned();
+        let name = r.strip_prefix("functions.").unwrap_or(&r);
+        if name.trim().is_empty() {
+            return false;
+        }
+        self.name = name.to_owned();
         self.header = Vec::new();
         true
     }

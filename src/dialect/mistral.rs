@@ -264,7 +264,9 @@ impl Block for MistralBlock {
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         match self.st {
-            St::Name | St::NameWs | St::Id if !self.name.is_empty() => {
+            // The input ended inside the name (`St::Name`): it may be the
+            // start of another, so it names nothing.
+            St::NameWs | St::Id if !self.name.is_empty() => {
                 self.start_call(cx, cx.base);
                 if let (Some(args), Some(local)) = (self.args.as_mut(), self.local) {
                     args.close(cx, local, true);

@@ -31,6 +31,9 @@ enum St {
     V3Name,
     Fence,
     Args,
+    /// The arguments of a call whose name is blank: no call, read over up
+    /// to the call's end token.
+    Skip,
     AfterArgs,
 }
 
@@ -79,8 +82,10 @@ impl Sectioned {
         }
     }
 
-    fn start_call(&mut self, cx: &mut Cx<'_>, head: &[u8], at: u64) {
-        self.flush_done(cx, Vec::new());
+    /// Starts the call `head` names, its arguments next; false when the
+    /// name is blank (`functions.:0`, an empty line): that is no call, and
+    /// what follows up to the call's end token is read over.
+    fn start_call(&mut self, cx: &mut Cx<'_>, head: &[u8], at: u64) -> bool {
         let head = String::from_utf8_lossy(head.trim_ascii()).into_owned();
         let (name, id) = if self.spec.head_is_id {
             let mut name = head.as_str();
@@ -96,10 +101,15 @@ impl Sectioned {
         } else {
             (head, None)
         };
+        if name.trim().is_empty() {
+            return false;
+        }
+        self.flush_done(cx, Vec::new());
         self.local = Some(cx.start(name, id, Span::new(at, at)));
         self.args = Some(ArgsJson::new(&self.cfg.limits, true));
         self.calls += 1;
         cx.commit();
+        true
     }
 
     /// The current call's arguments are complete; it ends at `end` (later).
@@ -193,9 +203,10 @@ impl Block for Sectioned {
                                 let head = std::mem::take(&mut self.head);
                                 if self.spec.v3_function && head.trim_ascii() == b"function" {
                                     self.st = St::V3Name;
-                                } else {
-                                    self.start_call(cx, &head, cx.abs(i));
+                                } else if self.start_call(cx, &head, cx.abs(i)) {
                                     self.st = St::Args;
+                                } else {
+                                    self.st = St::Skip;
                                 }
                                 continue;
                             }
@@ -218,12 +229,15 @@ impl Block for Sectioned {
                     if b == b'{' && !self.head.trim_ascii().is_empty() {
                         // `name{…}`: the separator is missing.
                         let head = std::mem::take(&mut self.head);
-                        self.start_call(cx, &head, cx.abs(i));
-                        self.repairs.push(Repair {
-                            kind: RepairKind::SyntaxFix,
-                            offset: cx.abs(i),
-                        });
-                        self.st = St::Args;
+                        if self.start_call(cx, &head, cx.abs(i)) {
+                            self.repairs.push(Repair {
+                                kind: RepairKind::SyntaxFix,
+                                offset: cx.abs(i),
+                            });
+                            self.st = St::Args;
+                        } else {
+                            self.st = St::Skip;
+                        }
                         continue;
                     }
                     if self.head.len() >= MAX_HEAD {
@@ -235,8 +249,11 @@ impl Block for Sectioned {
                 St::V3Name => {
                     if b == b'\n' || b == b'`' || b == b'{' {
                         let name = std::mem::take(&mut self.head);
-                        self.start_call(cx, &name, cx.abs(i));
-                        self.st = St::Fence;
+                        self.st = if self.start_call(cx, &name, cx.abs(i)) {
+                            St::Fence
+                        } else {
+                            St::Skip
+                        };
                         continue;
                     }
                     if b == b'<' {
@@ -306,6 +323,34 @@ impl Block for Sectioned {
                             self.st = St::AfterArgs;
                         }
                         _ => self.st = St::AfterArgs,
+                    }
+                }
+                St::Skip => {
+                    // Up to the call's end token (or the section's end, or
+                    // the next call: then the end token is missing).
+                    let Some(p) = memchr::memchr(b'<', &input[i..]) else {
+                        return Flow::More;
+                    };
+                    i += p;
+                    let at = &input[i..];
+                    let ends = [
+                        self.spec.call_end,
+                        self.spec.section_end,
+                        self.spec.call_begin,
+                    ];
+                    match ends.map(|t| match_any(t, at).0) {
+                        [Match::Full(n), ..] => {
+                            i += n;
+                            self.st = St::Section;
+                        }
+                        [_, Match::Full(n), _] => return self.done(cx, i + n, false),
+                        [_, _, Match::Full(n)] => {
+                            i += n;
+                            self.head.clear();
+                            self.st = St::Head;
+                        }
+                        m if m.contains(&Match::Partial) => return Flow::Partial(i),
+                        _ => i += 1,
                     }
                 }
                 St::AfterArgs => {
@@ -381,13 +426,8 @@ impl Block for Sectioned {
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         match self.st {
-            St::Head | St::V3Name if !self.head.trim_ascii().is_empty() => {
-                let head = std::mem::take(&mut self.head);
-                self.start_call(cx, &head, cx.base);
-                if let (Some(local), Some(args)) = (self.local, self.args.as_mut()) {
-                    args.close(cx, local, true);
-                }
-            }
+            // A head the input ends inside is cut: no call (its name may
+            // be the start of another).
             St::Fence | St::Args | St::AfterArgs => {
                 if let (Some(local), Some(args)) = (self.local, self.args.as_mut()) {
                     args.close(cx, local, true);
