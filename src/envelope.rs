@@ -1004,7 +1004,8 @@ pub(crate) struct ArgsWriter {
     mode: ArgsMode,
     depth: usize,
     hold: Vec<u8>,
-    /// Decoded string content held in `StrHead`.
+    /// Decoded string content held in `StrHead` (leading blanks, then at
+    /// most a start of `null` and blanks).
     text: Vec<u8>,
     nested: Option<Box<Nested>>,
     allow_string: bool,
@@ -1101,7 +1102,7 @@ impl ArgsWriter {
 
     /// Whether the arguments value makes an object, as far as it has been
     /// read: `Some(true)` for an object, a string of JSON that decodes to
-    /// one, an empty string or `null` (`{}`); `Some(false)` for anything
+    /// one, an empty string, `null` or `"null"` (`{}`); `Some(false)` for anything
     /// written as `{"value": …}`; None while a string or literal has not
     /// shown which (or nothing has begun).
     pub(crate) fn object(&self) -> Option<bool> {
@@ -1270,9 +1271,16 @@ impl ArgsWriter {
             }
             ArgsMode::StrHead => {
                 if let Mark::End(_) = mark {
-                    // Only blanks: no arguments.
-                    self.repair(RepairKind::NonObjectArguments);
-                    self.put(b"{}");
+                    if self.text.trim_ascii().is_empty() || self.text.trim_ascii() == b"null" {
+                        // Only blanks, or `"null"` (Groq's zero-argument
+                        // calls): no arguments.
+                        self.repair(RepairKind::NonObjectArguments);
+                        self.put(b"{}");
+                    } else {
+                        // A start of `null` that stopped short (`"nu"`).
+                        self.begin_str_wrap();
+                        self.put(b"}");
+                    }
                     self.mode = ArgsMode::Done;
                 }
             }
@@ -1326,8 +1334,16 @@ impl ArgsWriter {
                     self.begin_str_wrap();
                     return;
                 }
-                match self.text.get(blanks) {
+                let rest = &self.text[blanks..];
+                let null_head = b"null".starts_with(rest)
+                    || (rest.starts_with(b"null") && rest[4..].iter().all(u8::is_ascii_whitespace));
+                match rest.first() {
                     None => {}
+                    // `"null"` makes `{}`: held while the string may be it
+                    // (its trailing blanks too, within the same limit).
+                    Some(b'n')
+                        if null_head
+                            && rest.len() - 4.min(rest.len()) <= self.limits.max_token_bytes => {}
                     Some(b'{' | b'[') => {
                         self.repair(RepairKind::StringifiedArguments);
                         let mut nested = Box::new(Nested {
@@ -1892,6 +1908,14 @@ mod tests {
             (r#""[1]""#, 2, Some(false)),
             ("null", 3, None),
             ("null", 4, Some(true)),
+            (r#""null""#, 5, None),
+            (r#""null""#, 6, Some(true)),
+            (r#"" null ""#, 7, None),
+            (r#"" null ""#, 8, Some(true)),
+            (r#""nu""#, 3, None),
+            (r#""nu""#, 4, Some(false)),
+            (r#""nullify""#, 6, Some(false)),
+            (r#""null x""#, 7, Some(false)),
             ("true", 4, Some(false)),
             ("3", 1, Some(false)),
             ("[1]", 1, Some(false)),

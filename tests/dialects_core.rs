@@ -718,3 +718,45 @@ fn a_call_needs_a_whole_name() {
 fn names(p: &toolstream::Parsed) -> Vec<&str> {
     p.calls.iter().map(|c| c.name.as_str()).collect()
 }
+
+/// `"arguments": "null"` — Groq's zero-argument calls, and models that copy
+/// it — is no arguments, `{}`, as `null` and `""` are (USER-ISSUES 2.9); a
+/// string that only starts like it (`"nu"`, `"nullify"`, `"null x"`) is text
+/// kept as `{"value": …}`. Without call markup, `"null"` makes a call and
+/// those others do not (placeholders, P5).
+#[test]
+fn stringified_null_is_no_arguments() {
+    for input in [
+        r#"<tool_call>{"name": "get_time", "arguments": "null"}</tool_call>"#,
+        r#"<tool_call>{"name": "get_time", "arguments": " null  "}</tool_call>"#,
+        r#"<tool_call>{"name": "get_time", "arguments": "\u006eull"}</tool_call>"#,
+        r#"{"name": "get_time", "arguments": "null"}"#,
+        r#"[{"name": "get_time", "arguments": "null"}, {"name": "get_date", "arguments": "null"}]"#,
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(!p.calls.is_empty(), "{input}");
+        for c in &p.calls {
+            assert_eq!(c.arguments, "{}", "{input}");
+            assert_eq!(kinds(c), vec![RepairKind::NonObjectArguments], "{input}");
+        }
+        assert_eq!(p.text, "", "{input}");
+    }
+    for (value, want) in [
+        ("nu", "nu"),
+        ("nullify", "nullify"),
+        ("null x", "null x"),
+        ("none", "none"),
+    ] {
+        let input = format!(r#"<tool_call>{{"name": "f", "arguments": "{value}"}}</tool_call>"#);
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(args(&p, 0), json!({ "value": want }), "{input}");
+        let bare = format!(r#"{{"name": "f", "arguments": "{value}"}}"#);
+        let p = check_all(bare.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{bare}");
+        assert_eq!(p.text, bare);
+    }
+    // Cut inside: what was written, kept as text.
+    let p = check_all(br#"<tool_call>{"name": "f", "arguments": "nul"#, &cfg());
+    assert_eq!(args(&p, 0), json!({"value": "nul"}));
+    assert!(p.calls[0].truncated);
+}
