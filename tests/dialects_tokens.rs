@@ -1341,3 +1341,49 @@ fn token_calls_need_a_whole_name() {
         }
     }
 }
+
+/// The chat templates' turn tokens never leak into text (USER-ISSUES 2.2):
+/// ChatML's `<|im_start|>` / `<|im_end|>` / `<|endoftext|>` (Hermes, Qwen,
+/// SmolLM2), Llama 3's header tokens, Gemma's `<start_of_turn>` / `<eos>`
+/// are markup wherever a model writes them — after its answer, running on
+/// into an invented turn, or where Hermes 2 Theta writes `<|im_start|>` in
+/// place of `<tool_call>` (a real BFCL output's shape): the call after it
+/// is still read.
+#[test]
+fn turn_tokens_are_markup() {
+    let input = "Sure.<|im_end|>\n<|im_start|>user\nAgain<|endoftext|>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.text, "Sure.\nuser\nAgain");
+    assert_eq!(
+        markup(input, &p),
+        vec!["<|im_end|>", "<|im_start|>", "<|endoftext|>"]
+    );
+
+    let input = "Here:\n\n<|im_start|>\n{\"arguments\": {\"city_name\": \"New York\"}, \"name\": \"get_coordinates\"}\n<|im_start|><|im_start|>assistant<|end_header_id|>\n\nDone.";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(p.calls[0].name, "get_coordinates");
+    assert_eq!(args(&p.calls[0]), json!({"city_name": "New York"}));
+    assert_eq!(p.text, "Here:\n\n\n\nassistant\n\nDone.");
+    assert_eq!(
+        markup(input, &p),
+        vec![
+            "<|im_start|>",
+            "<|im_start|>",
+            "<|im_start|>",
+            "<|end_header_id|>"
+        ]
+    );
+
+    let input = "It is 4.<|start_header_id|>user<|end_header_id|>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.text, "It is 4.user");
+
+    let input = "It is 4.<end_of_turn>\n<start_of_turn>user\nthanks<eos>";
+    let p = check_all(input.as_bytes(), &auto());
+    assert_eq!(p.text, "It is 4.\nuser\nthanks");
+    assert_eq!(
+        markup(input, &p),
+        vec!["<end_of_turn>", "<start_of_turn>", "<eos>"]
+    );
+}

@@ -52,6 +52,14 @@ pub(crate) const GEMMA4_TRIGGERS: &[Trigger] = &[
         action: Action::Markup,
     },
     Trigger {
+        pattern: Pattern::Lit(b"<start_of_turn>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<eos>"),
+        action: Action::Markup,
+    },
+    Trigger {
         pattern: Pattern::Line { matches: bare_call },
         action: Action::Block {
             open: open_bare,
@@ -81,6 +89,14 @@ pub(crate) const FUNCTIONGEMMA_TRIGGERS: &[Trigger] = &[
     },
     Trigger {
         pattern: Pattern::Lit(b"<end_of_turn>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<start_of_turn>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<eos>"),
         action: Action::Markup,
     },
 ];

@@ -46,13 +46,16 @@ use crate::json::Status;
 use crate::scan::{match_lit, Match, Pattern};
 
 macro_rules! tags {
-    ($(($open:literal, $close:literal)),*) => {
+    ($(($open:literal, $close:literal)),*; markup: $($markup:literal),*) => {
         /// The tags a tag block opens with, and their closing tags.
         const TAGS: &[(&[u8], &[u8])] = &[$(($open, $close)),*];
 
         pub(crate) const TRIGGERS: &[Trigger] = &[$(Trigger {
             pattern: Pattern::Lit($open),
             action: Action::Block { open: open_tag, consume: true },
+        }),*, $(Trigger {
+            pattern: Pattern::Lit($markup),
+            action: Action::Markup,
         }),*];
     };
 }
@@ -63,7 +66,11 @@ tags!(
     (b"<function_call>", b"</function_call>"),
     (b"<function_calls>", b"</function_calls>"),
     (b"<tools>", b"</tools>"),
-    (b"<tool_calls>", b"</tool_calls>")
+    (b"<tool_calls>", b"</tool_calls>");
+    // The ChatML turn tokens of the models that write these tags (Hermes,
+    // Qwen, SmolLM2): a model that runs on past its turn writes them, and
+    // Hermes 2 Theta writes `<|im_start|>` where `<tool_call>` belongs.
+    markup: b"<|im_end|>", b"<|im_start|>", b"<|endoftext|>"
 );
 
 /// Opens the block of a `<tool_call>`-like tag (shared by the dialects that

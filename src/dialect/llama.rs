@@ -48,6 +48,16 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         pattern: Pattern::Lit(b"<|end_of_text|>"),
         action: Action::Markup,
     },
+    // A turn header's tokens (`<|start_header_id|>assistant<|end_header_id|>`),
+    // written by a model that runs on into a new turn.
+    Trigger {
+        pattern: Pattern::Lit(b"<|start_header_id|>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<|end_header_id|>"),
+        action: Action::Markup,
+    },
     Trigger {
         pattern: Pattern::Lit(b"<|python_end|>"),
         action: Action::Markup,
