@@ -300,6 +300,9 @@ pub enum DiagnosticKind {
     SkippedContent,
     /// An event or payload of a provider stream was not understood and was skipped.
     UnknownEvent,
+    /// A provider stream's call that never got a tool name (only `null` or
+    /// `""`) is no call; the message holds its id and arguments.
+    DroppedCall,
 }
 
 /// The kind of provider state carried by an [`Event::Opaque`].

@@ -218,3 +218,54 @@ fn only_choice_zero_and_gemini_compat_signatures() {
     assert!(events.iter().any(|e| matches!(e, Event::Diagnostic { .. })));
     assert!(events.iter().any(|e| matches!(e, Event::Opaque { kind: toolstream::OpaqueKind::ThoughtSignature, index: Some(0), data, .. } if data == "sig")));
 }
+
+/// A call whose name never comes — only `null` or `""`, like the `name:
+/// null` entry that repeated another call's arguments in sglang#23071 — is no
+/// call (USER-ISSUES 2.9): a `dropped_call` diagnostic carries its id and
+/// arguments, and the calls around it keep consecutive indexes.
+#[test]
+fn a_call_without_a_name_is_no_call() {
+    let input = sse(&[
+        delta(
+            json!({"tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}),
+        ),
+        delta(
+            json!({"tool_calls": [{"index": 1, "id": "call_b", "type": "function", "function": {"name": null, "arguments": "{\"city\": "}}]}),
+        ),
+        delta(json!({"tool_calls": [{"index": 1, "function": {"arguments": "\"Paris\"}"}}]})),
+        delta(
+            json!({"tool_calls": [{"index": 2, "id": "call_c", "type": "function", "function": {"name": "", "arguments": "{}"}}]}),
+        ),
+        delta(
+            json!({"tool_calls": [{"index": 3, "id": "call_d", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}]}),
+        ),
+        finish("tool_calls"),
+    ]);
+    let (s, events) = run(&input);
+    assert_eq!(
+        calls(&s),
+        vec![
+            (0, "call_a", "get_weather", json!({"city": "Paris"})),
+            (1, "call_d", "get_time", json!({})),
+        ]
+    );
+    let dropped: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Diagnostic {
+                kind: toolstream::DiagnosticKind::DroppedCall,
+                message,
+                ..
+            } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    assert!(dropped[0].contains("call_b") && dropped[0].contains(r#"{"city": "Paris"}"#));
+    assert!(dropped[1].contains("call_c"));
+    // No event of the dropped calls but the diagnostics.
+    assert!(!events.iter().any(|e| matches!(
+        e,
+        Event::ToolStart { name, .. } if name.is_empty()
+    )));
+}

@@ -475,14 +475,10 @@ impl Calls {
         let Some(mut pos) = self.pos(handle) else {
             return;
         };
-        if self.open[pos].index.is_none() {
-            out.push(Event::Diagnostic {
-                kind: DiagnosticKind::UnknownEvent,
-                message: "a call ended without a tool name".to_string(),
-                span,
-            });
-            self.start(pos, span, out);
-        }
+        // A call whose name never came (null or `""` only: sglang#23071's
+        // `name: null` entry) is no call (USER-ISSUES 2.9); a diagnostic
+        // keeps what it carried.
+        let nameless = self.open[pos].index.is_none();
         let empty_ok = self.empty_ok;
         let cut_marks = self.cut_marks_truncated;
         let Some(mut c) = self.open.remove(pos) else {
@@ -501,6 +497,18 @@ impl Calls {
             }
         }
         let truncated = c.args.finish(span.start, empty_ok) || (cut && cut_marks);
+        if nameless {
+            out.push(Event::Diagnostic {
+                kind: DiagnosticKind::DroppedCall,
+                message: format!(
+                    "a call without a tool name is no call (id {:?}, arguments {})",
+                    c.id,
+                    String::from_utf8_lossy(c.args.output())
+                ),
+                span,
+            });
+            return;
+        }
         if let Some(delta) = c.args.take_delta() {
             out.push(Event::ToolArgs {
                 index: pos,

@@ -11,7 +11,8 @@
 //!   most recently opened call under the same rules.
 //! * `id` / `name` that are `""` or `null` are absent (DashScope, vLLM,
 //!   Venice); a known id or name is never overwritten and names are never
-//!   appended (old llama.cpp repeated the name on every delta).
+//!   appended (old llama.cpp repeated the name on every delta). A call that
+//!   ends without any name is no call (a `dropped_call` diagnostic).
 //! * Arguments may come whole in one delta (Ollama, Groq, Mistral, xAI,
 //!   LM Studio), in the start delta (llama.cpp's first `{`), as `""`, as
 //!   `"null"` (Groq's zero-argument calls) or as a JSON object instead of a
