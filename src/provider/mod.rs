@@ -26,8 +26,8 @@
 //!   `"null"`, missing and non-object arguments become objects (`{}`,
 //!   `{"value": …}`) with a repair recorded.
 //! * A call whose name never comes (only `null` or `""`) is no call: a
-//!   [`DiagnosticKind::DroppedCall`](crate::DiagnosticKind::DroppedCall)
-//!   diagnostic holds its id and arguments.
+//!   [`crate::DiagnosticKind::DroppedCall`] diagnostic holds its id and
+//!   arguments.
 //! * Call indexes count 0, 1, 2… in the order calls begin, across the whole
 //!   stream. Calls of one provider may be open at the same time (OpenAI
 //!   allows interleaving); each `ToolArgs` names its call.
