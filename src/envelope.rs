@@ -1335,15 +1335,15 @@ impl ArgsWriter {
                     return;
                 }
                 let rest = &self.text[blanks..];
-                let null_head = b"null".starts_with(rest)
-                    || (rest.starts_with(b"null") && rest[4..].iter().all(u8::is_ascii_whitespace));
+                // `"null"` makes `{}`: the string is held while it may be
+                // that (its trailing blanks too, within the same limit).
+                let (word, after) = rest.split_at(rest.len().min(4));
+                let null_head = b"null".starts_with(word)
+                    && after.iter().all(u8::is_ascii_whitespace)
+                    && after.len() <= self.limits.max_token_bytes;
                 match rest.first() {
                     None => {}
-                    // `"null"` makes `{}`: held while the string may be it
-                    // (its trailing blanks too, within the same limit).
-                    Some(b'n')
-                        if null_head
-                            && rest.len() - 4.min(rest.len()) <= self.limits.max_token_bytes => {}
+                    Some(_) if null_head => {}
                     Some(b'{' | b'[') => {
                         self.repair(RepairKind::StringifiedArguments);
                         let mut nested = Box::new(Nested {
