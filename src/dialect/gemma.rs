@@ -31,6 +31,22 @@ use crate::config::Limits;
 use crate::event::{Repair, RepairKind, Span};
 use crate::scan::{match_lit, Match, Pattern};
 
+/// Gemma's turn tokens, markup in both of its call dialects.
+const TURN_TOKENS: [Trigger; 3] = [
+    Trigger {
+        pattern: Pattern::Lit(b"<end_of_turn>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<start_of_turn>"),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<eos>"),
+        action: Action::Markup,
+    },
+];
+
 pub(crate) const GEMMA4_TRIGGERS: &[Trigger] = &[
     Trigger {
         pattern: Pattern::Lit(b"<|tool_call>"),
@@ -47,18 +63,9 @@ pub(crate) const GEMMA4_TRIGGERS: &[Trigger] = &[
         pattern: Pattern::Lit(b"<|tool_response>"),
         action: Action::Markup,
     },
-    Trigger {
-        pattern: Pattern::Lit(b"<end_of_turn>"),
-        action: Action::Markup,
-    },
-    Trigger {
-        pattern: Pattern::Lit(b"<start_of_turn>"),
-        action: Action::Markup,
-    },
-    Trigger {
-        pattern: Pattern::Lit(b"<eos>"),
-        action: Action::Markup,
-    },
+    TURN_TOKENS[0],
+    TURN_TOKENS[1],
+    TURN_TOKENS[2],
     Trigger {
         pattern: Pattern::Line { matches: bare_call },
         action: Action::Block {
@@ -87,18 +94,9 @@ pub(crate) const FUNCTIONGEMMA_TRIGGERS: &[Trigger] = &[
         pattern: Pattern::Lit(b"<end_function_call>"),
         action: Action::Markup,
     },
-    Trigger {
-        pattern: Pattern::Lit(b"<end_of_turn>"),
-        action: Action::Markup,
-    },
-    Trigger {
-        pattern: Pattern::Lit(b"<start_of_turn>"),
-        action: Action::Markup,
-    },
-    Trigger {
-        pattern: Pattern::Lit(b"<eos>"),
-        action: Action::Markup,
-    },
+    TURN_TOKENS[0],
+    TURN_TOKENS[1],
+    TURN_TOKENS[2],
 ];
 
 const GEMMA4_CLOSE: &[&[u8]] = &[b"<tool_call|>"];
