@@ -169,6 +169,9 @@ repair_kinds! {
     MissingCloseTag => "missing_close_tag",
     /// Bytes between the end of the call and its closing markup were skipped.
     TrailingGarbage => "trailing_garbage",
+    /// An opening tag written again before the call's content
+    /// (`<tool_call><tool_call>{…}`) was read as one opening.
+    RepeatedOpenTag => "repeated_open_tag",
     /// A configured limit was reached; the call was cut there.
     LimitExceeded => "limit_exceeded",
     /// A value was converted to the type a tool schema or the value itself asked for.

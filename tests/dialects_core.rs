@@ -715,6 +715,59 @@ fn a_call_needs_a_whole_name() {
     assert_eq!(p.text, input);
 }
 
+/// A stutter of small Hermes models (30 of the public BFCL outputs, e.g.
+/// `<tool_call>\n<tool_call>\n{…}</tool_call>`): the opening tag written
+/// again before the call's content is markup of that call, not text with a
+/// tag in it (USER-ISSUES 2.2). Without a call after it, all is text still.
+#[test]
+fn repeated_opening_tag_is_the_calls_markup() {
+    let call = r#"{"name": "get_time", "arguments": {"tz": "UTC"}}"#;
+    for (input, repeats) in [
+        (format!("<tool_call>\n<tool_call>\n{call}\n</tool_call>"), 1),
+        (format!("<tool_call><tool_call>{call}</tool_call>"), 1),
+        (format!("<tool_call>\n\n<tool_call> \n<tool_call>\n{call}"), 2),
+        (format!("<tool_use>\n<tool_use>\n[{call}]</tool_use>"), 1),
+        (
+            "<tool_call>\n<tool_call>\n<function=get_time>\n<parameter=tz>\nUTC\n</parameter>\n</function>\n</tool_call>"
+                .to_string(),
+            1,
+        ),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(names(&p), vec!["get_time"], "{input}");
+        assert_eq!(args(&p, 0), json!({"tz": "UTC"}), "{input}");
+        assert_eq!(p.text, "", "{input}");
+        let n = kinds(&p.calls[0])
+            .iter()
+            .filter(|k| **k == RepairKind::RepeatedOpenTag)
+            .count();
+        assert_eq!(n, repeats, "{input}");
+    }
+    // Text before, a call before: only the repeat is absorbed.
+    let input = format!("Sure.\n<tool_call>{call}</tool_call>\n<tool_call>\n<tool_call>\n{call}\n</tool_call>\nDone.");
+    let p = check_all(input.as_bytes(), &cfg());
+    assert_eq!(names(&p), vec!["get_time", "get_time"]);
+    assert_eq!(p.text, "Sure.\n\n\nDone.");
+    assert_eq!(kinds(&p.calls[0]), vec![]);
+    assert_eq!(kinds(&p.calls[1]), vec![RepairKind::RepeatedOpenTag]);
+    // No call follows: text, as a lone tag is.
+    for input in [
+        "<tool_call>\n<tool_call>\n",
+        "<tool_call>\n<tool_call>\nNo tool needed.",
+        "<tool_call><tool_call>{'output': 42}",
+        "<tool_call>\n<tool_call>\n</tool_call>",
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{input}: {:?}", p.calls);
+        assert_eq!(p.text, input);
+    }
+    // A different tag is not a repeat: the first block holds nothing.
+    let input = format!("<tool_use>\n<tool_call>{call}</tool_call>");
+    let p = check_all(input.as_bytes(), &cfg());
+    assert_eq!(names(&p), vec!["get_time"]);
+    assert_eq!(p.text, "<tool_use>\n");
+}
+
 fn names(p: &toolstream::Parsed) -> Vec<&str> {
     p.calls.iter().map(|c| c.name.as_str()).collect()
 }

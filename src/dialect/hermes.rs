@@ -15,7 +15,9 @@
 //! JSON object, an array of objects, or several objects one after another;
 //! any envelope shape ([`crate::envelope`]). A missing closing tag is
 //! repaired ([`RepairKind::MissingCloseTag`]); a closing tag that arrives
-//! inside an unfinished object closes it. A block that names no tool (prose
+//! inside an unfinished object closes it. The opening tag written again
+//! before any content (`<tool_call>\n<tool_call>\n{…}`) opens the block
+//! once ([`RepairKind::RepeatedOpenTag`]): both tags are the call's markup. A block that names no tool (prose
 //! after the tag, an empty block) is given back as text with a diagnostic.
 //!
 //! # The XML dialects that share the tag
@@ -179,14 +181,10 @@ impl TagBlock {
         cx: &mut Cx<'_>,
     ) -> Flow {
         let container = Container::tag(&self.open);
-        let xml = self.xml.insert(Box::new(XmlCalls::new(
-            syn,
-            Some(container),
-            start,
-            commit_on_name,
-            false,
-            cx.cfg,
-        )));
+        let xml = self.xml.insert(Box::new(
+            XmlCalls::new(syn, Some(container), start, commit_on_name, false, cx.cfg)
+                .with_lead_repairs(std::mem::take(&mut self.repairs)),
+        ));
         self.state = State::Xml;
         let mut sub = cx.at(i);
         match xml.feed(&input[i..], &mut sub) {
@@ -334,8 +332,21 @@ impl Block for TagBlock {
                             Match::No => {
                                 let rest = &input[i..];
                                 let json_open = self.jc.as_ref().is_some_and(|j| !j.is_closed());
-                                if rest.len() < 2 || match_lit(&self.open, rest) == Match::Partial {
+                                let reopen = match_lit(&self.open, rest);
+                                if rest.len() < 2 || reopen == Match::Partial {
                                     return Flow::Partial(i);
+                                }
+                                if let (State::Lead, Match::Full(n)) = (self.state, reopen) {
+                                    // The opening tag again before any content
+                                    // (`<tool_call>\n<tool_call>\n{…}`, a stutter
+                                    // of small Hermes models): one opening, whose
+                                    // call the block still is.
+                                    self.repairs.push(Repair {
+                                        kind: RepairKind::RepeatedOpenTag,
+                                        offset: cx.abs(i),
+                                    });
+                                    i += n;
+                                    continue;
                                 }
                                 if json_open
                                     && rest[1] != b'/'

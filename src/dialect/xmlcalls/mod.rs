@@ -299,6 +299,9 @@ pub(crate) struct XmlCalls {
     limits: Limits,
     decode: bool,
     tools: Option<Arc<Tools>>,
+    /// Repairs of the container's markup before the first call (a repeated
+    /// opening tag): the first call gets them.
+    lead_repairs: Vec<Repair>,
 }
 
 /// One step of the main loop.
@@ -353,7 +356,14 @@ impl XmlCalls {
             limits: cfg.limits.clone(),
             decode: cfg.decode_entities,
             tools: cfg.tools.clone(),
+            lead_repairs: Vec::new(),
         }
+    }
+
+    /// Gives the first call these repairs of the container's markup.
+    pub(crate) fn with_lead_repairs(mut self, repairs: Vec<Repair>) -> XmlCalls {
+        self.lead_repairs = repairs;
+        self
     }
 
     /// morph-xml: the call for the consumed `<NAME>` tag is started on the first feed.
@@ -517,7 +527,7 @@ impl XmlCalls {
             key: None,
             body: None,
             json_body: false,
-            repairs: Vec::new(),
+            repairs: std::mem::take(&mut self.lead_repairs),
             closed: false,
             closed_at: 0,
             cut_at: span.start.saturating_add(self.limits.max_args_bytes as u64),
