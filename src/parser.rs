@@ -75,6 +75,9 @@ pub struct Parser {
     /// The next text position starts the output (or the text after a
     /// reasoning block): line triggers apply there.
     bol: bool,
+    /// Only blank text was released since the last call ended: a closing
+    /// tag here is that call's markup ([`Action::Closer`]).
+    after_call: bool,
     /// Reads the chunks of a streamed call's arguments while armed.
     lane: Lane,
     /// Where the lane was last armed (absolute offset).
@@ -278,6 +281,7 @@ impl Parser {
             held: BytesMut::new(),
             block_start: 0,
             bol: true,
+            after_call: false,
             lane: Lane::default(),
             lane_armed_at: 0,
             lane_resume: 0,
@@ -514,6 +518,9 @@ impl Parser {
         {
             return false;
         }
+        if self.after_call && !chunk.iter().all(u8::is_ascii_whitespace) {
+            self.after_call = false;
+        }
         let start = self.offset;
         self.offset += chunk.len() as u64;
         out.push(Event::Text {
@@ -603,6 +610,7 @@ impl Parser {
         self.held.clear();
         self.block_start = 0;
         self.bol = true;
+        self.after_call = false;
         self.lane_resume = 0;
         self.lane_backoff = 0;
         self.em.reset();
@@ -655,6 +663,9 @@ impl Parser {
 
     fn push_text(&mut self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
         if to > from {
+            if self.after_call && !data[from..to].iter().all(u8::is_ascii_whitespace) {
+                self.after_call = false;
+            }
             out.push(Event::Text {
                 text: data.slice(from..to),
                 span: Span::new(self.abs(from), self.abs(to)),
@@ -691,6 +702,9 @@ impl Parser {
         }
         let bytes: &[u8] = data;
         let mut from = i;
+        // Where the text from `i` stops being blank, while a closing tag
+        // may still be a call's markup ([`Action::Closer`]); found once.
+        let mut blank_to: Option<usize> = None;
         loop {
             let Some(p) = self.table.finder.find(&mut self.scan, bytes, from) else {
                 // Release everything but an unfinished UTF-8 character.
@@ -706,7 +720,22 @@ impl Parser {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
             for &t in self.table.candidates(at) {
-                match self.table.triggers[t as usize].pattern.matches(at) {
+                let trigger = &self.table.triggers[t as usize];
+                if matches!(trigger.action, Action::Closer) {
+                    if !self.after_call {
+                        continue;
+                    }
+                    let to = *blank_to.get_or_insert_with(|| {
+                        i + bytes[i..]
+                            .iter()
+                            .position(|b| !b.is_ascii_whitespace())
+                            .unwrap_or(bytes.len() - i)
+                    });
+                    if p > to {
+                        continue;
+                    }
+                }
+                match trigger.pattern.matches(at) {
                     Match::Full(n) => {
                         if full.is_none() {
                             full = Some((t as usize, n));
@@ -742,8 +771,14 @@ impl Parser {
         n: usize,
         out: &mut Vec<Event>,
     ) -> Next {
+        if !matches!(
+            self.table.triggers[t].action,
+            Action::Markup | Action::Closer
+        ) {
+            self.after_call = false;
+        }
         match self.table.triggers[t].action {
-            Action::Markup => {
+            Action::Markup | Action::Closer => {
                 out.push(Event::Markup {
                     span: Span::new(self.abs(p), self.abs(p + n)),
                 });
@@ -929,6 +964,7 @@ impl Parser {
             Flow::Done(n) => {
                 self.held.clear();
                 self.mode = Mode::Text;
+                self.after_call = true;
                 // The block's bytes after its last call (a container's
                 // element that started no call) are in no call's span:
                 // markup, reported after the block's events.

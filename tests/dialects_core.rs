@@ -768,6 +768,71 @@ fn repeated_opening_tag_is_the_calls_markup() {
     assert_eq!(p.text, "<tool_use>\n");
 }
 
+/// A closing tag right after a call — written twice, or after a call whose
+/// opening tag the model left out (`{…}\n</tool_call>`; 7 public BFCL Hermes
+/// outputs, a Gemma 3 corpus entry) — is that call's markup, reported as
+/// [`Event::Markup`](toolstream::Event::Markup), not text (USER-ISSUES 2.2).
+/// Anywhere else a closing tag is text.
+#[test]
+fn a_closing_tag_after_its_call_is_markup() {
+    let call = r#"{"name": "get_time", "arguments": {}}"#;
+    let markups = |p: &toolstream::Parsed| {
+        p.events
+            .iter()
+            .filter(|e| matches!(e, toolstream::Event::Markup { .. }))
+            .count()
+    };
+    for (input, text, n) in [
+        (
+            format!("<tool_call>\n{call}\n</tool_call>\n</tool_call>\nDone."),
+            "\n\nDone.",
+            1,
+        ),
+        (
+            format!("<tool_call>\n<tool_call>\n{call}\n</tool_call>\n</tool_call>\n"),
+            "\n\n",
+            1,
+        ),
+        (format!("{call}\n</tool_call>"), "\n", 1),
+        (format!("```json\n{call}\n```\n</tool_call>"), "\n", 1),
+        (
+            format!("<tool_use>{call}</tool_use></tool_use> </tool_use>"),
+            " ",
+            2,
+        ),
+        (
+            format!("<tool_call>{call}</tool_call>\n</tool_call>\n{call}\n</tool_call>"),
+            "\n\n\n",
+            2,
+        ),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(!p.calls.is_empty(), "{input}");
+        assert_eq!(p.text, text, "{input}");
+        assert_eq!(markups(&p), n, "{input}");
+    }
+    // Not right after a call: text.
+    for (input, text) in [
+        (
+            "Close a call with </tool_call>.".to_string(),
+            "Close a call with </tool_call>.",
+        ),
+        ("</tool_call>\nHello".to_string(), "</tool_call>\nHello"),
+        (
+            format!("<tool_call>{call}</tool_call> ok </tool_call>"),
+            " ok </tool_call>",
+        ),
+        (
+            format!("<tool_call>{call}</tool_call><think>x</think></tool_call>"),
+            "</tool_call>",
+        ),
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(p.text, text, "{input}");
+        assert_eq!(markups(&p), 0, "{input}");
+    }
+}
+
 fn names(p: &toolstream::Parsed) -> Vec<&str> {
     p.calls.iter().map(|c| c.name.as_str()).collect()
 }

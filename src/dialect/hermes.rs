@@ -17,7 +17,10 @@
 //! repaired ([`RepairKind::MissingCloseTag`]); a closing tag that arrives
 //! inside an unfinished object closes it. The opening tag written again
 //! before any content (`<tool_call>\n<tool_call>\n{…}`) opens the block
-//! once ([`RepairKind::RepeatedOpenTag`]): both tags are the call's markup. A block that names no tool (prose
+//! once ([`RepairKind::RepeatedOpenTag`]): both tags are the call's markup.
+//! A closing tag that follows a call with only blanks between (the closing
+//! tag written twice, or a call written without its opening tag) is markup
+//! too ([`Event::Markup`](crate::Event::Markup)); anywhere else it is text. A block that names no tool (prose
 //! after the tag, an empty block) is given back as text with a diagnostic.
 //!
 //! # The XML dialects that share the tag
@@ -55,6 +58,9 @@ macro_rules! tags {
         pub(crate) const TRIGGERS: &[Trigger] = &[$(Trigger {
             pattern: Pattern::Lit($open),
             action: Action::Block { open: open_tag, consume: true },
+        }),*, $(Trigger {
+            pattern: Pattern::Lit($close),
+            action: Action::Closer,
         }),*, $(Trigger {
             pattern: Pattern::Lit($markup),
             action: Action::Markup,

@@ -380,6 +380,11 @@ pub(crate) enum Action {
     /// Markup that frames text (an end-of-turn token, a response wrapper):
     /// reported as [`Event::Markup`], then text goes on.
     Markup,
+    /// A call's closing tag written once more, or for a call written without
+    /// its opening tag (`…</tool_call>\n</tool_call>`, `{"name": …}\n</tool_call>`):
+    /// markup, as [`Action::Markup`], where only blanks lie between it and the
+    /// end of the last call; anywhere else it is no trigger (text).
+    Closer,
     /// A block parser. With `consume`, the trigger bytes are markup the block
     /// does not see; otherwise the block reads them itself.
     Block {
