@@ -194,3 +194,86 @@ fn corpus_public_rows() {
         failures.join("\n")
     );
 }
+
+/// The dialect a row's prompt asked for (its `note` names the prompt), as
+/// a server configured for that model would restrict parsing to it.
+fn prompted_dialect(note: &str) -> Option<toolstream::Dialect> {
+    use toolstream::Dialect;
+    let prompt = note.split("prompted dialect: ").nth(1)?.split(';').next()?;
+    Some(match prompt {
+        "BFCL prompt '[func(arg=val), ...]'" => Dialect::Pythonic,
+        "hermes <tool_call> JSON" | "granite '<function_call> {json}'" => Dialect::Hermes,
+        "xLAM {\"tool_calls\": [...]} JSON" => Dialect::Json,
+        "GLM-4 'name\\n{json}'" => Dialect::ChatGlm,
+        _ => return None,
+    })
+}
+
+/// USER-ISSUES 2.7, dialect drift: a model writes another format than the
+/// one the parser is configured for (BFCL's pythonic prompt answered with
+/// JSON, Hermes 2 Theta writing `<|im_start|>` where `<tool_call>` belongs).
+/// Each row is parsed with only its prompted dialect enabled: it yields
+/// calls that dialect reads, or passes through whole — every byte text
+/// except the chat-template tokens that dialect reports as markup — never
+/// a half-read call, at every chunking (`check_all`). Prints the counts.
+#[test]
+fn dialect_drift_passes_through() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!(
+            "SKIPPED: ../shared/corpus/public is not present; the dialect drift test did not run"
+        );
+        return;
+    };
+    let (rows, _) = read_rows(&dir);
+    let mut counts: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    for row in &rows {
+        let Some(d) = prompted_dialect(row["note"].as_str().unwrap_or_default()) else {
+            continue;
+        };
+        let guess = row["dialect_guess"].as_str().unwrap_or_default();
+        let same = match d {
+            toolstream::Dialect::Pythonic => guess == "pythonic",
+            toolstream::Dialect::Hermes => guess == "hermes",
+            toolstream::Dialect::Json => guess.starts_with("json_"),
+            _ => false,
+        };
+        if same {
+            continue;
+        }
+        let raw = row["raw_output"].as_str().unwrap_or_default();
+        let id = row["id"].as_str().unwrap_or_default();
+        let p = common::check_all(raw.as_bytes(), &Config::default().with_dialects(vec![d]));
+        let c = counts
+            .entry((d.name().to_owned(), guess.to_owned()))
+            .or_default();
+        if !p.calls.is_empty() {
+            c.0 += 1;
+            continue;
+        }
+        c.1 += 1;
+        let mut outside_markup = Vec::new();
+        let mut at = 0;
+        for e in &p.events {
+            if let toolstream::Event::Markup { span } = e {
+                outside_markup.extend_from_slice(&raw.as_bytes()[at..span.start as usize]);
+                at = span.end as usize;
+            }
+        }
+        outside_markup.extend_from_slice(&raw.as_bytes()[at..]);
+        assert_eq!(
+            p.text.as_bytes(),
+            &outside_markup[..],
+            "{id}: configured {d:?}, no call, yet not all text"
+        );
+        assert!(p.thinking.is_empty(), "{id}: thinking from a drifted row");
+    }
+    eprintln!("dialect drift (prompted dialect only; rows whose output is another format):");
+    eprintln!(
+        "{:<10} {:<14} {:>6} {:>13}",
+        "prompted", "written", "calls", "passed as text"
+    );
+    for ((d, g), (calls, text)) in &counts {
+        eprintln!("{d:<10} {g:<14} {calls:>6} {text:>13}");
+    }
+    assert!(!counts.is_empty(), "no drifted rows found");
+}
