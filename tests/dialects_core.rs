@@ -153,6 +153,30 @@ fn java_and_typescript_fences() {
     }
 }
 
+/// YAML's flow style is JSON: a call object in a `yaml` fence (Gemma 3
+/// labels its JSON so) is read as in a `json` one; YAML that is not a call
+/// object stays text.
+#[test]
+fn yaml_fences_hold_json() {
+    for lang in ["yaml", "yml", "YAML"] {
+        let input = format!(
+            "```{lang}\n{{\"name\": \"get_weather\", \"arguments\": {{\"city\": \"Cairo\"}}}}\n```"
+        );
+        let p = check_all(input.as_bytes(), &cfg());
+        assert_eq!(names(&p), vec!["get_weather"], "{input}");
+        assert_eq!(args(&p, 0), json!({"city": "Cairo"}));
+        assert_eq!(p.text, "");
+    }
+    for input in [
+        "```yaml\nname: get_weather\narguments:\n  city: Cairo\n```\n",
+        "```yaml\n{\"debug\": true}\n```\n",
+    ] {
+        let p = check_all(input.as_bytes(), &cfg());
+        assert!(p.calls.is_empty(), "{input}");
+        assert_eq!(p.text, input);
+    }
+}
+
 /// After a `#` comment line a fence's call must be of an offered tool; a
 /// tool `game.save_progress` written `game_save_progress` (the OpenAI
 /// spelling, no dots) is that tool. The call keeps the written name.

@@ -14,8 +14,9 @@
 //! The first key must be one a call envelope uses, so `{"debug": true}` is
 //! given back as text right after its first key. Fences whose language is
 //! empty, `json`, `json5`, `jsonc`, `tool_call`, `tool_calls`, `tool_use`,
-//! `python`, `py`, `tool_code`, `javascript`, `js`, `typescript`, `ts` or `java`
-//! (BFCL's Java and JavaScript answers) are read the same way
+//! `python`, `py`, `tool_code`, `javascript`, `js`, `typescript`, `ts`, `java`
+//! (BFCL's Java and JavaScript answers), `yaml` or `yml` (whose flow style is
+//! JSON) are read the same way
 //! when their content starts with `{` or `[`; any other fence (and one that
 //! holds no call) is text up to its closing fence.
 
@@ -610,6 +611,10 @@ const JSON_FENCES: &[&[u8]] = &[
     b"typescript",
     b"ts",
     b"java",
+    // YAML's flow style is JSON: a model asked for JSON that labels its
+    // fence `yaml` (Gemma 3) still wrote a JSON object.
+    b"yaml",
+    b"yml",
 ];
 
 /// The length of a name a list of call objects is assigned to or follows,
