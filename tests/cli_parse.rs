@@ -242,3 +242,29 @@ fn limit_flags() {
     assert_eq!(v["calls"][0]["truncated"], true);
     assert_eq!(v["calls"][0]["arguments"], serde_json::json!({"a": "x"}));
 }
+
+/// `arguments` in the output is the parser's arguments text, not a
+/// round trip through floats: a 23-digit id, `1.50` and `-1e3` are
+/// written as the model wrote them (a `Value` would print
+/// `1.2345678901234568e+22`, `1.5`, `-1000.0`); blanks between tokens are
+/// dropped, those inside strings kept, and every event stays one line.
+#[test]
+fn arguments_are_written_as_they_are() {
+    let input = b"<tool_call>{\"name\": \"f\", \"arguments\": {\"id\": 12345678901234567890123,\n  \"x\": 1.50, \"t\": -1e3,\n  \"s\": \"a  b\\\"\\n c\\\\\"}}</tool_call>";
+    let want = r#"{"id":12345678901234567890123,"x":1.50,"t":-1e3,"s":"a  b\"\n c\\"}"#;
+    for args in [&["parse"][..], &["parse", "--chunk-size", "3"]] {
+        let (code, out, _) = run(args, input);
+        assert_eq!(code, 0);
+        let text = String::from_utf8(out.clone()).unwrap();
+        let end = text
+            .lines()
+            .find(|l| l.contains("\"tool_end\""))
+            .expect("a tool_end line");
+        assert!(end.contains(&format!("\"arguments\":{want}")), "{end}");
+        check_events(input, &lines(&out));
+    }
+    let (_, out, _) = run(&["parse", "--output", "calls"], input);
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains(&format!("\"arguments\":{want}")), "{text}");
+}

@@ -6,6 +6,8 @@
 // at merge time); in a binary crate nothing is reachable from outside.
 #![allow(unreachable_pub)]
 
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use toolstream::{Event, FinishReason, Parsed, Span, ToolCall, Usage};
 
@@ -13,11 +15,92 @@ fn span(s: Span) -> Value {
     json!([s.start, s.end])
 }
 
-/// The arguments as a JSON value (they are always a valid JSON object; the
-/// raw text is kept as a string if that ever fails to parse).
-fn arguments(call: &ToolCall) -> Value {
-    call.arguments_value()
-        .unwrap_or_else(|_| Value::String(call.arguments.clone()))
+/// A call's arguments as the JSON object they are, written as their own
+/// text with the blanks between tokens dropped (one NDJSON line): parsing
+/// them into a `Value` would write `12345678901234567890123` as
+/// `1.2345678901234568e+22` and `1.50` as `1.5`, and the CLI promises the
+/// parser's arguments, not a float's round trip. Text serde_json will not
+/// read (deeper than its recursion limit) is written as a string.
+struct Arguments<'a>(&'a str);
+
+impl Serialize for Arguments<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match RawValue::from_string(compact(self.0)) {
+            Ok(raw) => raw.serialize(s),
+            Err(_) => s.serialize_str(self.0),
+        }
+    }
+}
+
+/// `json` (valid JSON) without the blanks outside its strings.
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_str, mut esc) = (false, false);
+    for c in json.chars() {
+        if in_str {
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, '\\') => esc = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_str = true;
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A call as the CLI prints it: in a `tool_end` event (`kind` and `span`
+/// set) or in the `calls` list.
+#[derive(Serialize)]
+pub struct CallJson<'a> {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    index: usize,
+    id: &'a str,
+    name: &'a str,
+    arguments: Arguments<'a>,
+    repairs: Value,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    span: Option<Value>,
+}
+
+impl<'a> CallJson<'a> {
+    fn new(call: &'a ToolCall, end: Option<Span>) -> Self {
+        CallJson {
+            kind: end.map(|_| "tool_end"),
+            index: call.index,
+            id: &call.id,
+            name: &call.name,
+            arguments: Arguments(&call.arguments),
+            repairs: repairs(call),
+            truncated: call.truncated,
+            span: end.map(span),
+        }
+    }
+}
+
+/// One printed event ([`event_json`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum EventJson<'a> {
+    /// A `tool_end` event, whose arguments are written as they are.
+    ToolEnd(CallJson<'a>),
+    /// Any other event.
+    Other(Value),
+}
+
+/// The accumulated result ([`calls_json`]).
+#[derive(Serialize)]
+pub struct CallsJson<'a> {
+    text: &'a str,
+    thinking: &'a str,
+    calls: Vec<CallJson<'a>>,
 }
 
 fn repairs(call: &ToolCall) -> Value {
@@ -67,8 +150,8 @@ fn usage(u: &Option<Usage>) -> Value {
 /// * `{"type":"finish","reason","usage":{"input_tokens","output_tokens","reasoning_tokens"}|null,"span"}`
 /// * `{"type":"error","kind","message"}`
 /// * `{"type":"opaque","kind","index","data","span"}` (signatures and encrypted reasoning)
-pub fn event_json(e: &Event) -> Value {
-    match e {
+pub fn event_json(e: &Event) -> EventJson<'_> {
+    EventJson::Other(match e {
         Event::Text { text, span: s } => {
             json!({"type": "text", "text": String::from_utf8_lossy(text), "span": span(*s)})
         }
@@ -90,16 +173,9 @@ pub fn event_json(e: &Event) -> Value {
         } => {
             json!({"type": "tool_args", "index": index, "delta": String::from_utf8_lossy(delta), "span": span(*s)})
         }
-        Event::ToolEnd { call, span: s } => json!({
-            "type": "tool_end",
-            "index": call.index,
-            "id": call.id,
-            "name": call.name,
-            "arguments": arguments(call),
-            "repairs": repairs(call),
-            "truncated": call.truncated,
-            "span": span(*s),
-        }),
+        Event::ToolEnd { call, span: s } => {
+            return EventJson::ToolEnd(CallJson::new(call, Some(*s)))
+        }
         Event::Diagnostic {
             kind,
             message,
@@ -132,21 +208,14 @@ pub fn event_json(e: &Event) -> Value {
             m.insert("debug".into(), json!(format!("{other:?}")));
             Value::Object(m)
         }
-    }
+    })
 }
 
 /// The accumulated result: `{"text","thinking","calls":[{"index","id","name","arguments":{…},"repairs":[…],"truncated"}]}`.
-pub fn calls_json(p: &Parsed) -> Value {
-    json!({
-        "text": p.text,
-        "thinking": p.thinking,
-        "calls": p.calls.iter().map(|c| json!({
-            "index": c.index,
-            "id": c.id,
-            "name": c.name,
-            "arguments": arguments(c),
-            "repairs": repairs(c),
-            "truncated": c.truncated,
-        })).collect::<Vec<_>>(),
-    })
+pub fn calls_json(p: &Parsed) -> CallsJson<'_> {
+    CallsJson {
+        text: &p.text,
+        thinking: &p.thinking,
+        calls: p.calls.iter().map(|c| CallJson::new(c, None)).collect(),
+    }
 }
