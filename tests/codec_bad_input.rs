@@ -262,3 +262,31 @@ fn a_missing_block_stop_is_a_truncation_only_at_max_tokens() {
         assert!(errors(&events).is_empty());
     }
 }
+
+/// An integer beyond 64 bits is valid JSON: a payload holding one (in a
+/// Gemini or Ollama argument object) is decoded, not skipped as malformed
+/// with its call lost. The integer comes back as the nearest double, as
+/// those servers' own JSON decoders give it (Go's float64, protobuf's
+/// double); in OpenAI-style string arguments it is kept as written.
+#[test]
+fn integers_beyond_64_bits_keep_the_call() {
+    let gemini = b"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\",\"args\":{\"id\":12345678901234567890123,\"n\":18446744073709551615}}}]},\"finishReason\":\"STOP\"}]}\n\n";
+    let ollama = b"{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":{\"id\":12345678901234567890123,\"n\":18446744073709551615}}}]},\"done\":false}\n{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n";
+    for (input, provider) in [
+        (&gemini[..], Provider::Gemini),
+        (&ollama[..], Provider::Ollama),
+    ] {
+        let events = decode(input, &DecodeOptions::default().with_provider(provider));
+        check_contracts(&events);
+        let s = summarize(&events);
+        assert!(s.errors.is_empty(), "{provider:?}: {:?}", s.errors);
+        assert_eq!(s.calls.len(), 1, "{provider:?}");
+        let args: serde_json::Value = serde_json::from_str(&s.calls[0].arguments).unwrap();
+        assert_eq!(args["id"].as_f64(), Some(1.2345678901234568e22));
+        assert_eq!(args["n"].as_u64(), Some(u64::MAX));
+    }
+    let openai = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"id\\\": 12345678901234567890123}\"}}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+    let s = summarize(&decode(openai, &DecodeOptions::default()));
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert_eq!(s.calls[0].arguments, "{\"id\": 12345678901234567890123}");
+}
