@@ -1387,3 +1387,47 @@ fn turn_tokens_are_markup() {
         vec!["<end_of_turn>", "<start_of_turn>", "<eos>"]
     );
 }
+
+/// Python's `#` comments in a pythonic list — between items, after a call,
+/// between a call's arguments — and after the code in a fence are skipped
+/// like blanks: the calls come out clean and no `]` or fence is left in
+/// the text (a comment used to end the list, leaking `\n]`, or to become a
+/// positional argument `"# the a"`). Inside a string `#` is content.
+#[test]
+fn python_comments_are_skipped() {
+    for (input, text) in [
+        ("[f(a=1), # first\n g(b=2)]", ""),
+        ("[\n  f(a=1),  # note\n  g(b=2)  # last\n]", ""),
+        ("[f(a=1,  # the a\n  b=2), g(b=2)]", ""),
+        ("[f(  # open\na=1, b=2), # x\n# a whole line\ng(b=2)]", ""),
+        (
+            "```python\n# call it\n[f(a=1, b=2)]  # done\n```\n```python\n[g(b=2)] # done```",
+            "\n",
+        ),
+        (
+            "<|python_start|>[f(a=1, b=2), # a comment\ng(b=2)]<|python_end|>",
+            "",
+        ),
+    ] {
+        let p = check_all(input.as_bytes(), &auto());
+        let names: Vec<&str> = p.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["f", "g"], "{input}");
+        assert!(p.calls.iter().all(clean), "{input}: {:?}", p.calls);
+        assert_eq!(args(&p.calls[1]), json!({"b": 2}), "{input}");
+        assert_eq!(p.text, text, "{input}");
+    }
+    let p = check_all(b"[f(a=1,  # the a\n  b=2)]", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"a": 1, "b": 2}));
+    // In a string, `#` is content; a JSON fence takes `//` comments too.
+    let p = check_all(b"[f(tag=\"#1\", b=2)]", &auto());
+    assert_eq!(args(&p.calls[0]), json!({"tag": "#1", "b": 2}));
+    let input = "```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}} // the call\n```";
+    let p = check_all(input.as_bytes(), &auto());
+    assert!(p.calls.iter().all(clean), "{:?}", p.calls);
+    assert_eq!(p.text, "");
+    // A `#` opening a list of prose is no call.
+    let input = "[#1 priority] is this\n";
+    let p = check_all(input.as_bytes(), &auto());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text, input);
+}

@@ -567,6 +567,9 @@ enum FenceState {
     Py,
     /// After a value: blanks, then the closing fence (or another value).
     After,
+    /// A `#` or `//` comment after a value: skipped to its line break (or
+    /// a backtick, which may close the fence).
+    AfterComment,
 }
 
 /// A fenced code block that may hold calls.
@@ -901,6 +904,15 @@ impl Block for Fence {
                         }
                     }
                 }
+                FenceState::AfterComment => {
+                    match input[i..].iter().position(|&b| b == b'\n' || b == b'`') {
+                        Some(p) => {
+                            i += p;
+                            self.state = FenceState::After;
+                        }
+                        None => return Flow::More,
+                    }
+                }
                 FenceState::After => {
                     let b = input[i];
                     if b == b'`' {
@@ -928,6 +940,18 @@ impl Block for Fence {
                             Match::No => return self.missing_close(cx, i),
                         }
                     } else if b.is_ascii_whitespace() && !self.py_stopped {
+                        i += 1;
+                    } else if !self.py_stopped && (b == b'#' || b == b'/' && self.jc.is_some()) {
+                        // `[f(a=1)]  # done`, `{…} // the call`: a comment
+                        // after the code, as before it.
+                        if b == b'/' {
+                            match match_lit(b"//", &input[i..]) {
+                                Match::Full(_) => {}
+                                Match::Partial => return Flow::Partial(i),
+                                Match::No => return self.missing_close(cx, i),
+                            }
+                        }
+                        self.state = FenceState::AfterComment;
                         i += 1;
                     } else if self.py_stopped {
                         self.py_stopped = false;

@@ -37,8 +37,10 @@
 //!   ([`RepairKind::SyntaxFix`] for each). A call of an offered tool after
 //!   the list on its line (`[f(…)], g(…)`) is one more call. In a call
 //!   written as a string whose inner quotes are escaped
-//!   (`['f(a=\'x\')']`) the escaped quote delimits its strings. In a code
-//!   fence, `#` comment lines between calls are skipped.
+//!   (`['f(a=\'x\')']`) the escaped quote delimits its strings. A `#`
+//!   comment (to its line break) is skipped between a list's items and
+//!   between a call's arguments, and, in a code fence, as a line between
+//!   calls.
 //!   Anything else that does not parse is skipped up to the next `,` or
 //!   closer ([`RepairKind::TrailingGarbage`]) once the block has committed,
 //!   and turns the candidate back into text before that.
@@ -588,10 +590,23 @@ enum St {
         esc: bool,
         list: bool,
     },
-    /// A `#` comment line between calls in a code fence: skipped to its
-    /// line break.
-    Comment,
+    /// A `#` comment (Python's): skipped to its line break (or a byte that
+    /// ends the block), then the reader is back in the state it left.
+    Comment(Back),
     Done,
+}
+
+/// Where a `#` comment was, so where the reader goes on after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Back {
+    /// A comment line between calls in a code fence.
+    Line,
+    /// Between a list's items, before or after a call.
+    Item,
+    AfterCall,
+    /// Between a call's arguments.
+    ArgStart,
+    AfterArg,
 }
 
 /// Reads pythonic calls and streams them to the block's [`Cx`].
@@ -720,14 +735,26 @@ impl PyCalls {
         let b = input[i];
         match self.st {
             St::Done => Err((PyStatus::Done, i)),
-            St::Comment => match memchr::memchr(b'\n', &input[i..]) {
-                Some(p) => {
-                    self.st = St::AfterCall;
+            St::Comment(back) => {
+                let stops = self.opts.stops;
+                let Some(p) = input[i..]
+                    .iter()
+                    .position(|&b| b == b'\n' || stops.contains(&b))
+                else {
+                    return Ok(input.len());
+                };
+                self.st = match back {
+                    Back::Line | Back::AfterCall => St::AfterCall,
+                    Back::Item => St::Item,
+                    Back::ArgStart => St::ArgStart,
+                    Back::AfterArg => St::AfterArg,
+                };
+                if back == Back::Line {
                     self.sep_seen = false;
-                    Ok(i + p + 1)
                 }
-                None => Ok(input.len()),
-            },
+                // The line break is the state's own to read (a stop byte too).
+                Ok(i + p)
+            }
             St::Lead => {
                 if b.is_ascii_whitespace() || (!self.opts.strong && is_line_prefix(b)) {
                     return Ok(i + 1);
@@ -758,6 +785,10 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 match b {
+                    b'#' => {
+                        self.st = St::Comment(Back::Item);
+                        Ok(i + 1)
+                    }
                     b']' => {
                         if self.list_depth == 1 {
                             self.tail_pending = false;
@@ -810,6 +841,10 @@ impl PyCalls {
                     return Ok(i + 1);
                 }
                 match b {
+                    b'#' => {
+                        self.st = St::Comment(Back::ArgStart);
+                        Ok(i + 1)
+                    }
                     b')' => self.close_call(i),
                     b'{' if self.cur().n_args == 0 => {
                         // `f({'a': 1})`: the dict is the arguments.
@@ -900,6 +935,10 @@ impl PyCalls {
                         };
                         Ok(i + usize::from(b == b','))
                     }
+                    b'#' => {
+                        self.st = St::Comment(Back::AfterArg);
+                        Ok(i + 1)
+                    }
                     b',' => {
                         self.st = St::ArgStart;
                         Ok(i + 1)
@@ -954,6 +993,10 @@ impl PyCalls {
                         }
                     }
                     return match b {
+                        b'#' => {
+                            self.st = St::Comment(Back::AfterCall);
+                            Ok(i + 1)
+                        }
                         b',' | b']' | b'[' | b'\'' | b'"' => {
                             self.st = St::Item;
                             Ok(i)
@@ -987,7 +1030,7 @@ impl PyCalls {
                     b' ' | b'\t' => Ok(i + 1),
                     // `# …` in a code fence: a comment line, calls may follow.
                     b'#' if self.opts.multiline => {
-                        self.st = St::Comment;
+                        self.st = St::Comment(Back::Line);
                         Ok(i + 1)
                     }
                     b';' | b',' if !self.sep_seen => {
