@@ -518,9 +518,7 @@ impl Parser {
         {
             return false;
         }
-        if self.after_call && !chunk.iter().all(u8::is_ascii_whitespace) {
-            self.after_call = false;
-        }
+        self.text_released(chunk);
         let start = self.offset;
         self.offset += chunk.len() as u64;
         out.push(Event::Text {
@@ -661,11 +659,18 @@ impl Parser {
         self.offset + i as u64
     }
 
+    /// Text goes out: after a call, anything but blanks ends the place
+    /// where a closing tag is that call's markup ([`Action::Closer`]).
+    #[inline]
+    fn text_released(&mut self, text: &[u8]) {
+        if self.after_call && !text.iter().all(u8::is_ascii_whitespace) {
+            self.after_call = false;
+        }
+    }
+
     fn push_text(&mut self, data: &Data<'_>, from: usize, to: usize, out: &mut Vec<Event>) {
         if to > from {
-            if self.after_call && !data[from..to].iter().all(u8::is_ascii_whitespace) {
-                self.after_call = false;
-            }
+            self.text_released(&data[from..to]);
             out.push(Event::Text {
                 text: data.slice(from..to),
                 span: Span::new(self.abs(from), self.abs(to)),

@@ -15,13 +15,16 @@
 //! JSON object, an array of objects, or several objects one after another;
 //! any envelope shape ([`crate::envelope`]). A missing closing tag is
 //! repaired ([`RepairKind::MissingCloseTag`]); a closing tag that arrives
-//! inside an unfinished object closes it. The opening tag written again
-//! before any content (`<tool_call>\n<tool_call>\n{…}`) opens the block
-//! once ([`RepairKind::RepeatedOpenTag`]): both tags are the call's markup.
-//! A closing tag that follows a call with only blanks between (the closing
-//! tag written twice, or a call written without its opening tag) is markup
-//! too ([`Event::Markup`](crate::Event::Markup)); anywhere else it is text. A block that names no tool (prose
+//! inside an unfinished object closes it. A block that names no tool (prose
 //! after the tag, an empty block) is given back as text with a diagnostic.
+//!
+//! Small models stutter: the opening tag written again before any content
+//! (`<tool_call>\n<tool_call>\n{…}`) opens the block once
+//! ([`RepairKind::RepeatedOpenTag`]), both tags the call's markup; a closing
+//! tag that follows a call with only blanks between (the closing tag
+//! written twice, or a call written without its opening tag) is markup too
+//! ([`Event::Markup`](crate::Event::Markup)). Anywhere else a closing tag
+//! is text.
 //!
 //! # The XML dialects that share the tag
 //!
@@ -354,10 +357,7 @@ impl Block for TagBlock {
                                     i += n;
                                     continue;
                                 }
-                                if json_open
-                                    && rest[1] != b'/'
-                                    && match_lit(&self.open, rest) == Match::No
-                                {
+                                if json_open && rest[1] != b'/' && reopen == Match::No {
                                     // `<placeholder>` inside unfinished JSON: a value, not markup.
                                     if let Some(jc) = self.jc.as_mut() {
                                         jc.accept_lt();

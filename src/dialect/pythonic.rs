@@ -601,8 +601,9 @@ enum St {
 enum Back {
     /// A comment line between calls in a code fence.
     Line,
-    /// Between a list's items, before or after a call.
+    /// Between a list's items.
     Item,
+    /// After a call in a list.
     AfterCall,
     /// Between a call's arguments.
     ArgStart,
