@@ -1431,3 +1431,39 @@ fn python_comments_are_skipped() {
     assert!(p.calls.is_empty());
     assert_eq!(p.text, input);
 }
+
+/// A special token that opens a call body written twice
+/// (`<|python_tag|><|python_tag|>{…}`) opens it once, as a repeated
+/// `<tool_call>` does: both tokens are the call's markup
+/// ([`RepairKind::RepeatedOpenTag`]), nothing is text, and no closing tag is
+/// made up for the token (it has none).
+#[test]
+fn repeated_opening_token_opens_once() {
+    for (input, d) in [
+        (
+            "<|python_tag|><|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1}}",
+            Dialect::Llama3Json,
+        ),
+        (
+            "<|python_tag|>\n<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1}}<|eom_id|>",
+            Dialect::Llama3Json,
+        ),
+        (
+            "<|python_start|><|python_start|>[f(a=1)]<|python_end|>",
+            Dialect::Llama3Json,
+        ),
+    ] {
+        for cfg in [auto(), only(d)] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            assert_eq!(p.calls[0].name, "f");
+            assert_eq!(args(&p.calls[0]), json!({"a": 1}), "{input}");
+            assert_eq!(
+                kinds(&p.calls[0]),
+                vec![RepairKind::RepeatedOpenTag],
+                "{input}"
+            );
+            assert_eq!(p.text, "", "{input}");
+        }
+    }
+}

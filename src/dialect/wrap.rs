@@ -73,6 +73,8 @@ pub(crate) struct Wrap {
     /// value after a JSON value is chained to it, see [`JsonCalls::after`])
     /// or with the block.
     prev: Option<(Body, u64)>,
+    /// Repairs of the block's own markup (a repeated opening token).
+    repairs: Vec<Repair>,
 }
 
 impl Wrap {
@@ -82,6 +84,7 @@ impl Wrap {
             trigger: a.trigger.to_vec(),
             delegate: None,
             prev: None,
+            repairs: Vec::new(),
             spec,
             st: St::Lead,
             body: Body::None,
@@ -147,14 +150,13 @@ impl Wrap {
                 then: Resume::Text,
             };
         }
-        let extra = if missing_close && self.spec.close_required {
-            vec![Repair {
+        let mut extra = std::mem::take(&mut self.repairs);
+        if missing_close && self.spec.close_required {
+            extra.push(Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: cx.abs(at),
-            }]
-        } else {
-            Vec::new()
-        };
+            });
+        }
         self.end_body(cx, cx.abs(at), extra);
         Flow::Done(at)
     }
@@ -342,6 +344,22 @@ impl Block for Wrap {
                             b => self.prev = Some((b, at)),
                         }
                     }
+                    if self.st == St::Lead && self.values == 0 {
+                        // The opening token again before the body
+                        // (`<|python_tag|><|python_tag|>{…}`): one opening.
+                        match crate::scan::match_lit(&self.trigger, &input[i..]) {
+                            Match::Full(n) => {
+                                self.repairs.push(Repair {
+                                    kind: RepairKind::RepeatedOpenTag,
+                                    offset: cx.abs(i),
+                                });
+                                i += n;
+                                continue;
+                            }
+                            Match::Partial => return Flow::Partial(ws_start),
+                            Match::No => {}
+                        }
+                    }
                     if self.st == St::Lead && b == b'<' && self.trigger.starts_with(b"<") {
                         // Markup inside the wrapper (`<invoke name=…>`): the tag
                         // block reads it, from this byte on.
@@ -496,14 +514,13 @@ impl Block for Wrap {
         if !cx.committed() {
             return false;
         }
-        let extra = if self.spec.close_required {
-            vec![Repair {
+        let mut extra = std::mem::take(&mut self.repairs);
+        if self.spec.close_required {
+            extra.push(Repair {
                 kind: RepairKind::MissingCloseTag,
                 offset: cx.base,
-            }]
-        } else {
-            Vec::new()
-        };
+            });
+        }
         let end = cx.base;
         self.end_body(cx, end, extra);
         true
