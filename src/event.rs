@@ -360,7 +360,10 @@ impl ToolCall {
     /// Parses [`ToolCall::arguments`] into a `serde_json::Value`.
     ///
     /// The arguments are always valid JSON, so this only fails on documents
-    /// deeper than serde_json's recursion limit.
+    /// deeper than serde_json's recursion limit. A `Value` holds a number as
+    /// an `i64`, `u64` or `f64`: an integer beyond 64 bits becomes the
+    /// nearest double and `1.50` reads back as `1.5`; the text in
+    /// [`ToolCall::arguments`] is exact.
     pub fn arguments_value(&self) -> serde_json::Result<serde_json::Value> {
         serde_json::from_str(&self.arguments)
     }
