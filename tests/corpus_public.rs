@@ -29,9 +29,15 @@ const GUESSES: &[&str] = &[
     "unknown",
 ];
 
-fn corpus_dir() -> Option<PathBuf> {
+/// The public corpus folder; when a clone lacks it, says that `test` did
+/// not run and gives None.
+fn corpus_dir(test: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public");
-    dir.is_dir().then_some(dir)
+    if !dir.is_dir() {
+        eprintln!("SKIPPED: ../shared/corpus/public is not present; the {test} did not run");
+        return None;
+    }
+    Some(dir)
 }
 
 fn read_rows(dir: &PathBuf) -> (Vec<Value>, HashMap<String, Value>) {
@@ -82,10 +88,7 @@ struct Tally {
 
 #[test]
 fn corpus_public_rows() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!(
-            "SKIPPED: ../shared/corpus/public is not present; the public corpus test did not run"
-        );
+    let Some(dir) = corpus_dir("public corpus test") else {
         return;
     };
     let (rows, truth) = read_rows(&dir);
@@ -218,10 +221,7 @@ fn prompted_dialect(note: &str) -> Option<toolstream::Dialect> {
 /// a half-read call, at every chunking (`check_all`). Prints the counts.
 #[test]
 fn dialect_drift_passes_through() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!(
-            "SKIPPED: ../shared/corpus/public is not present; the dialect drift test did not run"
-        );
+    let Some(dir) = corpus_dir("dialect drift test") else {
         return;
     };
     let (rows, _) = read_rows(&dir);

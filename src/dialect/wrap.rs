@@ -16,7 +16,7 @@ use super::{Block, BlockArgs, Cx, Flow, LaneHost, Resume};
 use crate::config::Config;
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
-use crate::scan::Match;
+use crate::scan::{match_lit, Match};
 
 /// What a wrapper accepts.
 #[derive(Clone, Copy, Debug)]
@@ -344,10 +344,10 @@ impl Block for Wrap {
                             b => self.prev = Some((b, at)),
                         }
                     }
-                    if self.st == St::Lead && self.values == 0 {
+                    if self.st == St::Lead {
                         // The opening token again before the body
                         // (`<|python_tag|><|python_tag|>{…}`): one opening.
-                        match crate::scan::match_lit(&self.trigger, &input[i..]) {
+                        match match_lit(&self.trigger, &input[i..]) {
                             Match::Full(n) => {
                                 self.repairs.push(Repair {
                                     kind: RepairKind::RepeatedOpenTag,
