@@ -284,6 +284,25 @@ fn schema_disambiguates_parameter_tags() {
         args(&p, 0),
         json!({"content": "A", "note": "B", "path": "f.txt"})
     );
+    // A value the schema types as a number, a boolean or JSON cannot hold
+    // the tags: an undeclared parameter after it is one the model added
+    // (it used to swallow the parameter: `"days": "3</parameter>\n<par…"`).
+    let input = "<tool_call>\n<function=get_weather>\n<parameter=days>\n3\n</parameter>\n<parameter=detail>\nfull\n</parameter>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
+    let p = check_all(input.as_bytes(), &weather_tools());
+    assert_eq!(
+        args(&p, 0),
+        json!({"days": 3, "detail": "full", "city": "Paris"})
+    );
+    let input = "<tool_call>\n<function=set_flag>\n<parameter=on>\ntrue\n</parameter>\n<parameter=why>\nx\n</parameter>\n<parameter=tags>\n[\"a\"]\n</parameter>\n<parameter=also>\ny\n</parameter>\n</function>\n</tool_call>";
+    let p = check_all(input.as_bytes(), &weather_tools());
+    assert_eq!(
+        args(&p, 0),
+        json!({"on": true, "why": "x", "tags": ["a"], "also": "y"})
+    );
+    // A parameter it already had is still content of a typed value.
+    let input = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3</parameter>\n<parameter=city>\n</parameter>\n</function>\n</tool_call>";
+    let p = check_all(input.as_bytes(), &weather_tools());
+    assert_eq!(args(&p, 0)["city"], json!("Paris"));
 }
 
 #[test]

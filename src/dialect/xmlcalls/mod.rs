@@ -35,10 +35,11 @@
 //!
 //! * **The value's closing tag** (`</parameter>`, `</arg_value>`, `</k>`)
 //!   closes it only if what follows it, after blanks, is markup that can
-//!   come next: another parameter (one the tool's schema declares, when the
-//!   schema is known), the invoke's or the container's closing tag, the next
-//!   invoke, or the end of the input. Followed by anything else (`"`, text,
-//!   another tag) it is content.
+//!   come next: another parameter (when the schema is known: one it
+//!   declares, or — after a value it types as a number, a boolean or JSON,
+//!   which cannot hold tags — one the call has not had), the invoke's or
+//!   the container's closing tag, the next invoke, or the end of the input.
+//!   Followed by anything else (`"`, text, another tag) it is content.
 //! * **A missing closing tag** is repaired ([`RepairKind::MissingCloseTag`])
 //!   when the value is followed by: a new parameter the schema declares and
 //!   the call has not had yet (without a schema: one the call has not had,
@@ -489,6 +490,18 @@ impl XmlCalls {
         let call = self.call.as_ref()?;
         let tools = self.tools.as_ref()?;
         tools.has_param(&call.name, &String::from_utf8_lossy(name))
+    }
+
+    /// `</parameter>` then `<parameter=NAME>`, NAME undeclared: the open
+    /// value is one the schema types as something other than text (a
+    /// number, a boolean, JSON), which cannot hold the tags as content, and
+    /// the call has not had NAME — a parameter the model added, not a
+    /// literal tag in a string.
+    fn typed_then_unseen(&self, name: &[u8]) -> bool {
+        self.call.as_ref().is_some_and(|c| {
+            c.value.as_ref().is_some_and(|v| !v.may_be_text())
+                && !c.seen.contains(String::from_utf8_lossy(name).as_ref())
+        })
     }
 
     fn known_tool(&self, name: &str) -> bool {
@@ -1649,7 +1662,7 @@ impl XmlCalls {
             Kind::ParamClose => match k {
                 Kind::ParamOpen => {
                     let name = self.param_name(f).unwrap_or_default();
-                    self.schema_has(name).unwrap_or(true)
+                    self.schema_has(name).unwrap_or(true) || self.typed_then_unseen(name)
                 }
                 Kind::KeyOpen
                 | Kind::InvokeClose

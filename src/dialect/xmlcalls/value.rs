@@ -141,6 +141,12 @@ pub(crate) struct Value {
 }
 
 impl Value {
+    /// The value may be any text: a string, or untyped (no schema). Only
+    /// such a value can hold a literal tag of the dialect as content.
+    pub(crate) fn may_be_text(&self) -> bool {
+        matches!(self.ty, Ty::Str | Ty::Auto)
+    }
+
     pub(crate) fn new(ty: Ty, ws: Ws, decode: bool, limits: &Limits) -> Value {
         Value {
             ty,
