@@ -846,6 +846,15 @@ impl Sink for CallRouter {
         }
     }
 
+    fn last_byte(&self) -> Option<u8> {
+        let c = self.calls.last()?;
+        if self.run || (!c.closed && matches!(c.route, Route::Args)) {
+            Sink::last_byte(&c.args)
+        } else {
+            None
+        }
+    }
+
     fn write(&mut self, bytes: &[u8]) {
         if self.run {
             // Opaque arguments take every byte as it is.
@@ -1043,6 +1052,14 @@ impl Sink for ArgsWriter {
     }
     fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
         ArgsWriter::write_opaque(self, bytes, depth_change);
+    }
+    fn last_byte(&self) -> Option<u8> {
+        match self.mode {
+            ArgsMode::Pass | ArgsMode::Unwrap | ArgsMode::Wrap | ArgsMode::StrWrap => {
+                self.out.last().copied()
+            }
+            _ => None,
+        }
     }
 }
 
@@ -1685,6 +1702,9 @@ mod tests {
     impl<S: Sink> Sink for NoFast<'_, S> {
         fn write(&mut self, bytes: &[u8]) {
             self.0.write(bytes);
+        }
+        fn last_byte(&self) -> Option<u8> {
+            self.0.last_byte()
         }
         fn mark(&mut self, mark: Mark<'_>, offset: u64) {
             self.0.mark(mark, offset);

@@ -294,6 +294,9 @@ impl toolstream::json::Sink for SlowSink {
     fn write(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
     }
+    fn last_byte(&self) -> Option<u8> {
+        self.0.last().copied()
+    }
     fn step_by_step(&self) -> bool {
         true
     }

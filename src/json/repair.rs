@@ -120,11 +120,21 @@ pub trait Sink {
     fn step_by_step(&self) -> bool {
         false
     }
+    /// The last byte written, where the sink keeps the value as written
+    /// (the repairer asks for the byte before a quote inside a string, to
+    /// tell an object literal written in it, `"use {"k": 1}"`). The
+    /// default: not known.
+    fn last_byte(&self) -> Option<u8> {
+        None
+    }
 }
 
 impl Sink for Vec<u8> {
     fn write(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+    fn last_byte(&self) -> Option<u8> {
+        self.last().copied()
     }
     fn opaque(&self) -> bool {
         true
@@ -214,6 +224,11 @@ struct StrLex {
     quote_pending: bool,
     /// A line break is among the held whitespace.
     newline: bool,
+    /// Inside an object literal written in a string value without escaping
+    /// its quotes (`"use {"k": "v"} here"`): the depth of its braces. Its
+    /// quotes are content whatever follows them. Opened by a `{` right
+    /// before a quote that was content; valid JSON never opens one.
+    inline: u8,
 }
 
 impl StrLex {
@@ -226,6 +241,7 @@ impl StrLex {
             esc: Esc::None,
             quote_pending: false,
             newline: false,
+            inline: 0,
         }
     }
 }
@@ -427,6 +443,25 @@ pub(super) fn plain_word(w: u64, n: usize) -> bool {
 #[inline]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The depth of an object literal inside a string (see [`StrLex`]) after
+/// the content `run`: braces counted until the literal closes (0), after
+/// which braces are plain content again.
+fn inline_depth(mut depth: u8, run: &[u8]) -> u8 {
+    for &c in run {
+        match c {
+            b'{' => depth = depth.saturating_add(1),
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth
 }
 
 /// Length of a UTF-8 sequence from its lead byte (0 for a byte that cannot lead one).
@@ -1389,6 +1424,7 @@ impl Repairer {
             esc: Esc::None,
             quote_pending: false,
             newline: false,
+            inline: 0,
         });
         Step::Consumed(1)
     }
@@ -1455,6 +1491,10 @@ impl Repairer {
                 Quote::Single => memchr::memchr(b'\'', &input[..plain]).unwrap_or(plain),
                 _ => plain,
             };
+            if s.inline > 0 {
+                s.inline = inline_depth(s.inline, &input[..plain]);
+                self.lex = Lex::Str(s);
+            }
             self.out(s.key, sink, &input[..plain]);
             return Step::Consumed(plain);
         }
@@ -1633,6 +1673,13 @@ impl Repairer {
                 self.lex = Lex::Str(s);
                 Step::Consumed(n)
             }
+            // A string value is never followed by a colon: the quote is
+            // content (`"{"a": 1}"`, `"x, "b": 1"`), as are the quotes of
+            // an object literal written in the string.
+            b':' if !s.key && self.stack.last().is_some_and(|f| f.kind == Kind::Obj) => {
+                self.quote_is_content(s, sink)
+            }
+            b',' | b'}' | b']' if s.inline > 0 => self.quote_is_content(s, sink),
             b',' | b'}' | b']' | b':' | b')' => {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)
@@ -1651,33 +1698,45 @@ impl Repairer {
                 Step::Consumed(0)
             }
             _ => {
-                // The quote was content.
-                self.repair(RepairKind::UnescapedQuote, self.offset);
-                let q: &[u8] = match s.quote {
-                    Quote::Double => b"\\\"",
-                    Quote::Single => b"'",
-                    Quote::SmartDouble => "”".as_bytes(),
-                    Quote::SmartSingle => "’".as_bytes(),
-                };
-                self.out(s.key, sink, q);
-                let ws = std::mem::take(&mut self.quote_ws);
-                for &c in &ws {
-                    let e: &[u8] = match c {
-                        b'\n' => b"\\n",
-                        b'\r' => b"\\r",
-                        b'\t' => b"\\t",
-                        _ => b" ",
-                    };
-                    self.out(s.key, sink, e);
+                if !s.key
+                    && s.inline == 0
+                    && self.quote_ws.is_empty()
+                    && sink.last_byte() == Some(b'{')
+                {
+                    // `{"` inside a string value: an object literal begins.
+                    s.inline = 1;
                 }
-                self.quote_ws = ws;
-                self.quote_ws.clear();
-                s.quote_pending = false;
-                s.newline = false;
-                self.lex = Lex::Str(s);
-                Step::Consumed(0)
+                self.quote_is_content(s, sink)
             }
         }
+    }
+
+    /// The pending quote (and the blanks after it) was content.
+    fn quote_is_content<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> Step {
+        self.repair(RepairKind::UnescapedQuote, self.offset);
+        let q: &[u8] = match s.quote {
+            Quote::Double => b"\\\"",
+            Quote::Single => b"'",
+            Quote::SmartDouble => "”".as_bytes(),
+            Quote::SmartSingle => "’".as_bytes(),
+        };
+        self.out(s.key, sink, q);
+        let ws = std::mem::take(&mut self.quote_ws);
+        for &c in &ws {
+            let e: &[u8] = match c {
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                _ => b" ",
+            };
+            self.out(s.key, sink, e);
+        }
+        self.quote_ws = ws;
+        self.quote_ws.clear();
+        s.quote_pending = false;
+        s.newline = false;
+        self.lex = Lex::Str(s);
+        Step::Consumed(0)
     }
 
     fn close_pending_quote<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) {

@@ -155,6 +155,47 @@ fn strings() {
 }
 
 #[test]
+fn object_literals_written_in_strings() {
+    // JSON written into a string value without escaping its quotes (a
+    // `write_file` of a JSON file, a command that echoes JSON): the
+    // literal's quotes are content, whatever follows them.
+    assert_eq!(
+        fixed(r#"{"path": "a.json", "content": "{"name": "x", "v": [1, 2]}"}"#),
+        r#"{"path": "a.json", "content": "{\"name\": \"x\", \"v\": [1, 2]}"}"#
+    );
+    assert_eq!(
+        fixed(r#"{"msg": "use {"k": "v"} here", "x": 2}"#),
+        r#"{"msg": "use {\"k\": \"v\"} here", "x": 2}"#
+    );
+    assert_eq!(
+        fixed(r#"{"c": "{"a": {"b": 1}}", "d": 1}"#),
+        r#"{"c": "{\"a\": {\"b\": 1}}", "d": 1}"#
+    );
+    // A string value is never followed by a colon: such a quote is content
+    // (a closing quote left out before the next key keeps the key as text
+    // rather than breaking the object).
+    assert_eq!(
+        fixed(r#"{"city": "New York, "gender": "male"}"#),
+        r#"{"city": "New York, \"gender\": \"male"}"#
+    );
+    assert_eq!(
+        kinds(r#"{"content": "{"a": 1}"}"#),
+        vec![K::UnescapedQuote, K::UnescapedQuote]
+    );
+    // Valid JSON with braces and quotes at a string's edges is unchanged.
+    for v in [
+        r#"{"a": "{", "b": 1}"#,
+        r#"{"a": "x {", "b": "}"}"#,
+        r#"{"a": "{}", "b": {"c": "{"}}"#,
+        r#"["{", ":", "}"]"#,
+    ] {
+        assert_eq!(fixed(v), v);
+    }
+    // In an array a colon after a string still ends it (`["k": "v"]`).
+    assert_eq!(fixed(r#"["k": "v"]"#), r#"["k" ,"v"]"#);
+}
+
+#[test]
 fn numbers() {
     assert_eq!(fixed(r#"{"a": .5}"#), r#"{"a": 0.5}"#);
     assert_eq!(fixed(r#"{"a": 1.}"#), r#"{"a": 1.0}"#);
@@ -300,6 +341,9 @@ impl Sink for Slow {
     fn write(&mut self, bytes: &[u8]) {
         self.out.extend_from_slice(bytes);
     }
+    fn last_byte(&self) -> Option<u8> {
+        self.out.last().copied()
+    }
     fn step_by_step(&self) -> bool {
         true
     }
@@ -394,6 +438,9 @@ impl Sink for Runs {
     fn write(&mut self, bytes: &[u8]) {
         self.writes += 1;
         self.out.extend_from_slice(bytes);
+    }
+    fn last_byte(&self) -> Option<u8> {
+        self.out.last().copied()
     }
     fn opaque(&self) -> bool {
         true

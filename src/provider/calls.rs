@@ -42,6 +42,13 @@ impl Sink for ObjectSink {
         }
     }
 
+    fn last_byte(&self) -> Option<u8> {
+        match self.mode {
+            Mode::Pass | Mode::Wrap => self.out.last().copied(),
+            _ => None,
+        }
+    }
+
     fn mark(&mut self, mark: Mark<'_>, _offset: u64) {
         if let (Mode::Start, Mark::Begin(kind)) = (self.mode, mark) {
             self.mode = match kind {

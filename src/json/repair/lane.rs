@@ -247,6 +247,7 @@ impl Lane {
                 esc: Esc::None,
                 quote_pending: false,
                 newline: false,
+                inline: 0,
             }) => Unit::Str,
             _ => return false,
         };
