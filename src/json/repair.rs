@@ -1680,6 +1680,13 @@ impl Repairer {
                 self.quote_is_content(s, sink)
             }
             b',' | b'}' | b']' if s.inline > 0 => self.quote_is_content(s, sink),
+            // A comment after the string and a blank (`"x" // note`,
+            // `"x" /* … */`, `"x" # note`): the string ended. Without the
+            // blank (`"and "/" or"`) the quote is content.
+            b'/' | b'#' if s.inline == 0 && !self.quote_ws.is_empty() => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
             b',' | b'}' | b']' | b':' | b')' => {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)

@@ -128,6 +128,15 @@ fn comments() {
     assert_eq!(fixed("{\"a\": 1 // c\n}"), "{\"a\": 1 \n}");
     assert_eq!(fixed(r#"{/* c */"a": 1}"#), r#"{"a": 1}"#);
     assert_eq!(fixed("{\"a\": 1 # c\n}"), "{\"a\": 1 \n}");
+    // After a string's closing quote and a blank (the quote was read as
+    // content, and the comment and the rest with it).
+    assert_eq!(fixed("{\"a\": \"x\" // c\n}"), "{\"a\": \"x\" \n}");
+    assert_eq!(
+        fixed(r#"{"a": "x" /* c */, "b": "y" # d"#),
+        r#"{"a": "x" , "b": "y" }"#
+    );
+    // Without the blank, the quote is content.
+    assert_eq!(fixed(r#"{"a": "and "/" or"}"#), r#"{"a": "and \"/\" or"}"#);
 }
 
 #[test]
@@ -175,8 +184,8 @@ fn object_literals_written_in_strings() {
     // (a closing quote left out before the next key keeps the key as text
     // rather than breaking the object).
     assert_eq!(
-        fixed(r#"{"city": "New York, "gender": "male"}"#),
-        r#"{"city": "New York, \"gender\": \"male"}"#
+        fixed(r#"{"town": "Lyon, "kind": "city"}"#),
+        r#"{"town": "Lyon, \"kind\": \"city"}"#
     );
     assert_eq!(
         kinds(r#"{"content": "{"a": 1}"}"#),
