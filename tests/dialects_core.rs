@@ -902,3 +902,33 @@ fn stringified_null_is_no_arguments() {
     assert_eq!(args(&p, 0), json!({"value": "nul"}));
     assert!(p.calls[0].truncated);
 }
+
+/// A model writing a JSON file (or a command that prints JSON) often leaves
+/// the quotes of the JSON inside the string argument unescaped. The object
+/// literal stays the argument's content, in every chunking — the lane, which
+/// streams plain arguments, must not take such a string over.
+#[test]
+fn json_written_unescaped_inside_a_string_argument() {
+    // A long plain stretch inside the literal's own strings: long enough for
+    // the parser to hand the chunks to the lane again.
+    let long = "a description of the package that runs on for a while, ".repeat(4);
+    let body = format!(
+        "{{\"name\": \"demo\", \"about\": \"{long}\", \"deps\": [\"a\", \"b\"], \"n\": 1}} and a tail"
+    );
+    let body = body.as_str();
+    for wrap in [
+        "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"p.json\", \"content\": \"BODY\", \"mode\": 420}}\n</tool_call>",
+        "```json\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"p.json\", \"content\": \"BODY\", \"mode\": 420}}\n```",
+    ] {
+        let input = wrap.replace("BODY", body);
+        let p = check_all(input.as_bytes(), &Config::default());
+        let c = &p.calls[0];
+        assert_eq!(c.name, "write_file");
+        assert_eq!(
+            c.arguments_value().unwrap(),
+            json!({"path": "p.json", "content": body, "mode": 420})
+        );
+        assert!(kinds(c).iter().all(|k| *k == RepairKind::UnescapedQuote));
+        assert!(!c.truncated);
+    }
+}

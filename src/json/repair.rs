@@ -224,11 +224,6 @@ struct StrLex {
     quote_pending: bool,
     /// A line break is among the held whitespace.
     newline: bool,
-    /// Inside an object literal written in a string value without escaping
-    /// its quotes (`"use {"k": "v"} here"`): the depth of its braces. Its
-    /// quotes are content whatever follows them. Opened by a `{` right
-    /// before a quote that was content; valid JSON never opens one.
-    inline: u8,
 }
 
 impl StrLex {
@@ -241,7 +236,6 @@ impl StrLex {
             esc: Esc::None,
             quote_pending: false,
             newline: false,
-            inline: 0,
         }
     }
 }
@@ -513,6 +507,13 @@ pub struct Repairer {
     /// Length of the JSON string part of `key` (the rest is whitespace).
     key_len: usize,
     key_truncated: bool,
+    /// Inside an object literal written in a string value without escaping
+    /// its quotes (`"use {"k": "v"} here"`): the depth of its braces, 0
+    /// outside one. Its quotes are content whatever follows them. Opened
+    /// by a `{` right before a quote that was content (valid JSON never
+    /// opens one); the string's end closes it. Only the slow path reads
+    /// such a string.
+    inline: u8,
     /// A held bare token (raw bytes).
     tok: Vec<u8>,
     tok_start: u64,
@@ -602,6 +603,7 @@ impl Repairer {
             key: Vec::new(),
             key_len: 0,
             key_truncated: false,
+            inline: 0,
             tok: Vec::new(),
             tok_start: 0,
             comma_ws: Vec::new(),
@@ -1424,7 +1426,6 @@ impl Repairer {
             esc: Esc::None,
             quote_pending: false,
             newline: false,
-            inline: 0,
         });
         Step::Consumed(1)
     }
@@ -1491,9 +1492,8 @@ impl Repairer {
                 Quote::Single => memchr::memchr(b'\'', &input[..plain]).unwrap_or(plain),
                 _ => plain,
             };
-            if s.inline > 0 {
-                s.inline = inline_depth(s.inline, &input[..plain]);
-                self.lex = Lex::Str(s);
+            if self.inline > 0 {
+                self.inline = inline_depth(self.inline, &input[..plain]);
             }
             self.out(s.key, sink, &input[..plain]);
             return Step::Consumed(plain);
@@ -1638,6 +1638,7 @@ impl Repairer {
 
     fn end_string<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) {
         self.lex = Lex::None;
+        self.inline = 0;
         if s.key {
             self.key.push(b'"');
             self.key_len = self.key.len();
@@ -1679,11 +1680,11 @@ impl Repairer {
             b':' if !s.key && self.stack.last().is_some_and(|f| f.kind == Kind::Obj) => {
                 self.quote_is_content(s, sink)
             }
-            b',' | b'}' | b']' if s.inline > 0 => self.quote_is_content(s, sink),
+            b',' | b'}' | b']' if self.inline > 0 => self.quote_is_content(s, sink),
             // A comment after the string and a blank (`"x" // note`,
             // `"x" /* … */`, `"x" # note`): the string ended. Without the
             // blank (`"and "/" or"`) the quote is content.
-            b'/' | b'#' if s.inline == 0 && !self.quote_ws.is_empty() => {
+            b'/' | b'#' if self.inline == 0 && !self.quote_ws.is_empty() => {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)
             }
@@ -1706,12 +1707,12 @@ impl Repairer {
             }
             _ => {
                 if !s.key
-                    && s.inline == 0
+                    && self.inline == 0
                     && self.quote_ws.is_empty()
                     && sink.last_byte() == Some(b'{')
                 {
                     // `{"` inside a string value: an object literal begins.
-                    s.inline = 1;
+                    self.inline = 1;
                 }
                 self.quote_is_content(s, sink)
             }

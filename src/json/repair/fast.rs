@@ -101,7 +101,7 @@ impl Repairer {
             Lex::Str(s) => {
                 s.quote == Quote::Double
                     && s.esc == Esc::None
-                    && s.inline == 0
+                    && self.inline == 0
                     && (resume || !(s.key || s.quote_pending))
             }
             Lex::Bare(t) => resume && !t.key && !t.streaming && !t.ws_pending,

@@ -225,6 +225,7 @@ impl Lane {
         if rep.limited
             || rep.stack.is_empty()
             || rep.lt_once
+            || rep.inline != 0
             || rep.utf8_len != 0
             || rep.comma.is_some()
             || !(rep.comma_ws.is_empty()
@@ -247,7 +248,6 @@ impl Lane {
                 esc: Esc::None,
                 quote_pending: false,
                 newline: false,
-                inline: 0,
             }) => Unit::Str,
             _ => return false,
         };

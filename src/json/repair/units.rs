@@ -52,7 +52,7 @@ impl Repairer {
                 self.pos,
                 Pos::Value | Pos::ObjKey | Pos::AfterValue | Pos::AfterKey
             ),
-            Lex::Str(s) => s.quote == Quote::Double && s.esc == Esc::None && s.inline == 0,
+            Lex::Str(s) => s.quote == Quote::Double && s.esc == Esc::None && self.inline == 0,
             _ => false,
         }
     }
