@@ -287,6 +287,15 @@ fn json_repair_1() {
     regression("json_repair-1");
 }
 
+/// An object literal inside a string (`…"b": "…{"c,…`, quotes unescaped)
+/// among invalid UTF-8: its braces were counted in runs of ASCII content but
+/// not in the runs of valid multi-byte text that can hold them too, so where
+/// the literal closed depended on how the input was cut.
+#[test]
+fn json_repair_2() {
+    regression("json_repair-2");
+}
+
 /// Auto mode, 7-byte chunks: text with multi-byte characters, then a
 /// `<tool_>c\ll{"name": …, "arguments"@[ge(_weather-city=~…` soup with
 /// invalid UTF-8 and repeated fragments: "calls differ whole vs split".
@@ -666,4 +675,11 @@ fn limits_10() {
 #[test]
 fn limits_11() {
     regression("limits-11");
+}
+
+/// The same object-literal brace count as `json_repair_2`, found under tight
+/// limits in 3-byte chunks (`{"a": [1, "2.5"a": [1 …<ｂ{"a": …`).
+#[test]
+fn limits_12() {
+    regression("limits-12");
 }

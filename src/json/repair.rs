@@ -1563,6 +1563,9 @@ impl Repairer {
                     valid
                 };
                 if valid > 0 {
+                    if self.inline > 0 {
+                        self.inline = inline_depth(self.inline, &run[..valid]);
+                    }
                     self.out(s.key, sink, &run[..valid]);
                     return Step::Consumed(valid);
                 }
