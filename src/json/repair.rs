@@ -439,9 +439,9 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// The depth of an object literal inside a string (see [`StrLex`]) after
-/// the content `run`: braces counted until the literal closes (0), after
-/// which braces are plain content again.
+/// The depth of an object literal inside a string (`Repairer::inline`)
+/// after the content `run`: braces counted until the literal closes (0),
+/// after which braces are plain content again.
 fn inline_depth(mut depth: u8, run: &[u8]) -> u8 {
     for &c in run {
         match c {
@@ -1683,7 +1683,7 @@ impl Repairer {
             b':' if !s.key && self.stack.last().is_some_and(|f| f.kind == Kind::Obj) => {
                 self.quote_is_content(s, sink)
             }
-            b',' | b'}' | b']' if self.inline > 0 => self.quote_is_content(s, sink),
+            b',' | b'}' | b']' | b':' if self.inline > 0 => self.quote_is_content(s, sink),
             // A comment after the string and a blank (`"x" // note`,
             // `"x" /* … */`, `"x" # note`): the string ended. Without the
             // blank (`"and "/" or"`) the quote is content.

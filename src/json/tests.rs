@@ -200,6 +200,11 @@ fn object_literals_written_in_strings() {
     ] {
         assert_eq!(fixed(v), v);
     }
+    // Also in a string inside an array.
+    assert_eq!(
+        fixed(r#"["use {"k": "v"} here", 2]"#),
+        r#"["use {\"k\": \"v\"} here", 2]"#
+    );
     // In an array a colon after a string still ends it (`["k": "v"]`).
     assert_eq!(fixed(r#"["k": "v"]"#), r#"["k" ,"v"]"#);
 }
