@@ -609,6 +609,42 @@ impl CallShape {
         }
     }
 
+    /// Names a call whose name the model wrote inside its arguments, as
+    /// their last member (`{"arguments": {"url": …, "name": "requests_get"}`,
+    /// the outer object often left unclosed, as Hermes 2 Pro writes it):
+    /// when that value is an offered tool's name, it is the call's name and
+    /// leaves the arguments (the bytes before it are kept as written), with
+    /// a `syntax_fix` repair. Runs once, on the complete arguments, before
+    /// any of them were handed out (a call without a name sends none), so it
+    /// decides the same for any chunking.
+    fn hoist_name(&mut self, tools: &Tools) -> bool {
+        if self.args.limited || self.args.emitted != 0 {
+            return false;
+        }
+        let fin = self.args.final_json();
+        let Ok(serde_json::Value::Object(map)) = serde_json::from_slice(&fin) else {
+            return false;
+        };
+        let Some((key, serde_json::Value::String(name))) = map.iter().next_back() else {
+            return false;
+        };
+        if key != "name" || tools.get(name).is_none() {
+            return false;
+        }
+        // The arguments up to the comma before that member (none: it was
+        // the only one), closed again.
+        let cut = last_top_level_comma(&fin).unwrap_or(1);
+        let mut json = fin[..cut].to_vec();
+        json.push(b'}');
+        self.name = Some(name.clone());
+        self.args.replace_unsent(json);
+        self.args.repairs.push(Repair {
+            kind: RepairKind::SyntaxFix,
+            offset: self.start,
+        });
+        true
+    }
+
     /// Names a call that closed with its arguments but without a name after
     /// the one offered tool whose schema accepts those arguments
     /// ([`Tools::fitting`]), with an `inferred_name` repair. Runs once, on
@@ -966,12 +1002,39 @@ impl CallRouter {
                 c.end = offset + 1;
                 if c.name.is_none() && c.has_args && !c.name_cut {
                     if let Some(tools) = tools {
-                        c.infer_name(tools);
+                        if !c.hoist_name(tools) {
+                            c.infer_name(tools);
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// The offset of the last comma between the members of the JSON object
+/// `json` (valid JSON), if it has more than one member.
+fn last_top_level_comma(json: &[u8]) -> Option<usize> {
+    let (mut depth, mut in_str, mut esc, mut last) = (0usize, false, false, None);
+    for (i, &b) in json.iter().enumerate() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => last = Some(i),
+            _ => {}
+        }
+    }
+    last
 }
 
 /// How an [`ArgsWriter`] is treating the arguments value.
@@ -1139,6 +1202,13 @@ impl ArgsWriter {
     /// True once the arguments value has begun.
     pub(crate) fn started(&self) -> bool {
         self.mode != ArgsMode::Start
+    }
+
+    /// Replaces the arguments before any of them were handed out.
+    pub(crate) fn replace_unsent(&mut self, json: Vec<u8>) {
+        debug_assert_eq!(self.emitted, 0);
+        self.out = json;
+        self.mode = ArgsMode::Done;
     }
 
     /// Sets the whole arguments at once (used when there was no arguments value).

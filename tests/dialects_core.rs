@@ -932,3 +932,45 @@ fn json_written_unescaped_inside_a_string_argument() {
         assert!(!c.truncated);
     }
 }
+
+/// Hermes 2 Pro writes the name after the arguments but inside them, often
+/// leaving the outer object unclosed: `{"arguments": {…, "name": "f"}`
+/// (10 outputs of the public BFCL rows). With the tool offered, that last
+/// member is the call's name, not an argument; otherwise (not an offered
+/// tool, or no tools) nothing is made up.
+#[test]
+fn a_name_written_as_the_last_argument() {
+    let tools = Tools::from_json(
+        r#"[{"type": "function", "function": {"name": "requests_get", "parameters": {"type": "object",
+            "properties": {"url": {"type": "string"}, "params": {"type": "object"}}}}}]"#,
+    )
+    .unwrap();
+    let cfg = Config::default().with_tools(tools);
+    for input in [
+        "<tool_call>\n{\"arguments\": {\"url\": \"http://x\", \"params\": {\"t\": \"B, \\\"c\\\"\"}, \"name\": \"requests_get\"}\n</tool_call>",
+        "<tool_call>\n{\"arguments\": {\"url\": \"http://x\", \"params\": {\"t\": \"B, \\\"c\\\"\"}, \"name\": \"requests_get\"}}\n</tool_call>",
+    ] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.calls.len(), 1, "{input}");
+        let c = &p.calls[0];
+        assert_eq!(c.name, "requests_get");
+        assert_eq!(
+            c.arguments_value().unwrap(),
+            json!({"url": "http://x", "params": {"t": "B, \"c\""}})
+        );
+        assert!(kinds(c).contains(&RepairKind::SyntaxFix));
+        assert!(p.text.is_empty());
+    }
+    // Only a trailing member naming an offered tool.
+    for input in [
+        "<tool_call>\n{\"arguments\": {\"url\": \"http://x\", \"name\": \"Bob\"}\n</tool_call>",
+        "<tool_call>\n{\"arguments\": {\"name\": \"requests_get\", \"url\": \"http://x\"}\n</tool_call>",
+    ] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert!(p.calls.is_empty(), "{input}");
+    }
+    let input = "<tool_call>\n{\"arguments\": {\"url\": \"http://x\", \"name\": \"requests_get\"}\n</tool_call>";
+    assert!(check_all(input.as_bytes(), &Config::default())
+        .calls
+        .is_empty());
+}
