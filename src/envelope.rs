@@ -622,19 +622,31 @@ impl CallShape {
             return false;
         }
         let fin = self.args.final_json();
-        let Ok(serde_json::Value::Object(map)) = serde_json::from_slice(&fin) else {
+        let (Some(b'{'), Some(close)) = (fin.first(), fin.iter().rposition(|&b| b == b'}')) else {
             return false;
         };
-        let Some((key, serde_json::Value::String(name))) = map.iter().next_back() else {
+        // The last member, read as written (not through a map, whose order
+        // is not the text's): after the last comma between members, or the
+        // only one.
+        let comma = last_top_level_comma(&fin);
+        let mut last = b"{".to_vec();
+        last.extend_from_slice(&fin[comma.map_or(1, |c| c + 1)..close]);
+        last.push(b'}');
+        let Ok(member) =
+            serde_json::from_slice::<std::collections::BTreeMap<String, serde_json::Value>>(&last)
+        else {
             return false;
         };
-        if key != "name" || tools.get(name).is_none() {
+        let Some(serde_json::Value::String(name)) =
+            member.get("name").filter(|_| member.len() == 1)
+        else {
+            return false;
+        };
+        if tools.get(name).is_none() {
             return false;
         }
-        // The arguments up to the comma before that member (none: it was
-        // the only one), closed again.
-        let cut = last_top_level_comma(&fin).unwrap_or(1);
-        let mut json = fin[..cut].to_vec();
+        // The arguments up to the comma before that member, closed again.
+        let mut json = fin[..comma.unwrap_or(1)].to_vec();
         json.push(b'}');
         self.name = Some(name.clone());
         self.args.replace_unsent(json);
