@@ -649,7 +649,9 @@ impl CallShape {
         let mut json = fin[..comma.unwrap_or(1)].to_vec();
         json.push(b'}');
         self.name = Some(name.clone());
-        self.args.replace_unsent(json);
+        // Nothing was handed out: the arguments are set again, whole.
+        self.args.out.clear();
+        self.args.set_whole(&json);
         self.args.repairs.push(Repair {
             kind: RepairKind::SyntaxFix,
             offset: self.start,
@@ -1216,14 +1218,8 @@ impl ArgsWriter {
         self.mode != ArgsMode::Start
     }
 
-    /// Replaces the arguments before any of them were handed out.
-    pub(crate) fn replace_unsent(&mut self, json: Vec<u8>) {
-        debug_assert_eq!(self.emitted, 0);
-        self.out = json;
-        self.mode = ArgsMode::Done;
-    }
-
-    /// Sets the whole arguments at once (used when there was no arguments value).
+    /// Sets the whole arguments at once (used when there was no arguments
+    /// value, or to set them again before any were handed out).
     pub(crate) fn set_whole(&mut self, json: &[u8]) {
         self.out.extend_from_slice(json);
         self.mode = ArgsMode::Done;
