@@ -24,6 +24,13 @@
 //! bytes inside a string value, does not enter the byte loop
 //! ([`Lane::feed_string`]).
 //!
+//! The byte loop is a table: a byte's class ([`CLASS`]) and the lane's state
+//! pick the next state and, for the few bytes where something happens (a
+//! unit begins or ends, a container opens or closes, a character's last
+//! byte), an action ([`TABLE`]). The bytes of a held unit are counted
+//! against the token limit from where they sit in the buffer, where the
+//! unit ends and where the chunk does.
+//!
 //! At the first byte it does not take (a repair to make, a `<` that may be
 //! the closing tag, a container whose end the calls reader must see, a
 //! limit) it stops: the repairer gets back the state of the last commit
@@ -36,40 +43,366 @@
 //! split of the same input.
 
 use super::fast::number_len;
-use super::{
-    fits_f64, plain_len, plain_word, utf8_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex,
-};
+use super::{fits_f64, plain_len, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex};
 
-/// Where the lane is inside the current unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Unit {
-    /// In structural position, nothing held: a commit point.
-    Clean,
-    /// Inside a string value's content (a commit point while [`Sub::Plain`]).
-    Str,
-    /// A string value's closing quote (and blanks) held: it ends the string
-    /// if `,` `}` or `]` follows.
-    ValQuote,
-    /// A comma (and blanks) held until the next member or element begins.
-    Comma,
-    /// A key being read, from its opening quote (and a comma before it).
-    Key,
+/// The lane's states: where it is inside the current unit. A state is a
+/// row of [`TABLE`]; [`Lane::feed`] moves between them a byte at a time.
+mod st {
+    /// In structural position, nothing held (a commit point): where a
+    /// value may begin.
+    pub(super) const CLEAN_V: u8 = 0;
+    /// Where a key (or an object's end) may begin.
+    pub(super) const CLEAN_K: u8 = 1;
+    /// After a value: where a comma or a closer may come.
+    pub(super) const CLEAN_A: u8 = 2;
+    /// A comma (and blanks) held until the next element begins.
+    pub(super) const COMMA_V: u8 = 3;
+    /// A comma (and blanks) held until the next member's key begins.
+    pub(super) const COMMA_K: u8 = 4;
+    /// Inside a string value's content (a commit point).
+    pub(super) const STR: u8 = 5;
+    /// After a backslash.
+    pub(super) const STR_ESC: u8 = 6;
+    /// After `\u` and 0..=3 hex digits: `STR_U0 + digits`.
+    pub(super) const STR_U0: u8 = 7;
+    /// Inside a UTF-8 character, 1..=3 continuation bytes to come:
+    /// `STR_C1 - 1 + to come`.
+    pub(super) const STR_C1: u8 = 11;
+    /// The string states, for a key: `KEY + (s - STR)` (a key is held
+    /// whole, from its opening quote to its colon).
+    pub(super) const KEY: u8 = 14;
+    /// A string value's closing quote (and blanks) held: it ends the
+    /// string if `,` `}` or `]` follows.
+    pub(super) const VAL_QUOTE: u8 = 23;
     /// A key's closing quote (and blanks) held until its colon.
-    KeyQuote,
+    pub(super) const KEY_QUOTE: u8 = 24;
     /// A number or literal held until the byte after it.
-    Scalar,
+    pub(super) const SCALAR: u8 = 25;
+    /// Number of states.
+    pub(super) const N: usize = 26;
+    const _: () = assert!(N <= 32);
 }
 
-/// Inside string content: a character or an escape in progress.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sub {
-    Plain,
-    /// After a backslash.
-    Esc,
-    /// After `\u` and this many hex digits (with their value so far).
-    Hex(u8, u16),
-    /// A UTF-8 character: bytes read so far, its length.
-    Utf8(u8, u8),
+/// Byte classes: the bytes each state tells apart (see [`CLASS`]).
+mod cls {
+    /// Printable ASCII with no other role here (and DEL).
+    pub(super) const OTHER: u8 = 0;
+    pub(super) const SPACE: u8 = 1;
+    /// `\t` `\n` `\r`: blanks, but control characters in a string.
+    pub(super) const TNR: u8 = 2;
+    /// The other control characters.
+    pub(super) const CTRL: u8 = 3;
+    pub(super) const QUOTE: u8 = 4;
+    pub(super) const BACKSLASH: u8 = 5;
+    pub(super) const COLON: u8 = 6;
+    pub(super) const COMMA: u8 = 7;
+    pub(super) const LBRACE: u8 = 8;
+    pub(super) const LBRACKET: u8 = 9;
+    pub(super) const RBRACE: u8 = 10;
+    pub(super) const RBRACKET: u8 = 11;
+    /// `0`-`9`: begins and continues a scalar; a hex digit.
+    pub(super) const DIGIT: u8 = 12;
+    /// `-`: begins and continues a scalar.
+    pub(super) const MINUS: u8 = 13;
+    /// `t`: begins a scalar (`true`); an escape.
+    pub(super) const T: u8 = 14;
+    /// `f`: begins a scalar (`false`); a hex digit; an escape.
+    pub(super) const F: u8 = 15;
+    /// `n`: begins a scalar (`null`); an escape.
+    pub(super) const N: u8 = 16;
+    /// `b`: continues a scalar; a hex digit; an escape.
+    pub(super) const B: u8 = 17;
+    /// `r`: continues a scalar; an escape.
+    pub(super) const R: u8 = 18;
+    /// `u`: continues a scalar; begins a `\u` escape.
+    pub(super) const U: u8 = 19;
+    /// `a` `c` `d` `e` `A`-`F`: continue a scalar; hex digits.
+    pub(super) const HEX: u8 = 20;
+    /// The other letters: continue a scalar.
+    pub(super) const ALPHA: u8 = 21;
+    /// `.` `+`: continue a scalar.
+    pub(super) const DOT_PLUS: u8 = 22;
+    /// `/`: an escape.
+    pub(super) const SLASH: u8 = 23;
+    /// Leading bytes of 2-, 3- and 4-byte UTF-8 characters.
+    pub(super) const LEAD2: u8 = 24;
+    pub(super) const LEAD3: u8 = 25;
+    pub(super) const LEAD4: u8 = 26;
+    /// `0x80`-`0xBF`.
+    pub(super) const CONT: u8 = 27;
+    /// Bytes that are never UTF-8: `0xC0` `0xC1` `0xF5`-`0xFF`.
+    pub(super) const BAD: u8 = 28;
+    /// Number of classes.
+    pub(super) const N_CLASSES: usize = 29;
+    const _: () = assert!(N_CLASSES <= 32);
+}
+
+/// What a byte does besides moving to the next state: [`TABLE`]'s entries
+/// are `action << 8 | next state`, and an entry below 256 is a byte that is
+/// only read (held, or plain content).
+mod act {
+    /// Not the lane's: stop before the byte.
+    pub(super) const STOP: u8 = 1;
+    /// `{` / `[` at a value's place.
+    pub(super) const OPEN_OBJ: u8 = 2;
+    pub(super) const OPEN_ARR: u8 = 3;
+    /// `}` / `]` where the fast path would close the container.
+    pub(super) const CLOSE_OBJ: u8 = 4;
+    pub(super) const CLOSE_ARR: u8 = 5;
+    /// A string value's opening quote, in structural position.
+    pub(super) const ENTER_STR: u8 = 6;
+    /// A number or literal begins (held from here).
+    pub(super) const SCALAR: u8 = 7;
+    /// A key's opening quote (held from here).
+    pub(super) const KEY: u8 = 8;
+    /// A comma after a value (held from here).
+    pub(super) const COMMA: u8 = 9;
+    /// After a held comma: a string value, a container, a scalar, a key.
+    pub(super) const COMMA_STR: u8 = 10;
+    pub(super) const COMMA_OBJ: u8 = 11;
+    pub(super) const COMMA_ARR: u8 = 12;
+    pub(super) const COMMA_SCALAR: u8 = 13;
+    pub(super) const COMMA_KEY: u8 = 14;
+    /// A string value's closing quote (held from here).
+    pub(super) const STR_QUOTE: u8 = 15;
+    /// A backslash or a UTF-8 leading byte in a string value (held).
+    pub(super) const STR_CHAR: u8 = 16;
+    /// The last byte of an escape, a `\u` escape, a UTF-8 character in a
+    /// string value: committed through it.
+    pub(super) const STR_END: u8 = 17;
+    pub(super) const STR_END_HEX: u8 = 18;
+    pub(super) const STR_END_UTF8: u8 = 19;
+    /// A backslash or a UTF-8 leading byte in a key.
+    pub(super) const KEY_CHAR: u8 = 20;
+    /// The last byte of a `\u` escape or a UTF-8 character in a key.
+    pub(super) const KEY_END_HEX: u8 = 21;
+    pub(super) const KEY_END_UTF8: u8 = 22;
+    /// A key's closing quote.
+    pub(super) const KEY_QUOTE: u8 = 23;
+    /// The byte after a string value's held closing quote (`,` `}` `]`:
+    /// committed up to it, and read again in [`super::st::CLEAN_A`]).
+    pub(super) const VAL_QUOTE_END: u8 = 24;
+    /// A key's colon.
+    pub(super) const COLON: u8 = 25;
+    /// The byte after a held scalar (read again in [`super::st::CLEAN_A`]).
+    pub(super) const SCALAR_END: u8 = 26;
+}
+
+/// The class of every byte.
+static CLASS: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut t = [cls::OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = match c {
+            b' ' => cls::SPACE,
+            b'\t' | b'\n' | b'\r' => cls::TNR,
+            0..=0x1F => cls::CTRL,
+            b'"' => cls::QUOTE,
+            b'\\' => cls::BACKSLASH,
+            b':' => cls::COLON,
+            b',' => cls::COMMA,
+            b'{' => cls::LBRACE,
+            b'[' => cls::LBRACKET,
+            b'}' => cls::RBRACE,
+            b']' => cls::RBRACKET,
+            b'0'..=b'9' => cls::DIGIT,
+            b'-' => cls::MINUS,
+            b't' => cls::T,
+            b'f' => cls::F,
+            b'n' => cls::N,
+            b'b' => cls::B,
+            b'r' => cls::R,
+            b'u' => cls::U,
+            b'a' | b'c' | b'd' | b'e' | b'A'..=b'F' => cls::HEX,
+            b'g'..=b'z' | b'G'..=b'Z' => cls::ALPHA,
+            b'.' | b'+' => cls::DOT_PLUS,
+            b'/' => cls::SLASH,
+            0xC2..=0xDF => cls::LEAD2,
+            0xE0..=0xEF => cls::LEAD3,
+            0xF0..=0xF4 => cls::LEAD4,
+            0x80..=0xBF => cls::CONT,
+            0xC0 | 0xC1 | 0xF5..=0xFF => cls::BAD,
+            _ => cls::OTHER,
+        };
+        b += 1;
+    }
+    t
+}
+
+/// The lane's transitions: `TABLE[state][class]` (see [`act`]), in rows of
+/// 32 so that no index needs a bounds check.
+static TABLE: [[u16; 32]; 32] = transitions();
+
+const fn transitions() -> [[u16; 32]; 32] {
+    const fn go(action: u8, next: u8) -> u16 {
+        (action as u16) << 8 | next as u16
+    }
+    const STOP: u16 = (act::STOP as u16) << 8;
+    let mut t = [[STOP; 32]; 32];
+    // Scalar starts and scalar bytes, escapes, hex digits.
+    const STARTS: [u8; 5] = [cls::DIGIT, cls::MINUS, cls::T, cls::F, cls::N];
+    const SCALAR_BYTES: [u8; 11] = [
+        cls::DIGIT,
+        cls::MINUS,
+        cls::T,
+        cls::F,
+        cls::N,
+        cls::B,
+        cls::R,
+        cls::U,
+        cls::HEX,
+        cls::ALPHA,
+        cls::DOT_PLUS,
+    ];
+    const ESCAPES: [u8; 8] = [
+        cls::QUOTE,
+        cls::BACKSLASH,
+        cls::SLASH,
+        cls::B,
+        cls::F,
+        cls::N,
+        cls::R,
+        cls::T,
+    ];
+    const HEXES: [u8; 4] = [cls::DIGIT, cls::F, cls::B, cls::HEX];
+    const BLANKS: [u8; 2] = [cls::SPACE, cls::TNR];
+    // A string's sub-states, as offsets from `STR` (or `KEY`).
+    const ESC: u8 = st::STR_ESC - st::STR;
+    const U0: u8 = st::STR_U0 - st::STR;
+    const C1: u8 = st::STR_C1 - st::STR;
+    const _: () =
+        assert!(st::KEY == st::STR_C1 + 3 && st::VAL_QUOTE == st::KEY + st::KEY - st::STR);
+
+    // Blanks are read in structural position, and held after a comma or a
+    // closing quote.
+    let holding = [
+        st::CLEAN_V,
+        st::CLEAN_K,
+        st::CLEAN_A,
+        st::COMMA_V,
+        st::COMMA_K,
+        st::VAL_QUOTE,
+        st::KEY_QUOTE,
+    ];
+    let mut k = 0;
+    while k < holding.len() {
+        let s = holding[k];
+        t[s as usize][cls::SPACE as usize] = s as u16;
+        t[s as usize][cls::TNR as usize] = s as u16;
+        k += 1;
+    }
+    let mut k = 0;
+    while k < STARTS.len() {
+        let c = STARTS[k] as usize;
+        t[st::CLEAN_V as usize][c] = go(act::SCALAR, st::SCALAR);
+        t[st::COMMA_V as usize][c] = go(act::COMMA_SCALAR, st::SCALAR);
+        k += 1;
+    }
+    // Structural position.
+    let v = st::CLEAN_V as usize;
+    t[v][cls::QUOTE as usize] = go(act::ENTER_STR, st::STR);
+    t[v][cls::LBRACE as usize] = go(act::OPEN_OBJ, st::CLEAN_K);
+    t[v][cls::LBRACKET as usize] = go(act::OPEN_ARR, st::CLEAN_V);
+    t[v][cls::RBRACE as usize] = go(act::CLOSE_OBJ, st::CLEAN_A);
+    t[v][cls::RBRACKET as usize] = go(act::CLOSE_ARR, st::CLEAN_A);
+    let kk = st::CLEAN_K as usize;
+    t[kk][cls::QUOTE as usize] = go(act::KEY, st::KEY);
+    t[kk][cls::RBRACE as usize] = go(act::CLOSE_OBJ, st::CLEAN_A);
+    t[kk][cls::RBRACKET as usize] = go(act::CLOSE_ARR, st::CLEAN_A);
+    let a = st::CLEAN_A as usize;
+    t[a][cls::COMMA as usize] = go(act::COMMA, st::COMMA_V);
+    t[a][cls::RBRACE as usize] = go(act::CLOSE_OBJ, st::CLEAN_A);
+    t[a][cls::RBRACKET as usize] = go(act::CLOSE_ARR, st::CLEAN_A);
+    // After a comma.
+    let cv = st::COMMA_V as usize;
+    t[cv][cls::QUOTE as usize] = go(act::COMMA_STR, st::STR);
+    t[cv][cls::LBRACE as usize] = go(act::COMMA_OBJ, st::CLEAN_K);
+    t[cv][cls::LBRACKET as usize] = go(act::COMMA_ARR, st::CLEAN_V);
+    t[st::COMMA_K as usize][cls::QUOTE as usize] = go(act::COMMA_KEY, st::KEY);
+    // Strings: values and keys alike, but for what a character's end does.
+    let mut key = 0;
+    while key < 2 {
+        let o = if key == 0 { st::STR } else { st::KEY };
+        let s = o as usize;
+        let mut c = 0;
+        while c < cls::N_CLASSES {
+            // Printable ASCII but `"` and `\` is plain content.
+            let plain = c as u8 == cls::OTHER
+                || c as u8 == cls::SPACE
+                || (c as u8 >= cls::COLON && c as u8 <= cls::SLASH);
+            if plain {
+                t[s][c] = o as u16;
+            }
+            c += 1;
+        }
+        // A key's escapes and characters end without a commit (0: none).
+        let (ch, end, end_hex, end_utf8) = if key == 0 {
+            (
+                act::STR_CHAR,
+                act::STR_END,
+                act::STR_END_HEX,
+                act::STR_END_UTF8,
+            )
+        } else {
+            (act::KEY_CHAR, 0, act::KEY_END_HEX, act::KEY_END_UTF8)
+        };
+        t[s][cls::QUOTE as usize] = if key == 0 {
+            go(act::STR_QUOTE, st::VAL_QUOTE)
+        } else {
+            go(act::KEY_QUOTE, st::KEY_QUOTE)
+        };
+        t[s][cls::BACKSLASH as usize] = go(ch, o + ESC);
+        t[s][cls::LEAD2 as usize] = go(ch, o + C1);
+        t[s][cls::LEAD3 as usize] = go(ch, o + C1 + 1);
+        t[s][cls::LEAD4 as usize] = go(ch, o + C1 + 2);
+        let mut e = 0;
+        while e < ESCAPES.len() {
+            t[s + ESC as usize][ESCAPES[e] as usize] = go(end, o);
+            e += 1;
+        }
+        t[s + ESC as usize][cls::U as usize] = (o + U0) as u16;
+        let mut d = 0;
+        while d < 4 {
+            let mut h = 0;
+            while h < HEXES.len() {
+                t[s + U0 as usize + d][HEXES[h] as usize] = if d == 3 {
+                    go(end_hex, o)
+                } else {
+                    (o + U0 + 1) as u16 + d as u16
+                };
+                h += 1;
+            }
+            d += 1;
+        }
+        let c1 = s + C1 as usize;
+        t[c1][cls::CONT as usize] = go(end_utf8, o);
+        t[c1 + 1][cls::CONT as usize] = (o + C1) as u16;
+        t[c1 + 2][cls::CONT as usize] = (o + C1 + 1) as u16;
+        key += 1;
+    }
+    // After a closing quote.
+    let vq = st::VAL_QUOTE as usize;
+    t[vq][cls::COMMA as usize] = go(act::VAL_QUOTE_END, st::CLEAN_A);
+    t[vq][cls::RBRACE as usize] = go(act::VAL_QUOTE_END, st::CLEAN_A);
+    t[vq][cls::RBRACKET as usize] = go(act::VAL_QUOTE_END, st::CLEAN_A);
+    t[st::KEY_QUOTE as usize][cls::COLON as usize] = go(act::COLON, st::CLEAN_V);
+    // Scalars.
+    let sc = st::SCALAR as usize;
+    let mut k = 0;
+    while k < SCALAR_BYTES.len() {
+        t[sc][SCALAR_BYTES[k] as usize] = st::SCALAR as u16;
+        k += 1;
+    }
+    let ends = [cls::COMMA, cls::RBRACE, cls::RBRACKET, BLANKS[0], BLANKS[1]];
+    let mut k = 0;
+    while k < ends.len() {
+        t[sc][ends[k] as usize] = go(act::SCALAR_END, st::CLEAN_A);
+        k += 1;
+    }
+    t
 }
 
 /// The resumable reader of plain JSON arguments (see the module docs).
@@ -91,19 +424,19 @@ pub(crate) struct Lane {
     floor: usize,
     max_depth: usize,
     max_token: usize,
-    /// The position as read (ahead of the commit point while a unit is held).
-    pos: Pos,
-    unit: Unit,
-    sub: Sub,
-    /// The last commit point, while a unit is held: its position and
-    /// whether it is inside a string value.
-    cpos: Pos,
-    cin_str: bool,
-    /// The UTF-8 character being read.
-    ch: [u8; 4],
-    /// Bytes of the held key or scalar (a key's from its opening quote, up
-    /// to its colon), or blanks after a held comma or closing quote.
-    tok: usize,
+    /// The state as read (ahead of the commit point while a unit is held).
+    state: u8,
+    /// The state at the last commit point, while a unit is held.
+    cstate: u8,
+    /// The repairer's position inside the string value being read.
+    str_pos: Pos,
+    /// Where in `out` the held unit's counted bytes begin: the blanks after
+    /// a comma or a closing quote, a scalar's first byte.
+    ustart: usize,
+    /// Where in `out` the held key begins (its opening quote).
+    kstart: usize,
+    /// Where in `out` the escape or UTF-8 character being read begins.
+    chstart: usize,
     /// The arguments JSON (the writer's buffer while armed), then the held
     /// (read, uncommitted) bytes of the current unit: every byte the lane
     /// takes is appended as it is read, and a commit only moves
@@ -139,13 +472,12 @@ impl Default for Lane {
             floor: 0,
             max_depth: 0,
             max_token: 0,
-            pos: Pos::Value,
-            unit: Unit::Clean,
-            sub: Sub::Plain,
-            cpos: Pos::Value,
-            cin_str: false,
-            ch: [0; 4],
-            tok: 0,
+            state: st::CLEAN_V,
+            cstate: st::CLEAN_V,
+            str_pos: Pos::Value,
+            ustart: 0,
+            kstart: 0,
+            chstart: 0,
             out: Vec::new(),
             committed: 0,
             emitted: 0,
@@ -162,30 +494,6 @@ impl Default for Lane {
 /// How many of the repairer's innermost containers the lane copies when
 /// armed (it may close all but the outermost of them).
 const STACK_COPY: usize = 32;
-
-/// Bytes that end a number or literal (the slow path's bare-token ends).
-#[inline]
-fn ends_scalar(b: u8) -> bool {
-    matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// A byte a scalar (number or literal) may hold, as the repairer reads one.
-#[inline]
-fn scalar_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')
-}
-
-/// JSON whitespace.
-#[inline]
-fn blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// Length of the run of bytes `take` accepts at the start of `s`.
-#[inline(always)]
-fn run(s: &[u8], take: impl Fn(u8) -> bool) -> usize {
-    s.iter().position(|&b| !take(b)).unwrap_or(s.len())
-}
 
 impl Lane {
     /// True while the lane reads the call's chunks.
@@ -238,17 +546,20 @@ impl Lane {
         {
             return false;
         }
-        let unit = match rep.lex {
-            Lex::None if matches!(rep.pos, Pos::Value | Pos::ObjKey | Pos::AfterValue) => {
-                Unit::Clean
-            }
+        let (state, str_pos) = match rep.lex {
+            Lex::None => match rep.pos {
+                Pos::Value => (st::CLEAN_V, Pos::Value),
+                Pos::ObjKey => (st::CLEAN_K, Pos::Value),
+                Pos::AfterValue => (st::CLEAN_A, Pos::Value),
+                _ => return false,
+            },
             Lex::Str(StrLex {
                 quote: Quote::Double,
                 key: false,
                 esc: Esc::None,
                 quote_pending: false,
                 newline: false,
-            }) => Unit::Str,
+            }) => (st::STR, rep.pos),
             _ => return false,
         };
         let depth = rep.stack.len();
@@ -273,10 +584,8 @@ impl Lane {
         self.floor = floor;
         self.max_depth = rep.max_depth;
         self.max_token = rep.max_token;
-        self.pos = rep.pos;
-        self.unit = unit;
-        self.sub = Sub::Plain;
-        self.tok = 0;
+        self.state = state;
+        self.str_pos = str_pos;
         self.held.clear();
         self.committed = out.len();
         self.emitted = out.len();
@@ -316,12 +625,7 @@ impl Lane {
     pub(crate) fn feed_string(&mut self, input: &[u8]) -> Option<u64> {
         let n = input.len();
         let len = self.out.len();
-        if self.unit != Unit::Str
-            || !matches!(self.sub, Sub::Plain)
-            || n > 8
-            || n == 0
-            || self.emitted != len
-            || len + n > self.out_max
+        if self.state != st::STR || n > 8 || n == 0 || self.emitted != len || len + n > self.out_max
         {
             return None;
         }
@@ -340,6 +644,14 @@ impl Lane {
     /// or held as the start of a unit). `Some(p)`: the lane stops before
     /// `input[p]`; the bytes before it are committed or held (see
     /// [`Lane::take_held`]), and the caller disarms the lane.
+    ///
+    /// A byte at a time through [`TABLE`]: most bytes only move the state,
+    /// the others (where a unit begins or ends, a container, the last byte
+    /// of a character) also do what their action says. The limit on a held
+    /// unit's length (`max_token`) is checked where the unit ends and at the
+    /// end of the chunk, so the lane holds no more than the repairer would;
+    /// where inside a held unit it then stops does not change the output,
+    /// as the held bytes are read again by the repairer.
     pub(crate) fn feed(&mut self, input: &[u8]) -> Option<usize> {
         debug_assert!(self.armed);
         let n = input.len();
@@ -351,7 +663,8 @@ impl Lane {
         // off again when it stops. `input[i]` is `out[base + i]`.
         let base = self.out.len();
         append(&mut self.out, input);
-        if self.unit == Unit::Str && self.sub == Sub::Plain && plain_len(input) == n {
+        let mut s = self.state;
+        if s == st::STR && n > 8 && plain_len(input) == n {
             // Inside a string value, nothing held, and all of the chunk is
             // plain content: the common chunk of a long string.
             self.committed = base + n;
@@ -359,262 +672,155 @@ impl Lane {
         }
         // The commit point in this chunk, if it moved (every commit in a
         // feed extends the one before).
-        let mut i = 0;
         let mut upto = None;
-        macro_rules! commit_to {
-            ($to:expr) => {{
-                upto = Some($to);
-            }};
-        }
-        // Leaves a commit point: the state there is kept for a stop.
-        macro_rules! hold_from {
-            ($to:expr) => {{
-                commit_to!($to);
-                self.cpos = self.pos;
-                self.cin_str = self.unit == Unit::Str;
-            }};
-        }
+        let mut i = 0;
         macro_rules! stop {
             () => {{
+                self.state = s;
                 return self.stop(base, i, upto);
             }};
         }
+        // A commit point before `input[i]`, where a held unit begins.
+        macro_rules! hold {
+            () => {{
+                upto = Some(i);
+                self.cstate = s;
+            }};
+        }
         while i < n {
-            let b = input[i];
-            if matches!(self.unit, Unit::Comma | Unit::ValQuote | Unit::KeyQuote) && blank(b) {
-                // Blanks held with a comma, a closing quote or a key: counted
-                // against the token limit, as the repairer holds them.
-                // The count may already be past the limit (a key's closing
-                // quote is counted without a check): then this blank stops.
-                match self.count_run(run(&input[i..], blank)) {
-                    Ok(k) => i += k,
-                    Err(k) => {
-                        i += k;
-                        stop!();
-                    }
-                }
+            let t = TABLE[s as usize & 31][CLASS[input[i] as usize] as usize & 31];
+            if t < 256 {
+                s = t as u8;
+                i += 1;
                 continue;
             }
-            match self.unit {
-                Unit::Clean => match b {
-                    b' ' | b'\t' | b'\n' | b'\r' => i += run(&input[i..], blank),
-                    b'"' => match self.pos {
-                        Pos::Value => {
-                            self.unit = Unit::Str;
-                            self.sub = Sub::Plain;
-                            i += 1;
-                        }
-                        Pos::ObjKey => {
-                            hold_from!(i);
-                            self.unit = Unit::Key;
-                            self.sub = Sub::Plain;
-                            self.tok = 1;
-                            i += 1;
-                        }
-                        _ => stop!(),
-                    },
-                    b',' => {
-                        if self.pos != Pos::AfterValue {
-                            stop!();
-                        }
-                        hold_from!(i);
-                        self.pos = self.after_comma();
-                        self.unit = Unit::Comma;
-                        self.tok = 0;
-                        i += 1;
-                    }
-                    b'{' | b'[' => {
-                        if self.pos != Pos::Value || !self.open(b) {
-                            stop!();
-                        }
-                        i += 1;
-                    }
-                    b'}' | b']' => {
-                        if !self.close(b) {
-                            stop!();
-                        }
-                        i += 1;
-                    }
-                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
-                        if self.pos != Pos::Value {
-                            stop!();
-                        }
-                        hold_from!(i);
-                        self.unit = Unit::Scalar;
-                        self.tok = 1;
-                        i += 1;
-                    }
-                    _ => stop!(),
-                },
-                Unit::Comma => match b {
-                    b'"' if self.pos == Pos::Value => {
-                        // A string value begins: the comma is written with it.
-                        i += 1;
-                        commit_to!(i);
-                        self.unit = Unit::Str;
-                        self.sub = Sub::Plain;
-                    }
-                    b'"' => {
-                        self.unit = Unit::Key;
-                        self.sub = Sub::Plain;
-                        self.tok = 1;
-                        i += 1;
-                    }
-                    b'{' | b'[' if self.pos == Pos::Value => {
-                        if !self.open(b) {
-                            stop!();
-                        }
-                        i += 1;
-                        commit_to!(i);
-                        self.unit = Unit::Clean;
-                    }
-                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' if self.pos == Pos::Value => {
-                        self.unit = Unit::Scalar;
-                        self.tok = 1;
-                        i += 1;
-                    }
-                    // A closer after a comma (a trailing comma), or anything else.
-                    _ => stop!(),
-                },
-                Unit::Str | Unit::Key => {
-                    let key = self.unit == Unit::Key;
-                    match self.sub {
-                        Sub::Plain => {
-                            let k = plain_len(&input[i..]);
-                            i += k;
-                            if key {
-                                self.tok += k;
-                                if self.tok > self.max_token {
-                                    stop!();
-                                }
-                            }
-                            let Some(&c) = input.get(i) else { break };
-                            match c {
-                                b'"' => {
-                                    if key {
-                                        self.unit = Unit::KeyQuote;
-                                        self.tok += 1;
-                                    } else {
-                                        hold_from!(i);
-                                        self.unit = Unit::ValQuote;
-                                        self.tok = 0;
-                                    }
-                                    i += 1;
-                                }
-                                b'\\' => {
-                                    if !key {
-                                        hold_from!(i);
-                                    }
-                                    self.sub = Sub::Esc;
-                                    self.step_key(key);
-                                    i += 1;
-                                }
-                                0x80..=0xFF => {
-                                    let len = utf8_len(c);
-                                    if len < 2 {
-                                        stop!();
-                                    }
-                                    if !key {
-                                        hold_from!(i);
-                                    }
-                                    self.ch[0] = c;
-                                    self.sub = Sub::Utf8(1, len as u8);
-                                    self.step_key(key);
-                                    i += 1;
-                                }
-                                // A control character: the slow path's.
-                                _ => stop!(),
-                            }
-                        }
-                        Sub::Esc => match b {
-                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                                i += 1;
-                                self.end_char(key, &mut upto, i);
-                            }
-                            b'u' => {
-                                self.sub = Sub::Hex(0, 0);
-                                self.step_key(key);
-                                i += 1;
-                            }
-                            _ => stop!(),
-                        },
-                        Sub::Hex(d, v) => {
-                            let Some(h) = (b as char).to_digit(16) else {
-                                stop!();
-                            };
-                            let v = v << 4 | h as u16;
-                            if d == 3 {
-                                // Surrogates (paired or not) are the fast path's.
-                                if (0xD800..=0xDFFF).contains(&v) {
-                                    stop!();
-                                }
-                                i += 1;
-                                self.end_char(key, &mut upto, i);
-                            } else {
-                                self.sub = Sub::Hex(d + 1, v);
-                                self.step_key(key);
-                                i += 1;
-                            }
-                        }
-                        Sub::Utf8(have, len) => {
-                            if b & 0xC0 != 0x80 {
-                                stop!();
-                            }
-                            self.ch[have as usize] = b;
-                            if have + 1 == len {
-                                if std::str::from_utf8(&self.ch[..len as usize]).is_err() {
-                                    stop!();
-                                }
-                                i += 1;
-                                self.end_char(key, &mut upto, i);
-                            } else {
-                                self.sub = Sub::Utf8(have + 1, len);
-                                self.step_key(key);
-                                i += 1;
-                            }
-                        }
-                    }
-                    if self.unit == Unit::Key && self.tok > self.max_token {
+            let next = t as u8;
+            let at = base + i;
+            match (t >> 8) as u8 {
+                act::OPEN_OBJ | act::OPEN_ARR => {
+                    if !self.open(next == st::CLEAN_K) {
                         stop!();
                     }
                 }
-                Unit::ValQuote => match b {
-                    b',' | b'}' | b']' => {
-                        // The string ended: the delimiter is read next.
-                        commit_to!(i);
-                        self.unit = Unit::Clean;
-                        self.pos = Pos::AfterValue;
-                    }
-                    _ => stop!(),
-                },
-                Unit::KeyQuote => match b {
-                    b':' => {
-                        i += 1;
-                        commit_to!(i);
-                        self.unit = Unit::Clean;
-                        self.pos = Pos::Value;
-                    }
-                    _ => stop!(),
-                },
-                Unit::Scalar => {
-                    match self.count_run(run(&input[i..], scalar_byte)) {
-                        Ok(k) => i += k,
-                        Err(k) => {
-                            i += k;
-                            stop!();
-                        }
-                    }
-                    let Some(&b) = input.get(i) else { break };
-                    if !ends_scalar(b) || !self.scalar_ok(base + i) {
+                act::CLOSE_OBJ | act::CLOSE_ARR => {
+                    if !self.close((t >> 8) as u8 == act::CLOSE_OBJ, s) {
                         stop!();
                     }
-                    commit_to!(i);
-                    self.unit = Unit::Clean;
-                    self.pos = Pos::AfterValue;
                 }
+                act::ENTER_STR => self.str_pos = Pos::Value,
+                act::SCALAR => {
+                    hold!();
+                    self.ustart = at;
+                }
+                act::KEY => {
+                    hold!();
+                    self.kstart = at;
+                }
+                act::COMMA => {
+                    hold!();
+                    self.ustart = at + 1;
+                    s = self.after_comma();
+                    i += 1;
+                    continue;
+                }
+                a @ (act::COMMA_STR
+                | act::COMMA_OBJ
+                | act::COMMA_ARR
+                | act::COMMA_SCALAR
+                | act::COMMA_KEY) => {
+                    // The blanks after the comma.
+                    if at - self.ustart > self.max_token {
+                        stop!();
+                    }
+                    match a {
+                        act::COMMA_STR => {
+                            // A string value begins: the comma is written with it.
+                            self.str_pos = Pos::Value;
+                            upto = Some(i + 1);
+                        }
+                        act::COMMA_SCALAR => self.ustart = at,
+                        act::COMMA_KEY => self.kstart = at,
+                        _ => {
+                            if !self.open(next == st::CLEAN_K) {
+                                stop!();
+                            }
+                            upto = Some(i + 1);
+                        }
+                    }
+                }
+                act::STR_QUOTE => {
+                    hold!();
+                    self.ustart = at + 1;
+                }
+                act::STR_CHAR => {
+                    hold!();
+                    self.chstart = at;
+                }
+                act::KEY_CHAR => self.chstart = at,
+                act::STR_END => upto = Some(i + 1),
+                a @ (act::STR_END_HEX | act::KEY_END_HEX) => {
+                    // Surrogates (paired or not) are the fast path's.
+                    if self.surrogate(at) {
+                        stop!();
+                    }
+                    if a == act::STR_END_HEX {
+                        upto = Some(i + 1);
+                    }
+                }
+                a @ (act::STR_END_UTF8 | act::KEY_END_UTF8) => {
+                    if std::str::from_utf8(&self.out[self.chstart..=at]).is_err() {
+                        stop!();
+                    }
+                    if a == act::STR_END_UTF8 {
+                        upto = Some(i + 1);
+                    }
+                }
+                act::KEY_QUOTE => {
+                    // The key from its opening quote.
+                    if at - self.kstart > self.max_token {
+                        stop!();
+                    }
+                    self.ustart = at + 1;
+                }
+                act::COLON => {
+                    if !self.key_fits(at) {
+                        stop!();
+                    }
+                    upto = Some(i + 1);
+                }
+                act::VAL_QUOTE_END => {
+                    // The string ended: the delimiter is read next.
+                    if at - self.ustart > self.max_token {
+                        stop!();
+                    }
+                    upto = Some(i);
+                    s = next;
+                    continue;
+                }
+                act::SCALAR_END => {
+                    if at - self.ustart > self.max_token || !self.scalar_ok(at) {
+                        stop!();
+                    }
+                    upto = Some(i);
+                    s = next;
+                    continue;
+                }
+                // `act::STOP`: a repair to make, markup, a control character …
+                _ => stop!(),
+            }
+            s = next;
+            i += 1;
+            if s == st::STR && n - i > 16 {
+                // Into a string value with much of the chunk left: its plain
+                // content a word at a time.
+                i += plain_len(&input[i..]);
             }
         }
-        self.commit(base, if self.clean() { Some(n) } else { upto });
+        self.state = s;
+        if self.over_limit() {
+            return self.stop(base, n, upto);
+        }
+        self.commit(base, if clean(s) { Some(n) } else { upto });
         None
     }
 
@@ -624,10 +830,10 @@ impl Lane {
     #[cold]
     #[inline(never)]
     fn stop(&mut self, base: usize, i: usize, upto: Option<usize>) -> Option<usize> {
-        self.at_end = self.unit == Unit::Clean
+        self.at_end = self.state <= st::CLEAN_A
             && self.depth() <= self.floor
             && matches!(self.out.get(base + i), Some(b'}' | b']'));
-        self.commit(base, if self.clean() { Some(i) } else { upto });
+        self.commit(base, if clean(self.state) { Some(i) } else { upto });
         self.out.truncate(base + i);
         Some(i)
     }
@@ -638,52 +844,36 @@ impl Lane {
         self.base + self.stack.len()
     }
 
-    /// At a commit point: nothing is held.
+    /// The state after a comma in the innermost container.
     #[inline]
-    fn clean(&self) -> bool {
-        self.unit == Unit::Clean || (self.unit == Unit::Str && self.sub == Sub::Plain)
-    }
-
-    /// The position after a comma in the innermost container.
-    #[inline]
-    fn after_comma(&self) -> Pos {
+    fn after_comma(&self) -> u8 {
         match self.stack.last() {
-            Some(Kind::Obj) => Pos::ObjKey,
-            _ => Pos::Value,
+            Some(Kind::Obj) => st::COMMA_K,
+            _ => st::COMMA_V,
         }
     }
 
-    /// Counts a run of `k` bytes against the token limit, a byte at a time
-    /// as the repairer does: `Ok(k)` when all fit, `Err(j)` when the byte
-    /// after the first `j` passes the limit (there the lane stops).
-    #[inline]
-    fn count_run(&mut self, k: usize) -> Result<usize, usize> {
-        let room = self.max_token.saturating_sub(self.tok);
-        if k > room {
-            self.tok += room + 1;
-            return Err(room);
-        }
-        self.tok += k;
-        Ok(k)
-    }
-
-    /// Counts a byte of a key (a string value's bytes are not counted).
-    #[inline]
-    fn step_key(&mut self, key: bool) {
-        if key {
-            self.tok += 1;
+    /// The held unit, read up to `out.len()`, is longer than the repairer
+    /// holds one (`max_token`, counted as the repairer counts).
+    fn over_limit(&self) -> bool {
+        let len = self.out.len();
+        match self.state {
+            st::COMMA_V | st::COMMA_K | st::VAL_QUOTE | st::SCALAR => {
+                len - self.ustart > self.max_token
+            }
+            st::KEY_QUOTE => !self.key_fits(len),
+            s if (st::KEY..st::VAL_QUOTE).contains(&s) => len - self.kstart > self.max_token,
+            _ => false,
         }
     }
 
-    /// A character or escape ended at `to`: inside a value, a commit point.
+    /// The held key, its closing quote and the blanks up to `out[end]`
+    /// fit the limit as the repairer counts them: the closing quote is
+    /// counted without a check, a blank after it with one.
     #[inline]
-    fn end_char(&mut self, key: bool, upto: &mut Option<usize>, to: usize) {
-        self.sub = Sub::Plain;
-        if key {
-            self.tok += 1;
-        } else {
-            *upto = Some(to);
-        }
+    fn key_fits(&self, end: usize) -> bool {
+        let blanks = end - self.ustart;
+        blanks == 0 || self.ustart - self.kstart + blanks <= self.max_token
     }
 
     /// Moves the commit point to what a feed committed, if anything
@@ -696,44 +886,46 @@ impl Lane {
     }
 
     /// Opens a container at a value's place (false at the depth limit).
-    fn open(&mut self, b: u8) -> bool {
+    fn open(&mut self, obj: bool) -> bool {
         if self.depth() >= self.max_depth {
             return false;
         }
-        let kind = if b == b'{' { Kind::Obj } else { Kind::Arr };
-        self.stack.push(kind);
-        self.pos = if kind == Kind::Obj {
-            Pos::ObjKey
-        } else {
-            Pos::Value
-        };
+        self.stack.push(if obj { Kind::Obj } else { Kind::Arr });
         true
     }
 
-    /// Closes the innermost container if the fast path would: above the
-    /// floor, the right kind, after a value or in an empty container.
-    fn close(&mut self, b: u8) -> bool {
-        let kind = if b == b'}' { Kind::Obj } else { Kind::Arr };
-        let empty_ok = match kind {
-            Kind::Obj => self.pos == Pos::ObjKey,
-            Kind::Arr => self.pos == Pos::Value,
+    /// Closes the innermost container, read in state `s`, if the fast path
+    /// would: above the floor, the right kind, after a value or in an empty
+    /// container.
+    fn close(&mut self, obj: bool, s: u8) -> bool {
+        let (kind, empty) = if obj {
+            (Kind::Obj, st::CLEAN_K)
+        } else {
+            (Kind::Arr, st::CLEAN_V)
         };
         if self.depth() <= self.floor
             || self.stack.last() != Some(&kind)
-            || !(self.pos == Pos::AfterValue || empty_ok)
+            || !(s == st::CLEAN_A || s == empty)
         {
             return false;
         }
         self.stack.pop();
         self.low = self.low.min(self.depth());
-        self.pos = Pos::AfterValue;
         true
+    }
+
+    /// The `\uXXXX` escape whose last digit is `out[last]` is a surrogate.
+    fn surrogate(&self, last: usize) -> bool {
+        let v = self.out[last - 3..=last]
+            .iter()
+            .fold(0, |v, &h| v << 4 | (h as char).to_digit(16).unwrap_or(0));
+        (0xD800..=0xDFFF).contains(&v)
     }
 
     /// The held scalar, ending before `out[end]`, is a number or literal
     /// the fast path writes as it is.
     fn scalar_ok(&self, end: usize) -> bool {
-        let s = &self.out[end - self.tok..end];
+        let s = &self.out[self.ustart..end];
         matches!(s, b"true" | b"false" | b"null") || (number_len(s) == Some(s.len()) && fits_f64(s))
     }
 
@@ -774,10 +966,16 @@ impl Lane {
         debug_assert!(self.armed);
         self.armed = false;
         self.split_held();
-        let (pos, in_str) = if self.clean() {
-            (self.pos, self.unit == Unit::Str)
+        let at = if clean(self.state) {
+            self.state
         } else {
-            (self.cpos, self.cin_str)
+            self.cstate
+        };
+        let (pos, in_str) = match at {
+            st::STR => (self.str_pos, true),
+            st::CLEAN_K => (Pos::ObjKey, false),
+            st::CLEAN_A => (Pos::AfterValue, false),
+            _ => (Pos::Value, false),
         };
         rep.stack.truncate(self.low);
         rep.stack.extend(
@@ -799,6 +997,12 @@ impl Lane {
         std::mem::swap(&mut self.out, out);
         self.depth() as isize - self.depth0 as isize
     }
+}
+
+/// A commit point: nothing held.
+#[inline]
+fn clean(s: u8) -> bool {
+    s <= st::CLEAN_A || s == st::STR
 }
 
 /// Appends `bytes` to `out`: a few bytes as one word store, not a call to
@@ -1031,6 +1235,105 @@ mod tests {
         let mut whole = prefix.clone();
         whole.extend_from_slice(&body);
         assert_eq!(sink.0, whole);
+    }
+
+    /// The lane reads `body` (after `prefix`) in `k`-byte chunks with a
+    /// repairer bounded by `limits`, then hands over: the output is the
+    /// repairer's for the whole input, and the lane never holds more than
+    /// the limit allows (a comma and its blanks, then a key, each within
+    /// it) and the chunk that passed it.
+    fn same_as_bounded_repairer(
+        limits: &crate::config::Limits,
+        prefix: &[u8],
+        body: &[u8],
+        k: usize,
+    ) {
+        let mut rep = Repairer::with_limits(limits);
+        let mut sink = Opaque(Vec::new());
+        rep.feed(prefix, &mut sink);
+        let mut out = sink.0;
+        let mut lane = Lane::default();
+        assert!(lane.arm(&mut rep, usize::MAX, &mut out, usize::MAX, 0));
+        let mut end = body.len();
+        let mut at = 0;
+        for c in body.chunks(k) {
+            let stop = lane.feed(c);
+            assert!(
+                lane.out.len() - lane.committed <= 2 * lane.max_token + 4 + k,
+                "held {} bytes",
+                lane.out.len() - lane.committed
+            );
+            if let Some(p) = stop {
+                end = at + p;
+                break;
+            }
+            at += c.len();
+        }
+        let held = lane.take_held();
+        lane.disarm(&mut rep, &mut out);
+        let mut sink = Opaque(out);
+        rep.feed(&held, &mut sink);
+        rep.feed(&body[end..], &mut sink);
+        rep.finish(&mut sink);
+        let mut whole = Opaque(Vec::new());
+        let mut r = Repairer::with_limits(limits);
+        r.feed(prefix, &mut whole);
+        r.feed(body, &mut whole);
+        r.finish(&mut whole);
+        assert_eq!(
+            String::from_utf8_lossy(&sink.0),
+            String::from_utf8_lossy(&whole.0),
+            "{} in {k}-byte chunks",
+            String::from_utf8_lossy(body)
+        );
+    }
+
+    #[test]
+    fn held_units_are_bounded_as_the_repairer_bounds_them() {
+        // The smallest token limit (16): keys, key quotes with blanks,
+        // scalars, and blanks after a comma or a closing quote, each just
+        // under, at and just over it, in every chunking up to 9 bytes.
+        let limits = crate::config::Limits {
+            max_token_bytes: 16,
+            ..Default::default()
+        };
+        let mut cases: Vec<(&[u8], Vec<u8>)> = Vec::new();
+        for len in 12..=19 {
+            let word = "k".repeat(len);
+            let blanks = " ".repeat(len);
+            let digits = "7".repeat(len);
+            let obj: &[u8] = b"{\"a\": {";
+            let arr: &[u8] = b"{\"a\": [";
+            cases.push((obj, format!("\"{word}\": 1, \"b\": 2}}").into_bytes()));
+            cases.push((
+                obj,
+                format!("\"{}\"{blanks}: 1}}", &word[..len.min(14)]).into_bytes(),
+            ));
+            cases.push((obj, format!("\"k\"{blanks}: 1}}").into_bytes()));
+            cases.push((obj, format!("\"b\": 1,{blanks}\"c\": 2}}").into_bytes()));
+            cases.push((
+                obj,
+                format!("\"b\": \"x\"{blanks}, \"c\": 2}}").into_bytes(),
+            ));
+            cases.push((arr, format!("{digits}, 1]").into_bytes()));
+            cases.push((
+                arr,
+                format!("1,{blanks}2,{blanks}\"s\",{blanks}[]]").into_bytes(),
+            ));
+            cases.push((
+                obj,
+                format!("\"\\u00e9{}\": 1}}", &word[..len - 6]).into_bytes(),
+            ));
+            cases.push((
+                obj,
+                format!("\"\u{e9}\u{1F600}{}\": 1}}", &word[..len - 6]).into_bytes(),
+            ));
+        }
+        for (prefix, body) in &cases {
+            for k in 1..=9 {
+                same_as_bounded_repairer(&limits, prefix, body, k);
+            }
+        }
     }
 
     #[test]
