@@ -265,6 +265,9 @@ pub(crate) struct CallShape {
     pub tgi: bool,
     /// Number of keys seen at the envelope level.
     pub keys: usize,
+    /// `keys` when the arguments key was read: equal to `keys` while the
+    /// arguments are the envelope's last member.
+    args_key: usize,
     /// The first key was not one an envelope uses.
     pub foreign_first_key: bool,
     /// The envelope object has closed.
@@ -315,6 +318,7 @@ impl CallShape {
             has_args: false,
             tgi: false,
             keys: 0,
+            args_key: 0,
             foreign_first_key: false,
             closed: false,
             verdict: if judging {
@@ -398,6 +402,7 @@ impl CallShape {
                     }
                 } else if role == Some(KeyRole::Args) && !self.has_args {
                     self.has_args = true;
+                    self.args_key = self.keys;
                     Route::Args
                 } else if role == Some(KeyRole::Id) && self.id.is_none() && self.name.is_none() {
                     Route::Id
@@ -614,11 +619,14 @@ impl CallShape {
     /// the outer object often left unclosed, as Hermes 2 Pro writes it):
     /// when that value is an offered tool's name, it is the call's name and
     /// leaves the arguments (the bytes before it are kept as written), with
-    /// a `syntax_fix` repair. Runs once, on the complete arguments, before
-    /// any of them were handed out (a call without a name sends none), so it
-    /// decides the same for any chunking.
+    /// a `syntax_fix` repair. Only while the arguments are the envelope's
+    /// last member: a member after them (`{"arguments": {"name": "f"},
+    /// "type": "object"}`) shows their closing brace where the model meant
+    /// it, so the `name` inside is theirs. Runs once, on the complete
+    /// arguments, before any of them were handed out (a call without a name
+    /// sends none), so it decides the same for any chunking.
     fn hoist_name(&mut self, tools: &Tools) -> bool {
-        if self.args.limited || self.args.emitted != 0 {
+        if self.args.limited || self.args.emitted != 0 || self.keys != self.args_key {
             return false;
         }
         let fin = self.args.final_json();

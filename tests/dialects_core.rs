@@ -937,7 +937,7 @@ fn json_written_unescaped_inside_a_string_argument() {
 /// leaving the outer object unclosed: `{"arguments": {…, "name": "f"}`
 /// (10 outputs of the public BFCL rows). With the tool offered, that last
 /// member is the call's name, not an argument; otherwise (not an offered
-/// tool, or no tools) nothing is made up.
+/// tool, no tools, or a member after the arguments) nothing is made up.
 #[test]
 fn a_name_written_as_the_last_argument() {
     let tools = Tools::from_json(
@@ -969,6 +969,24 @@ fn a_name_written_as_the_last_argument() {
         let p = check_all(input.as_bytes(), &cfg);
         assert!(p.calls.is_empty(), "{input}");
     }
+    // A member after the arguments: their brace closed where the model meant
+    // it, and the `name` inside is theirs (gemma3-hermes-shell-001 in corpus/).
+    for input in [
+        "<tool_call>\n{\"arguments\": {\"name\": \"requests_get\"}, \"type\": \"object\"}\n</tool_call>",
+        "<tool_call>\n{\"arguments\": {\"url\": \"http://x\", \"name\": \"requests_get\"}, \"extra\": 1\n</tool_call>",
+    ] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert!(p.calls.is_empty(), "{input}");
+    }
+    // A member before them does not move their brace.
+    let input = "<tool_call>\n{\"type\": \"function\", \"arguments\": {\"url\": \"http://x\", \"name\": \"requests_get\"}}\n</tool_call>";
+    let p = check_all(input.as_bytes(), &cfg);
+    assert_eq!(p.calls.len(), 1, "{input}");
+    assert_eq!(p.calls[0].name, "requests_get");
+    assert_eq!(
+        p.calls[0].arguments_value().unwrap(),
+        json!({"url": "http://x"})
+    );
     let input = "<tool_call>\n{\"arguments\": {\"url\": \"http://x\", \"name\": \"requests_get\"}\n</tool_call>";
     assert!(check_all(input.as_bytes(), &Config::default())
         .calls
