@@ -270,6 +270,9 @@ pub(crate) struct CallShape {
     args_key: usize,
     /// The first key was not one an envelope uses.
     pub foreign_first_key: bool,
+    /// A `description` member was read at the envelope level: the object
+    /// may be a tool definition (see [`CallShape::described`]).
+    described: bool,
     /// The envelope object has closed.
     pub closed: bool,
     /// Whether this is a call at all (see [`Verdict`]).
@@ -320,6 +323,7 @@ impl CallShape {
             keys: 0,
             args_key: 0,
             foreign_first_key: false,
+            described: false,
             closed: false,
             verdict: if judging {
                 Verdict::Open
@@ -407,6 +411,9 @@ impl CallShape {
                 } else if role == Some(KeyRole::Id) && self.id.is_none() && self.name.is_none() {
                     Route::Id
                 } else if role.is_some() {
+                    if unquote(k) == b"description" {
+                        self.described = true;
+                    }
                     Route::Skip
                 } else {
                     if !self.extras_over {
@@ -518,6 +525,13 @@ impl CallShape {
         self.name
             .as_deref()
             .filter(|_| self.verdict == Verdict::Call)
+    }
+
+    /// True when the object has a `description` member, as a tool
+    /// definition does (`{"name": "f", "description": …}`): naming an
+    /// offered tool does not make it a call by itself (corpus/POLICY.md, P4).
+    pub(crate) fn described(&self) -> bool {
+        self.described
     }
 
     /// The input ended inside a string (see [`Sink::string_cut`]): if it is

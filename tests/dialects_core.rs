@@ -314,6 +314,27 @@ fn known_tools_allow_missing_arguments() {
     let p = check_all(b"{\"name\": \"get_time\"}", &c);
     assert_eq!(p.calls.len(), 1);
     assert_eq!(p.calls[0].arguments, "{}");
+    // Cut short before its arguments, still a (truncated) call.
+    let p = check_all(b"{\"name\": \"get_time\", \"argu", &c);
+    assert_eq!(p.calls.len(), 1);
+    assert!(p.calls[0].truncated);
+}
+
+/// A tool definition the model echoes is no call, also when it is cut off
+/// before its parameters (`max_tokens` in the middle of the tool list, as in
+/// gemma3-xml-search-000 of corpus/): its `description` shows what it is,
+/// though its name is an offered tool's (POLICY.md, P4).
+#[test]
+fn a_definition_cut_before_its_parameters_is_no_call() {
+    let c = offering(r#"[{"type":"function","function":{"name":"get_time","parameters":{}}}]"#);
+    for input in [
+        &b"[\n  {\n    \"type\": \"function\",\n    \"function\": {\n      \"name\": \"get_time\",\n      \"description\": \"Tell the ti"[..],
+        b"{\"name\": \"get_time\", \"description\": \"Tell the time.\"}",
+    ] {
+        let p = check_all(input, &c);
+        assert!(p.calls.is_empty(), "{}", String::from_utf8_lossy(input));
+        assert_eq!(p.text.as_bytes(), input);
+    }
 }
 
 #[test]

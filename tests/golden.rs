@@ -16,6 +16,14 @@
 //!   in `git diff`.
 //!
 //! The test prints the score: entries whose calls match their label.
+//!
+//! A second test parses every entry with the tool list its prompt offered
+//! (as a server that knows the request's tools does; the peer comparison
+//! runs toolstream this way too). The tools may name or type a call that the
+//! default configuration cannot; every entry where they change the calls is
+//! recorded in `corpus/tool_effects.jsonl` with the calls each way and why,
+//! so such a change fails the test until it is reviewed there
+//! (`TOOLSTREAM_GOLDEN_WRITE=1` rewrites that file too).
 
 mod common;
 
@@ -23,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use toolstream::{Config, Event};
+use toolstream::{Config, Event, Tools};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
@@ -69,11 +77,10 @@ fn kind(got: &[Value], want: &[Value]) -> &'static str {
     }
 }
 
-#[test]
-fn real_corpus_matches_labels_at_every_chunking() {
-    let dir = corpus();
+/// The entries of `corpus/real/*.jsonl`, in file order.
+fn entries() -> Vec<Value> {
     let mut entries = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("real"))
+    let mut files: Vec<_> = std::fs::read_dir(corpus().join("real"))
         .expect("corpus/real")
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -83,6 +90,56 @@ fn real_corpus_matches_labels_at_every_chunking() {
     for f in &files {
         entries.extend(read_jsonl(f));
     }
+    assert!(entries.len() >= 300, "corpus has {} entries", entries.len());
+    entries
+}
+
+/// Parses entry `e` whole, in its real recorded chunks and in 1-byte
+/// chunks; checks every contract and that the three agree; returns the
+/// calls of the whole parse.
+fn calls_at_every_chunking(e: &Value, cfg: &Config) -> Vec<Value> {
+    let id = e["id"].as_str().expect("entry id");
+    let text = e["text"].as_str().expect("entry text").as_bytes();
+    let chunks: Vec<&str> = e["chunks"]
+        .as_array()
+        .expect("entry chunks")
+        .iter()
+        .map(|c| c.as_str().expect("chunk"))
+        .collect();
+    assert_eq!(
+        chunks.concat().as_bytes(),
+        text,
+        "{id}: chunks join to text"
+    );
+    let whole = common::run_split(text, &[], cfg);
+    common::check_contracts(text, &whole);
+    let mut splits = Vec::new();
+    let mut at = 0;
+    for c in &chunks {
+        at += c.len();
+        splits.push(at);
+    }
+    let real = common::run_split(text, &splits, cfg);
+    common::check_contracts(text, &real);
+    let bytes = common::run_chunked(text, 1, cfg);
+    common::check_contracts(text, &bytes);
+    assert_eq!(
+        common::summary(&whole),
+        common::summary(&real),
+        "{id}: real chunks differ from whole"
+    );
+    assert_eq!(
+        common::summary(&whole),
+        common::summary(&bytes),
+        "{id}: 1-byte chunks differ from whole"
+    );
+    call_values(&whole)
+}
+
+#[test]
+fn real_corpus_matches_labels_at_every_chunking() {
+    let dir = corpus();
+    let entries = entries();
     let labels: BTreeMap<String, Value> = read_jsonl(&dir.join("expected.jsonl"))
         .into_iter()
         .map(|v| (v["id"].as_str().expect("label id").to_owned(), v))
@@ -96,7 +153,6 @@ fn real_corpus_matches_labels_at_every_chunking() {
     } else {
         BTreeMap::new()
     };
-    assert!(entries.len() >= 300, "corpus has {} entries", entries.len());
     assert_eq!(entries.len(), labels.len(), "one label per entry");
 
     let cfg = Config::default();
@@ -106,44 +162,7 @@ fn real_corpus_matches_labels_at_every_chunking() {
     let mut differences = Vec::new();
     for e in &entries {
         let id = e["id"].as_str().expect("entry id");
-        let text = e["text"].as_str().expect("entry text").as_bytes();
-        let chunks: Vec<&str> = e["chunks"]
-            .as_array()
-            .expect("entry chunks")
-            .iter()
-            .map(|c| c.as_str().expect("chunk"))
-            .collect();
-        assert_eq!(
-            chunks.concat().as_bytes(),
-            text,
-            "{id}: chunks join to text"
-        );
-
-        // Whole, real chunks, 1-byte chunks: same result, every contract.
-        let whole = common::run_split(text, &[], &cfg);
-        common::check_contracts(text, &whole);
-        let mut splits = Vec::new();
-        let mut at = 0;
-        for c in &chunks {
-            at += c.len();
-            splits.push(at);
-        }
-        let real = common::run_split(text, &splits, &cfg);
-        common::check_contracts(text, &real);
-        let bytes = common::run_chunked(text, 1, &cfg);
-        common::check_contracts(text, &bytes);
-        assert_eq!(
-            common::summary(&whole),
-            common::summary(&real),
-            "{id}: real chunks differ from whole"
-        );
-        assert_eq!(
-            common::summary(&whole),
-            common::summary(&bytes),
-            "{id}: 1-byte chunks differ from whole"
-        );
-
-        let got = call_values(&whole);
+        let got = calls_at_every_chunking(e, &cfg);
         let label = labels
             .get(id)
             .unwrap_or_else(|| panic!("{id}: no label in corpus/expected.jsonl"));
@@ -197,6 +216,84 @@ fn real_corpus_matches_labels_at_every_chunking() {
         }
         std::fs::write(&known_path, out).expect("write known_differences.jsonl");
         println!("rewrote {}", known_path.display());
+        return;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn real_corpus_with_its_tools() {
+    let dir = corpus();
+    let entries = entries();
+    let labels: BTreeMap<String, Value> = read_jsonl(&dir.join("expected.jsonl"))
+        .into_iter()
+        .map(|v| (v["id"].as_str().expect("label id").to_owned(), v))
+        .collect();
+    let effects_path = dir.join("tool_effects.jsonl");
+    let recorded: BTreeMap<String, Value> = read_jsonl(&effects_path)
+        .into_iter()
+        .map(|v| (v["id"].as_str().expect("effect id").to_owned(), v))
+        .collect();
+    let plain = Config::default();
+    let mut exact = 0;
+    let mut effects = Vec::new();
+    let mut failures = Vec::new();
+    for e in &entries {
+        let id = e["id"].as_str().expect("entry id");
+        let tools = Tools::from_value(&e["tools"])
+            .unwrap_or_else(|err| panic!("{id}: its tool list does not load: {err}"));
+        let with = calls_at_every_chunking(e, &Config::default().with_tools(tools));
+        let want = labels
+            .get(id)
+            .unwrap_or_else(|| panic!("{id}: no label in corpus/expected.jsonl"))["calls"]
+            .clone();
+        if Value::Array(with.clone()) == want {
+            exact += 1;
+        }
+        let without = calls_at_every_chunking(e, &plain);
+        if with == without {
+            if recorded.contains_key(id) {
+                failures.push(format!(
+                    "{id}: the tools no longer change its calls; remove it from tool_effects.jsonl"
+                ));
+            }
+            continue;
+        }
+        let closer = if Value::Array(with.clone()) == want {
+            "with"
+        } else if Value::Array(without.clone()) == want {
+            "without"
+        } else {
+            "neither"
+        };
+        let reason = recorded
+            .get(id)
+            .and_then(|v| v["reason"].as_str())
+            .unwrap_or("")
+            .to_owned();
+        let effect = json!({"id": id, "label_matches": closer, "without": without, "with": with, "reason": reason});
+        match recorded.get(id) {
+            Some(r) if r["without"] == effect["without"] && r["with"] == effect["with"] => {}
+            Some(_) => failures.push(format!(
+                "{id}: calls changed from the recorded effect: {effect}"
+            )),
+            None => failures.push(format!("{id}: the tools change its calls: {effect}")),
+        }
+        effects.push(effect);
+    }
+    println!(
+        "golden with the entries' tools: {exact}/{} entries give exactly their labelled calls; the tools change the calls of {}",
+        entries.len(),
+        effects.len()
+    );
+    if std::env::var_os("TOOLSTREAM_GOLDEN_WRITE").is_some() {
+        let mut out = String::new();
+        for d in &effects {
+            out.push_str(&serde_json::to_string(d).expect("json"));
+            out.push('\n');
+        }
+        std::fs::write(&effects_path, out).expect("write tool_effects.jsonl");
+        println!("rewrote {}", effects_path.display());
         return;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -287,7 +287,9 @@ impl JsonCalls {
             || self.prev.as_ref().is_some_and(|p| p.0.named())
     }
 
-    /// True when some call has a name and arguments, or names a known tool.
+    /// True when some call has a name and arguments, or names a known tool
+    /// (and has no `description`, as a tool definition cut short before its
+    /// parameters has: `{"name": "f", "description": "…`).
     /// TGI's `{"function": {"_name": …, …args}}` carries its arguments
     /// flattened (its `no_tool` pseudo-call is not a call).
     /// Asked after every feed until it holds, it looks at each closed call
@@ -295,7 +297,9 @@ impl JsonCalls {
     pub(crate) fn confirmed(&mut self, cx: &Cx<'_>) -> bool {
         let confirms = |c: &CallShape| {
             c.call_name().is_some_and(|n| {
-                c.has_args || (c.tgi && c.closed && n != "no_tool") || cx.known_tool(n)
+                c.has_args
+                    || (c.tgi && c.closed && n != "no_tool")
+                    || (cx.known_tool(n) && !c.described())
             })
         };
         let calls = &self.router.calls;
