@@ -46,6 +46,19 @@ fn read_jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The lines of a JSON-lines file of records, by their `id`.
+fn by_id(path: &Path) -> BTreeMap<String, Value> {
+    read_jsonl(path)
+        .into_iter()
+        .map(|v| {
+            let id = v["id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{}: a line without an id", path.display()));
+            (id.to_owned(), v)
+        })
+        .collect()
+}
+
 /// The calls of an event list as `[{"name", "arguments"}]` JSON values.
 fn call_values(events: &[Event]) -> Vec<Value> {
     common::calls(events)
@@ -136,20 +149,32 @@ fn calls_at_every_chunking(e: &Value, cfg: &Config) -> Vec<Value> {
     call_values(&whole)
 }
 
+/// With `TOOLSTREAM_GOLDEN_WRITE` set, rewrites the record file at `path`
+/// with `records` (one JSON line each) for review in `git diff`; otherwise
+/// fails on any of `failures`.
+fn write_or_check(path: &Path, records: &[Value], failures: &[String]) {
+    if std::env::var_os("TOOLSTREAM_GOLDEN_WRITE").is_some() {
+        let mut out = String::new();
+        for r in records {
+            out.push_str(&serde_json::to_string(r).expect("json"));
+            out.push('\n');
+        }
+        std::fs::write(path, out)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        println!("rewrote {}", path.display());
+        return;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn real_corpus_matches_labels_at_every_chunking() {
     let dir = corpus();
     let entries = entries();
-    let labels: BTreeMap<String, Value> = read_jsonl(&dir.join("expected.jsonl"))
-        .into_iter()
-        .map(|v| (v["id"].as_str().expect("label id").to_owned(), v))
-        .collect();
+    let labels = by_id(&dir.join("expected.jsonl"));
     let known_path = dir.join("known_differences.jsonl");
-    let known: BTreeMap<String, Value> = if known_path.exists() {
-        read_jsonl(&known_path)
-            .into_iter()
-            .map(|v| (v["id"].as_str().expect("difference id").to_owned(), v))
-            .collect()
+    let known = if known_path.exists() {
+        by_id(&known_path)
     } else {
         BTreeMap::new()
     };
@@ -208,32 +233,16 @@ fn real_corpus_matches_labels_at_every_chunking() {
         "golden: {exact}/{} entries give exactly their labelled calls; differences by kind: {by_kind:?}",
         entries.len()
     );
-    if std::env::var_os("TOOLSTREAM_GOLDEN_WRITE").is_some() {
-        let mut out = String::new();
-        for d in &differences {
-            out.push_str(&serde_json::to_string(d).expect("json"));
-            out.push('\n');
-        }
-        std::fs::write(&known_path, out).expect("write known_differences.jsonl");
-        println!("rewrote {}", known_path.display());
-        return;
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    write_or_check(&known_path, &differences, &failures);
 }
 
 #[test]
 fn real_corpus_with_its_tools() {
     let dir = corpus();
     let entries = entries();
-    let labels: BTreeMap<String, Value> = read_jsonl(&dir.join("expected.jsonl"))
-        .into_iter()
-        .map(|v| (v["id"].as_str().expect("label id").to_owned(), v))
-        .collect();
+    let labels = by_id(&dir.join("expected.jsonl"));
     let effects_path = dir.join("tool_effects.jsonl");
-    let recorded: BTreeMap<String, Value> = read_jsonl(&effects_path)
-        .into_iter()
-        .map(|v| (v["id"].as_str().expect("effect id").to_owned(), v))
-        .collect();
+    let recorded = by_id(&effects_path);
     let plain = Config::default();
     let mut exact = 0;
     let mut effects = Vec::new();
@@ -286,15 +295,5 @@ fn real_corpus_with_its_tools() {
         entries.len(),
         effects.len()
     );
-    if std::env::var_os("TOOLSTREAM_GOLDEN_WRITE").is_some() {
-        let mut out = String::new();
-        for d in &effects {
-            out.push_str(&serde_json::to_string(d).expect("json"));
-            out.push('\n');
-        }
-        std::fs::write(&effects_path, out).expect("write tool_effects.jsonl");
-        println!("rewrote {}", effects_path.display());
-        return;
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    write_or_check(&effects_path, &effects, &failures);
 }
