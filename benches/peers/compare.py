@@ -18,7 +18,8 @@ What it does
        * benches/peers/node_worker.mjs: the same library calls as the Node harnesses, with their
          shared helpers; checked here against the real harness processes on a few inputs.
      Every timing is the harness's in-process timing_ms.parse_median over --repeat K runs (K
-     chosen so one measurement lasts ~0.3 s; slow cases run once). The timed unit is the same
+     chosen so one measurement lasts ~0.3 s; slow cases run once; cheap synthetic cases are measured
+     in ROUNDS interleaved rounds, median kept). The timed unit is the same
      everywhere: chunks are cut before timing; a new parser, every chunk fed, end-of-stream
      flush, result accumulated.
   4. Measures correctness on corpus/real (labels: corpus/expected.jsonl) and on the public BFCL
@@ -227,6 +228,10 @@ def run_tool(P: Peers, tool, text, chunk, repeat, opts, timeout):
 # measures the caches the previous tool's process left cold (toolstream measured 3-4x slower on its
 # first run of an entry than on the second), so every tool gets the same few warm runs.
 CORPUS_REPEAT = 5
+# Synthetic cases whose measurement (all its runs) took less than ROUND_CAP_MS are measured in
+# ROUNDS interleaved rounds (see run_synthetic).
+ROUNDS = 3
+ROUND_CAP_MS = 2000
 
 
 def corpus_ms(P, tool, text, chunk, opts, timeout, first):
@@ -619,6 +624,7 @@ def run_synthetic(P, args, results):
         ("partial-json", "json", {}),
     ]
     meas = []
+    again = []  # cheap cases, measured again in later rounds
     t0 = time.time()
     for tool, which, opts in cases:
         real = "toolstream" if tool.startswith("toolstream") else tool
@@ -659,7 +665,26 @@ def run_synthetic(P, args, results):
                 if inp["kind"] == "hermes" and m["ms"] is not None:
                     prev = (m["size"], m["ms"])
                 meas.append(m)
+                if m["status"] == "ok" and m["ms"] * (m["runs"] or 1) < ROUND_CAP_MS:
+                    again.append((m, real, text, chunk, opts))
             log(f"synthetic {tool} chunk={chunk or 'whole'} done ({time.time() - t0:.0f} s)")
+    # A case measured once is one moment of the machine: a run of 2026-11-28 timed toolstream's
+    # 10 KB JSON in 4-byte chunks at 59 µs and the same bytes in <tool_call> tags at 117 µs (both
+    # ~95 µs when repeated), which moved a fitted exponent from 1.00 to 1.10. Every case whose
+    # measurement is cheap is measured in ROUNDS rounds, each round over all of them in turn, and
+    # keeps the median of its rounds: a slow or fast spell of the machine lands on every case.
+    for _ in range(ROUNDS - 1):
+        for m, real, text, chunk, opts in again:
+            try:
+                o = measure(P, real, text, chunk, opts, args.budget)
+            except Budget:
+                continue
+            if o.get("ms") is not None:
+                m.setdefault("ms_rounds", [m["ms"]]).append(o["ms"])
+    for m, *_ in again:
+        if len(m.get("ms_rounds", [])) > 1:
+            m["ms"] = statistics.median(m["ms_rounds"])
+    log(f"synthetic: {len(again)} cheap cases re-measured in {ROUNDS} rounds ({time.time() - t0:.0f} s)")
     results["synthetic"] = {"sizes": sizes, "measurements": meas}
 
 
@@ -809,7 +834,10 @@ def write_report(results, path):
       "--serve`; Python peers: `benches/peers/py_worker.py`, which runs the unchanged harnesses of "
       "`../shared/peers` in-process; npm peers: `benches/peers/node_worker.mjs`, the same library calls as the "
       "Node harnesses). The time is the harness's `timing_ms.parse_median` over `--repeat K` runs (K chosen so "
-      "one measurement takes about 0.3 s; cases slower than 0.1 s are run once). The timed unit is the same "
+      "one measurement takes about 0.3 s; cases slower than 0.1 s are run once). A synthetic case whose "
+      f"measurement took under {ROUND_CAP_MS / 1000:.0f} s is measured in {ROUNDS} rounds, each round over every "
+      "such case in turn, and keeps the median of its rounds, so that a fast or slow spell of the machine does "
+      "not land on one size only (it once moved a fitted exponent by 0.1). The timed unit is the same "
       "for every tool: the chunks are cut first, then a new parser, every chunk fed, the end-of-stream flush, "
       "the result accumulated. Interpreter start-up and imports are never timed.")
     w("* **Chunks**: whole, or 4/16/64-byte chunks with each cut moved forward to the next UTF-8 boundary "
