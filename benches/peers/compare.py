@@ -673,6 +673,8 @@ def run_synthetic(P, args, results):
     # ~95 µs when repeated), which moved a fitted exponent from 1.00 to 1.10. Every case whose
     # measurement is cheap is measured in ROUNDS rounds, each round over all of them in turn, and
     # keeps the median of its rounds: a slow or fast spell of the machine lands on every case.
+    # This narrows the spread, it does not remove it (the first run with rounds still fitted 1.10
+    # on one row whose instruction counts are linear); instruction counts are the exact measure.
     for _ in range(ROUNDS - 1):
         for m, real, text, chunk, opts in again:
             try:
