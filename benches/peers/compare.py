@@ -18,13 +18,15 @@ What it does
        * benches/peers/node_worker.mjs: the same library calls as the Node harnesses, with their
          shared helpers; checked here against the real harness processes on a few inputs.
      Every timing is the harness's in-process timing_ms.parse_median over --repeat K runs (K
-     chosen so one measurement lasts ~0.3 s; slow cases run once; cheap synthetic cases are measured
-     in ROUNDS interleaved rounds, median kept). The timed unit is the same
+     chosen so one synthetic measurement lasts ~0.3 s and one corpus measurement ~5 ms; slow cases
+     run once; cheap synthetic cases are measured in ROUNDS interleaved rounds, median kept). The timed unit is the same
      everywhere: chunks are cut before timing; a new parser, every chunk fed, end-of-stream
      flush, result accumulated.
   4. Measures correctness on corpus/real (labels: corpus/expected.jsonl) and on the public BFCL
      rows (../shared/corpus/public, scored with ../shared/tools/bfcl_check.py), and speed on
      synthetic Hermes calls with a 10 KB .. 1 MB string argument, whole and in 4/16/64-byte chunks.
+  5. Counts toolstream's instructions on the synthetic Hermes inputs with callgrind (when valgrind
+     is installed), for a scaling exponent free of the machine's timing noise.
   A peer case that cannot finish within BUDGET_S seconds is reported as "> budget": it is either
   killed at the budget, or not started when a linear lower bound from the previous size (10x
   the size costs at least ~10x the time) already exceeds the budget. Nothing is dropped silently.
@@ -226,8 +228,14 @@ def run_tool(P: Peers, tool, text, chunk, repeat, opts, timeout):
 
 # Runs per corpus case for its time: the median of these. A single run of a few hundred bytes mostly
 # measures the caches the previous tool's process left cold (toolstream measured 3-4x slower on its
-# first run of an entry than on the second), so every tool gets the same few warm runs.
+# first run of an entry than on the second), so every tool gets warm runs: at least CORPUS_REPEAT,
+# and as many as make about CORPUS_TARGET_MS of runs (judged by the correctness run's time), so that
+# each tool is measured for about the same time whatever its speed. Five runs were 30 us of work
+# for toolstream and 1 ms for SGLang; on 56 entries in 16-byte chunks the time-based count moved
+# toolstream's total from 0.453 to 0.397 ms and SGLang's from 51.6 to 51.7 ms.
 CORPUS_REPEAT = 5
+CORPUS_TARGET_MS = 5.0
+CORPUS_MAX_REPEAT = 2000
 # Synthetic cases whose measurement (all its runs) took less than ROUND_CAP_MS are measured in
 # ROUNDS interleaved rounds (see run_synthetic).
 ROUNDS = 3
@@ -235,13 +243,15 @@ ROUND_CAP_MS = 2000
 
 
 def corpus_ms(P, tool, text, chunk, opts, timeout, first):
-    """Time of one corpus case: the median of CORPUS_REPEAT runs, or the single run `first` when
-    that run timed out or was slow enough that repeating it would not fit the time limit."""
+    """Time of one corpus case: the median of K warm runs (CORPUS_REPEAT or more: see above), or
+    the single run `first` when that run timed out or was slow enough that repeating it would not
+    fit the time limit."""
     t1 = (first.get("timing_ms") or {}).get("parse_last")
     if first.get("timeout") or t1 is None or t1 * CORPUS_REPEAT * 4 > timeout * 1000:
         return t1 or 0.0
+    k = max(CORPUS_REPEAT, min(CORPUS_MAX_REPEAT, math.ceil(CORPUS_TARGET_MS / max(t1, 1e-3))))
     try:
-        o = run_tool(P, tool, text, chunk, CORPUS_REPEAT, opts, timeout)
+        o = run_tool(P, tool, text, chunk, k, opts, timeout)
     except Budget:
         return t1
     return (o.get("timing_ms") or {}).get("parse_median") or t1
@@ -886,7 +896,9 @@ def write_report(results, path):
       "--serve`; Python peers: `benches/peers/py_worker.py`, which runs the unchanged harnesses of "
       "`../shared/peers` in-process; npm peers: `benches/peers/node_worker.mjs`, the same library calls as the "
       "Node harnesses). The time is the harness's `timing_ms.parse_median` over `--repeat K` runs (K chosen so "
-      "one measurement takes about 0.3 s; cases slower than 0.1 s are run once). A synthetic case whose "
+      "one synthetic measurement takes about 0.3 s, and one corpus measurement about "
+      f"{CORPUS_TARGET_MS:.0f} ms with at least {CORPUS_REPEAT} runs; synthetic cases slower than 0.1 s are run "
+      "once). A synthetic case whose "
       f"measurement took under {ROUND_CAP_MS / 1000:.0f} s is measured in {ROUNDS} rounds, each round over every "
       "such case in turn, and keeps the median of its rounds, so that a fast or slow spell of the machine does "
       "not land on one size only (it once moved a fitted exponent by 0.1). The timed unit is the same "
@@ -955,8 +967,9 @@ def write_report(results, path):
         by = per[t]["by_style"]
         w(f"| {names[t]} | " + " | ".join(f"{by[s]['found']}/{by[s]['expected']}" for s in styles) + " |")
     w("")
-    w(f"Total parse time over the corpus (sum over the entries of the median of {CORPUS_REPEAT} in-process runs each, "
-      "after the correctness run; tool-call parsers on the whole "
+    w(f"Total parse time over the corpus (sum over the entries of the median of K in-process runs each, after the "
+      f"correctness run; K is at least {CORPUS_REPEAT} and makes about {CORPUS_TARGET_MS:.0f} ms of runs, judged by "
+      "the correctness run's time, so that every tool is measured for about as long; tool-call parsers on the whole "
       "text, repairers and \"toolstream (JSON part only)\" on the JSON part), and the peer ÷ toolstream ratio:")
     w("")
     w("| tool | whole | 4 B | 16 B | 64 B |")
