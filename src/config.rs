@@ -134,15 +134,89 @@ pub struct ToolSpec {
 
 /// The tools the model was offered: used to match names and to type values
 /// in dialects whose values are untyped text (XML parameters, …).
+///
+/// Each tool's parameter list is read out of its schema once, here, so that
+/// the questions a parser asks per call (does the tool take `city`? is
+/// `count` an integer?) are a scan of a few names, not a walk of JSON.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tools {
     specs: Vec<ToolSpec>,
+    /// One per spec, in the same order.
+    sigs: Vec<Signature>,
+}
+
+/// One parameter of a tool, as its schema declares it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Param {
+    /// The property name.
+    pub(crate) name: Box<str>,
+    /// Its schema type (the first that is not `"null"` of a list of types).
+    pub(crate) ty: Option<Box<str>>,
+}
+
+impl Param {
+    /// Whether the schema type is one of `types`.
+    pub(crate) fn typed(&self, types: &[&str]) -> bool {
+        self.ty.as_deref().is_some_and(|t| types.contains(&t))
+    }
+}
+
+/// What a tool's schema says of its arguments, read once.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Signature {
+    /// The `properties` in schema order; `None` when the schema or its
+    /// `properties` object is not given.
+    pub(crate) params: Option<Arc<[Param]>>,
+    /// The `required` names; `None` when the schema has no `required` list.
+    required: Option<Box<[Box<str>]>>,
+}
+
+impl Signature {
+    fn of(spec: &ToolSpec) -> Self {
+        let schema = spec.parameters.as_ref();
+        let params = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|props| {
+                props
+                    .iter()
+                    .map(|(name, prop)| Param {
+                        name: name.as_str().into(),
+                        ty: match prop.get("type") {
+                            Some(Value::String(s)) => Some(s.as_str().into()),
+                            Some(Value::Array(types)) => types
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .find(|t| *t != "null")
+                                .map(Into::into),
+                            _ => None,
+                        },
+                    })
+                    .collect()
+            });
+        let required = schema
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array)
+            .map(|req| {
+                req.iter()
+                    .filter_map(Value::as_str)
+                    .map(Into::into)
+                    .collect()
+            });
+        Signature { params, required }
+    }
+
+    /// The parameter called `name`.
+    pub(crate) fn param(&self, name: &str) -> Option<&Param> {
+        self.params.as_deref()?.iter().find(|p| &*p.name == name)
+    }
 }
 
 impl Tools {
     /// Builds a tool set from specs.
     pub fn new(specs: Vec<ToolSpec>) -> Self {
-        Tools { specs }
+        let sigs = specs.iter().map(Signature::of).collect();
+        Tools { specs, sigs }
     }
 
     /// Parses an OpenAI-format tool list
@@ -185,7 +259,7 @@ impl Tools {
                 parameters,
             });
         }
-        Ok(Tools { specs })
+        Ok(Tools::new(specs))
     }
 
     /// All tools.
@@ -199,11 +273,21 @@ impl Tools {
     /// `game.save_progress`). The name a call reports is always the one the
     /// model wrote.
     pub fn get(&self, name: &str) -> Option<&ToolSpec> {
-        self.specs.iter().find(|s| s.name == name).or_else(|| {
+        Some(&self.specs[self.position(name)?])
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.specs.iter().position(|s| s.name == name).or_else(|| {
             self.specs
                 .iter()
-                .find(|s| dots_as_underscores(&s.name, name))
+                .position(|s| dots_as_underscores(&s.name, name))
         })
+    }
+
+    /// What the schema of tool `name` (found as [`Tools::get`] finds it)
+    /// says of its arguments.
+    pub(crate) fn signature(&self, name: &str) -> Option<&Signature> {
+        Some(&self.sigs[self.position(name)?])
     }
 
     /// True when no tool is known.
@@ -214,13 +298,8 @@ impl Tools {
     /// Whether tool `name` declares parameter `param`: `None` when the tool or
     /// its `properties` are not known (nothing can be said).
     pub fn has_param(&self, name: &str, param: &str) -> Option<bool> {
-        let props = self
-            .get(name)?
-            .parameters
-            .as_ref()?
-            .get("properties")?
-            .as_object()?;
-        Some(props.contains_key(param))
+        let sig = self.signature(name)?;
+        Some(sig.params.as_ref()?.iter().any(|p| &*p.name == param))
     }
 
     /// The one tool whose schema accepts arguments with these `keys`: it
@@ -240,39 +319,26 @@ impl Tools {
     /// assert!(tools.fitting(["unit"].into_iter()).is_none()); // `city` is required
     /// ```
     pub fn fitting<'k>(&self, keys: impl Iterator<Item = &'k str> + Clone) -> Option<&ToolSpec> {
-        let fits = |spec: &&ToolSpec| {
-            let Some(schema) = spec.parameters.as_ref() else {
+        let fits = |sig: &Signature| {
+            let Some(params) = sig.params.as_deref() else {
                 return false;
             };
-            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-                return false;
-            };
-            let required = schema.get("required").and_then(Value::as_array);
-            keys.clone().all(|k| props.contains_key(k))
-                && required.is_none_or(|req| {
-                    req.iter()
-                        .filter_map(Value::as_str)
-                        .all(|r| keys.clone().any(|k| k == r))
-                })
+            keys.clone().all(|k| params.iter().any(|p| &*p.name == k))
+                && sig
+                    .required
+                    .as_deref()
+                    .is_none_or(|req| req.iter().all(|r| keys.clone().any(|k| k == &**r)))
         };
-        let mut fit = self.specs.iter().filter(fits);
-        let first = fit.next()?;
+        let mut fit = (0..self.specs.len()).filter(|&i| fits(&self.sigs[i]));
+        let first = &self.specs[fit.next()?];
         // A tool listed twice is still one tool.
-        fit.all(|s| s.name == first.name).then_some(first)
+        fit.all(|i| self.specs[i].name == first.name)
+            .then_some(first)
     }
 
     /// The schema type (`"integer"`, `"string"`, …) of parameter `param` of tool `name`.
     pub fn param_type(&self, name: &str, param: &str) -> Option<&str> {
-        let schema = self.get(name)?.parameters.as_ref()?;
-        let prop = schema.get("properties")?.get(param)?;
-        match prop.get("type")? {
-            Value::String(s) => Some(s.as_str()),
-            Value::Array(types) => types
-                .iter()
-                .filter_map(Value::as_str)
-                .find(|t| *t != "null"),
-            _ => None,
-        }
+        self.signature(name)?.param(param)?.ty.as_deref()
     }
 }
 

@@ -55,7 +55,9 @@
 
 use super::pyvalue::{kwarg_head, Flavor, KwHead, VStep, ValueLexer, Writer};
 use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
-use crate::config::{Config, Limits};
+use std::sync::Arc;
+
+use crate::config::{Config, Limits, Param};
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::into_string;
 use crate::scan::{Match, Pattern};
@@ -557,13 +559,11 @@ struct Call {
     truncated: bool,
     n_args: usize,
     used: Vec<String>,
-    params: Vec<String>,
-    /// The parameters the schema types `float` or `double` (BFCL's type
-    /// names): an integer written there is written as a float (`12.0`).
-    floats: Vec<String>,
-    /// The parameters the schema types as a number of any kind (a number
-    /// written with decoration is read there, `$50000`).
-    numbers: Vec<String>,
+    /// The tool's parameters in schema order (`None` for an unknown tool).
+    /// A parameter typed `float` or `double` (BFCL's type names) gets an
+    /// integer written as a float (`12.0`); one typed as a number of any
+    /// kind reads a number written with decoration (`$50000`).
+    params: Option<Arc<[Param]>>,
     /// The call's `{` has been written.
     opened: bool,
     /// The arguments are a dict written as the only positional argument
@@ -574,6 +574,13 @@ struct Call {
     /// A dict as the arguments counts as evidence: the tool is known or
     /// its name looks like code (`get_weather`, not `print`).
     dict_ok: bool,
+}
+
+impl Call {
+    /// The tool's parameters in schema order (none for an unknown tool).
+    fn params(&self) -> &[Param] {
+        self.params.as_deref().unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -865,7 +872,7 @@ impl PyCalls {
                             let at = self.abs(i);
                             let c = self.cur();
                             let mut fixed = key.len() != name || colon;
-                            if let Some(k) = keyword_param(&key, &c.params) {
+                            if let Some(k) = keyword_param(&key, c.params()) {
                                 // `from=` where the schema says `_from`.
                                 key = k;
                                 fixed = true;
@@ -1210,9 +1217,7 @@ impl PyCalls {
             self.evidence = true;
         }
         self.end_closed(cx);
-        let params = param_names(cx.cfg, &name);
-        let floats = typed_params(cx.cfg, &name, &params, FLOAT_TYPES);
-        let numbers = typed_params(cx.cfg, &name, &params, NUMBER_TYPES);
+        let params = params_of(cx.cfg, &name);
         let local = cx.start(name, None, Span::new(at, self.abs(i + len)));
         let mut w = Writer::new(&self.limits);
         w.repairs = fixes;
@@ -1226,8 +1231,6 @@ impl PyCalls {
             n_args: 0,
             used: Vec::new(),
             params,
-            floats,
-            numbers,
             opened: false,
             dict_args: false,
             pair,
@@ -1273,8 +1276,9 @@ impl PyCalls {
         out.extend_from_slice(&super::args::json_string(&key));
         out.extend_from_slice(b": ");
         c.w.put(&out, at);
-        let float = c.floats.contains(&key);
-        let number = c.numbers.contains(&key);
+        let param = c.params().iter().find(|p| *p.name == *key);
+        let float = param.is_some_and(|p| p.typed(FLOAT_TYPES));
+        let number = param.is_some_and(|p| p.typed(NUMBER_TYPES));
         c.used.push(key);
         self.lexer = Some(
             ValueLexer::new(Flavor::Python, &self.limits, self.opts.stops, &[])
@@ -1293,10 +1297,10 @@ impl PyCalls {
         let at = self.abs(i);
         let c = self.cur();
         let key = c
-            .params
+            .params()
             .iter()
-            .find(|p| !c.used.contains(p))
-            .cloned()
+            .find(|p| !c.used.iter().any(|u| **u == *p.name))
+            .map(|p| p.name.to_string())
             .unwrap_or_else(|| format!("arg{}", c.n_args));
         c.w.repair(RepairKind::SyntaxFix, at);
         self.begin_arg(key, at);
@@ -1420,30 +1424,24 @@ fn normalize_name(raw: &[u8]) -> String {
 /// parameter Python cannot spell (`from`) is declared `_from` (BFCL's
 /// convention), and models write `from=` anyway. Only when the schema has
 /// `_KEY` and not `KEY`.
-fn keyword_param(key: &str, params: &[String]) -> Option<String> {
+fn keyword_param(key: &str, params: &[Param]) -> Option<String> {
     const KEYWORDS: &[&str] = &[
         "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
         "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
         "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with",
         "yield",
     ];
-    if !KEYWORDS.contains(&key) || params.iter().any(|p| p == key) {
+    if !KEYWORDS.contains(&key) || params.iter().any(|p| *p.name == *key) {
         return None;
     }
     let alt = format!("_{key}");
-    params.contains(&alt).then_some(alt)
+    params.iter().any(|p| *p.name == *alt).then_some(alt)
 }
 
-/// The tool's parameter names in schema order (for positional arguments).
-fn param_names(cfg: &Config, name: &str) -> Vec<String> {
-    cfg.tools
-        .as_ref()
-        .and_then(|t| t.get(name))
-        .and_then(|s| s.parameters.as_ref())
-        .and_then(|p| p.get("properties"))
-        .and_then(|p| p.as_object())
-        .map(|o| o.keys().cloned().collect())
-        .unwrap_or_default()
+/// The tool's parameters in schema order (for positional arguments and
+/// typed values); `None` for an unknown tool.
+fn params_of(cfg: &Config, name: &str) -> Option<Arc<[Param]>> {
+    cfg.tools.as_ref()?.signature(name)?.params.clone()
 }
 
 /// Schema types of a float: the names BFCL's Python and Java tools use
@@ -1452,22 +1450,6 @@ const FLOAT_TYPES: &[&str] = &["float", "double"];
 
 /// Schema types of a number of any kind.
 const NUMBER_TYPES: &[&str] = &["integer", "number", "float", "double", "long", "int"];
-
-/// The parameters of `params` whose schema type is one of `types`.
-fn typed_params(cfg: &Config, name: &str, params: &[String], types: &[&str]) -> Vec<String> {
-    let Some(tools) = cfg.tools.as_ref() else {
-        return Vec::new();
-    };
-    params
-        .iter()
-        .filter(|p| {
-            tools
-                .param_type(name, p)
-                .is_some_and(|t| types.contains(&t))
-        })
-        .cloned()
-        .collect()
-}
 
 #[cfg(test)]
 mod tests {
