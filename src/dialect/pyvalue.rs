@@ -20,6 +20,7 @@
 //! | dicts (non-string keys as their source text) | objects |
 //! | sets | arrays |
 //! | anything else: a name, `a.b`, `f(x=1)`, `data['k']`, `2 * x` | the source text as a string ([`RepairKind::UnquotedString`]) |
+//! | words running on, `[Product A, Product B]` | one string each, `["Product A", "Product B"]` |
 
 use super::args::{ascii_verbatim_table, escape_str, is_ascii_verbatim, StrEscaper};
 use super::Cx;
@@ -2015,16 +2016,33 @@ impl ValueLexer {
         if after_ws
             && in_container
             && (is_ident_byte(b) || b == b'\'' || b == b'"' || b == b'[' || b == b'{')
+            && !(self.flavor == Flavor::Python
+                && !self.key
+                && is_ident_start(b)
+                && self.tok_is_word())
         {
             // `[1 2]`: the structural step records the missing comma.
             self.finish_token(w);
             return Ok(i);
         }
+        // `[Product A, Product B]`: unquoted words running on are one
+        // string (an expression), as in a keyword argument's value.
         // An expression: a call, a subscript, arithmetic, a dotted name…
         let start = self.tok_start;
         self.start_expr(w, start);
         let _ = at;
         Ok(i)
+    }
+
+    /// Whether the held token is a bare word: a name that is no literal
+    /// (`True`, `None`, …) and no number.
+    fn tok_is_word(&self) -> bool {
+        self.tok.first().is_some_and(|&b| is_ident_start(b))
+            && !matches!(
+                &self.tok[..],
+                b"True" | b"true" | b"False" | b"false" | b"None" | b"null"
+            )
+            && py_number(&self.tok).is_none()
     }
 
     /// The held token is a complete scalar.
@@ -2629,6 +2647,23 @@ mod tests {
             conv("{'a': {'b': {'c': []}}}"),
             r#"{"a": {"b": {"c": []}}}"#
         );
+    }
+
+    /// Unquoted words running on inside a container are one string, as in
+    /// a keyword argument's value (`f(a=Product A)`); numbers, literals and
+    /// quoted items written without a comma are still separate items.
+    #[test]
+    fn words_in_a_container_are_one_string() {
+        assert_eq!(
+            conv("[Product A, Product B, Product C]"),
+            r#"["Product A", "Product B", "Product C"]"#
+        );
+        assert_eq!(conv("[New York]"), r#"["New York"]"#);
+        assert_eq!(conv("{'city': New York}"), r#"{"city": "New York"}"#);
+        assert_eq!(conv("[1 2]"), "[1, 2]");
+        assert_eq!(conv("[True False]"), "[true, false]");
+        assert_eq!(conv("[a 'b']"), r#"["a", "b"]"#);
+        assert_eq!(conv("[2 apples]"), r#"[2, "apples"]"#);
     }
 
     /// A dict used as a key is written as its JSON in a string, once: a key
