@@ -201,32 +201,196 @@ const PROPERTY_WHAT: &[&str] = &[
     "description",
 ];
 
-/// True when `args` is a JSON schema of a tool's parameters rather than
-/// arguments: an object of schema keywords whose `type` is `"object"` and
-/// whose `properties` are each a property schema (an object of schema
-/// keywords that says at least what the property is). Schema-like
-/// arguments that are not a schema — `{"type": "object", "properties":
-/// {"title": "Launch review"}}` — are arguments.
+/// True when `args` (JSON text) is a JSON schema of a tool's parameters
+/// rather than arguments: an object of schema keywords whose `type` is
+/// `"object"` and whose `properties` are each a property schema (an object
+/// of schema keywords that says at least what the property is).
+/// Schema-like arguments that are not a schema — `{"type": "object",
+/// "properties": {"title": "Launch review"}}` — are arguments.
 ///
 /// An empty `properties` object is a schema too (a tool without parameters).
-pub(crate) fn is_schema(args: &serde_json::Value) -> bool {
-    let Some(obj) = args.as_object() else {
-        return false;
-    };
-    if !obj.keys().all(|k| SCHEMA_KEYS.contains(&k.as_str()))
-        || obj.get("type") != Some(&serde_json::Value::from("object"))
-    {
-        return false;
+/// Text that is no JSON is no schema. Read with serde's visitors, no value
+/// tree is built (a schema echo is a few hundred bytes of small objects).
+/// Where a key is written twice, the last `type` and `properties` count,
+/// and every property written must be a property schema.
+pub(crate) fn is_schema(args: &[u8]) -> bool {
+    serde_json::from_slice::<schema_check::Schema>(args).is_ok_and(|s| s.0)
+}
+
+/// The visitors of [`is_schema`]: each reads one part of the text and
+/// answers whether it has the shape a schema's part has.
+mod schema_check {
+    use std::fmt;
+
+    use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    use super::{PROPERTY_KEYS, PROPERTY_WHAT, SCHEMA_KEYS};
+
+    /// Defines a visitor answering `false` for every value but the ones it
+    /// reads itself (a map, or a string), whose parts are skipped unread.
+    macro_rules! no_for_others {
+        () => {
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(false)
+            }
+        };
     }
-    let Some(props) = obj.get("properties").and_then(serde_json::Value::as_object) else {
-        return false;
-    };
-    props.values().all(|p| {
-        p.as_object().is_some_and(|p| {
-            p.keys().all(|k| PROPERTY_KEYS.contains(&k.as_str()))
-                && PROPERTY_WHAT.iter().any(|k| p.contains_key(*k))
-        })
-    })
+
+    /// Defines a visitor's `visit_str` (a string answers `false`).
+    macro_rules! no_for_strings {
+        () => {
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+                Ok(false)
+            }
+        };
+    }
+
+    /// Defines a visitor's `visit_map` (a map, skipped, answers `false`).
+    macro_rules! no_for_maps {
+        () => {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(false)
+            }
+        };
+    }
+
+    /// Implements `Deserialize` for a one-field answer read by `$visitor`.
+    macro_rules! answer {
+        ($name:ident, $visitor:ident) => {
+            pub(super) struct $name(pub(super) bool);
+            impl<'de> Deserialize<'de> for $name {
+                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    d.deserialize_any($visitor).map($name)
+                }
+            }
+        };
+    }
+
+    answer!(Schema, SchemaVisitor);
+    answer!(Properties, PropertiesVisitor);
+    answer!(Property, PropertyVisitor);
+    answer!(IsObject, IsObjectVisitor);
+
+    /// A key, read as what it is among the names: its index, or `None`.
+    struct Key<'n>(&'n [&'n str]);
+
+    impl<'de> de::DeserializeSeed<'de> for Key<'_> {
+        type Value = Option<usize>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = Option<usize>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a key")
+        }
+        fn visit_str<E: de::Error>(self, k: &str) -> Result<Option<usize>, E> {
+            Ok(self.0.iter().position(|n| *n == k))
+        }
+    }
+
+    /// The whole schema: its keys among [`SCHEMA_KEYS`], `type` `"object"`,
+    /// `properties` property schemas.
+    struct SchemaVisitor;
+    impl<'de> Visitor<'de> for SchemaVisitor {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a schema")
+        }
+        no_for_others!();
+        no_for_strings!();
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let (mut keys_ok, mut object, mut props) = (true, false, None);
+            while let Some(k) = map.next_key_seed(Key(SCHEMA_KEYS))? {
+                match k.map(|i| SCHEMA_KEYS[i]) {
+                    Some("type") => object = map.next_value::<IsObject>()?.0,
+                    Some("properties") => props = Some(map.next_value::<Properties>()?.0),
+                    Some(_) => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    None => {
+                        keys_ok = false;
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(keys_ok && object && props == Some(true))
+        }
+    }
+
+    /// `properties`: an object whose every value is a property schema.
+    struct PropertiesVisitor;
+    impl<'de> Visitor<'de> for PropertiesVisitor {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("properties")
+        }
+        no_for_others!();
+        no_for_strings!();
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut all = true;
+            while let Some((IgnoredAny, p)) = map.next_entry::<IgnoredAny, Property>()? {
+                all &= p.0;
+            }
+            Ok(all)
+        }
+    }
+
+    /// One property's schema: its keys among [`PROPERTY_KEYS`], one of
+    /// them among [`PROPERTY_WHAT`].
+    struct PropertyVisitor;
+    impl<'de> Visitor<'de> for PropertyVisitor {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a property schema")
+        }
+        no_for_others!();
+        no_for_strings!();
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let (mut keys_ok, mut what) = (true, false);
+            while let Some(k) = map.next_key_seed(Key(PROPERTY_KEYS))? {
+                match k {
+                    Some(i) => what |= PROPERTY_WHAT.contains(&PROPERTY_KEYS[i]),
+                    None => keys_ok = false,
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(keys_ok && what)
+        }
+    }
+
+    /// `type`: the string `"object"`.
+    struct IsObjectVisitor;
+    impl<'de> Visitor<'de> for IsObjectVisitor {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a type")
+        }
+        no_for_others!();
+        no_for_maps!();
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<bool, E> {
+            Ok(s == "object")
+        }
+    }
 }
 
 /// Whether an argument key (unquoted) is an ellipsis: `...`, `…`, the
@@ -606,9 +770,7 @@ impl CallShape {
         if self.ellipsis {
             return Verdict::NoCall;
         }
-        let schema = !self.args.limited
-            && serde_json::from_slice::<serde_json::Value>(&self.args.out)
-                .is_ok_and(|v| is_schema(&v));
+        let schema = !self.args.limited && is_schema(&self.args.out);
         if schema {
             Verdict::NoCall
         } else {
@@ -1971,7 +2133,7 @@ mod tests {
 
     #[test]
     fn schemas_and_arguments() {
-        let schema = |s: &str| is_schema(&serde_json::from_str(s).unwrap());
+        let schema = |s: &str| is_schema(s.as_bytes());
         for yes in [
             r#"{"type": "object", "properties": {"city": {"type": "string", "description": "City"}}, "required": ["city"]}"#,
             r#"{"type": "object", "properties": {}}"#,
@@ -1992,6 +2154,98 @@ mod tests {
             r#""{\"type\": \"object\", \"properties\": {}}""#,
         ] {
             assert!(!schema(no), "{no}");
+        }
+    }
+
+    /// The schema test as a value tree would answer it (the visitors in
+    /// `is_schema` read the text without building one).
+    fn is_schema_by_value(text: &str) -> bool {
+        let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(text)
+        else {
+            return false;
+        };
+        obj.keys().all(|k| SCHEMA_KEYS.contains(&k.as_str()))
+            && obj.get("type") == Some(&serde_json::Value::from("object"))
+            && obj
+                .get("properties")
+                .and_then(serde_json::Value::as_object)
+                .is_some_and(|props| {
+                    props.values().all(|p| {
+                        p.as_object().is_some_and(|p| {
+                            p.keys().all(|k| PROPERTY_KEYS.contains(&k.as_str()))
+                                && PROPERTY_WHAT.iter().any(|k| p.contains_key(*k))
+                        })
+                    })
+                })
+    }
+
+    /// Every combination of a few top-level members, property schemas and
+    /// spellings answers as the value tree does; so does text that is no
+    /// JSON or has more after it.
+    #[test]
+    fn schema_visitors_answer_as_a_value_tree() {
+        let types = [
+            r#""type": "object""#,
+            r#""type": "obj\u0065ct""#,
+            r#""type": "string""#,
+            r#""type": ["object"]"#,
+            r#""type": {"a": 1}"#,
+            r#""type": null"#,
+        ];
+        let props = [
+            r#""properties": {}"#,
+            r#""properties": {"a": {"type": "string"}}"#,
+            r#""properties": {"a": {"type": "string"}, "b": {"enum": [1, 2], "default": 1}}"#,
+            r#""properties": {"a": {"minimum": 1}}"#,
+            r#""properties": {"a": "x"}"#,
+            r#""properties": {"a": {"type": "string", "value": 2}}"#,
+            r#""properties": {"a": {"\u0074ype": "string"}}"#,
+            r#""properties": [{"type": "string"}]"#,
+            r#""properties": "none""#,
+        ];
+        let others = [
+            "",
+            r#""required": ["a"]"#,
+            r#""description": "d""#,
+            r#""city": "Paris""#,
+            r#""$defs": {"x": {"type": 1}}"#,
+        ];
+        let mut n = 0;
+        for t in types.iter().map(Some).chain([None]) {
+            for p in props.iter().map(Some).chain([None]) {
+                for o in others {
+                    let members: Vec<&str> = [t.copied(), p.copied(), Some(o)]
+                        .into_iter()
+                        .flatten()
+                        .filter(|m| !m.is_empty())
+                        .collect();
+                    let text = format!("{{{}}}", members.join(", "));
+                    for text in [text.clone(), format!("{text} x"), format!("[{text}]")] {
+                        assert_eq!(
+                            is_schema(text.as_bytes()),
+                            is_schema_by_value(&text),
+                            "{text}"
+                        );
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 7 * 10 * 5 * 3);
+        // A key written twice: the last `type` and `properties` count.
+        for text in [
+            r#"{"type": "string", "type": "object", "properties": {}}"#,
+            r#"{"type": "object", "type": "string", "properties": {}}"#,
+            r#"{"type": "object", "properties": "x", "properties": {}}"#,
+            r#"{"type": "object", "properties": {}, "properties": 1}"#,
+            "{\"type\": \"object\", \"properties\": {}",
+            "",
+        ] {
+            assert_eq!(
+                is_schema(text.as_bytes()),
+                is_schema_by_value(text),
+                "{text}"
+            );
         }
     }
 
