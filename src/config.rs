@@ -329,11 +329,15 @@ impl Tools {
                     .as_deref()
                     .is_none_or(|req| req.iter().all(|r| keys.clone().any(|k| k == &**r)))
         };
-        let mut fit = (0..self.specs.len()).filter(|&i| fits(&self.sigs[i]));
-        let first = &self.specs[fit.next()?];
+        let mut fit = self
+            .specs
+            .iter()
+            .zip(&self.sigs)
+            .filter(|(_, sig)| fits(sig))
+            .map(|(spec, _)| spec);
+        let first = fit.next()?;
         // A tool listed twice is still one tool.
-        fit.all(|i| self.specs[i].name == first.name)
-            .then_some(first)
+        fit.all(|s| s.name == first.name).then_some(first)
     }
 
     /// The schema type (`"integer"`, `"string"`, …) of parameter `param` of tool `name`.

@@ -214,181 +214,133 @@ const PROPERTY_WHAT: &[&str] = &[
 /// Where a key is written twice, the last `type` and `properties` count,
 /// and every property written must be a property schema.
 pub(crate) fn is_schema(args: &[u8]) -> bool {
-    serde_json::from_slice::<schema_check::Schema>(args).is_ok_and(|s| s.0)
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_slice(args);
+    schema_check::Part::Schema
+        .deserialize(&mut de)
+        .is_ok_and(|yes| yes && de.end().is_ok())
 }
 
-/// The visitors of [`is_schema`]: each reads one part of the text and
-/// answers whether it has the shape a schema's part has.
+/// The visitor of [`is_schema`]: it reads one part of the text and answers
+/// whether it has the shape that part of a schema has, skipping what it
+/// does not need unread.
 mod schema_check {
     use std::fmt;
 
-    use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::de::{
+        self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+    };
 
     use super::{PROPERTY_KEYS, PROPERTY_WHAT, SCHEMA_KEYS};
 
-    /// Defines a visitor answering `false` for every value but the ones it
-    /// reads itself (a map, or a string), whose parts are skipped unread.
-    macro_rules! no_for_others {
-        () => {
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(false)
-            }
-        };
+    /// The part of a schema a value is read as.
+    #[derive(Clone, Copy)]
+    pub(super) enum Part {
+        /// The whole schema: its keys among [`SCHEMA_KEYS`], `type`
+        /// `"object"`, `properties` property schemas.
+        Schema,
+        /// `properties`: an object whose every value is a property schema.
+        Properties,
+        /// One property's schema: its keys among [`PROPERTY_KEYS`], one of
+        /// them among [`PROPERTY_WHAT`].
+        Property,
+        /// `type`: the string `"object"`.
+        ObjectType,
     }
 
-    /// Defines a visitor's `visit_str` (a string answers `false`).
-    macro_rules! no_for_strings {
-        () => {
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-                Ok(false)
-            }
-        };
+    impl<'de> DeserializeSeed<'de> for Part {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(self)
+        }
     }
 
-    /// Defines a visitor's `visit_map` (a map, skipped, answers `false`).
-    macro_rules! no_for_maps {
-        () => {
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(false)
-            }
-        };
-    }
-
-    /// Implements `Deserialize` for a one-field answer read by `$visitor`.
-    macro_rules! answer {
-        ($name:ident, $visitor:ident) => {
-            pub(super) struct $name(pub(super) bool);
-            impl<'de> Deserialize<'de> for $name {
-                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    d.deserialize_any($visitor).map($name)
+    impl<'de> Visitor<'de> for Part {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a part of a schema")
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<bool, E> {
+            Ok(matches!(self, Part::ObjectType) && s == "object")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(false)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            match self {
+                Part::Schema => {
+                    let (mut keys_ok, mut object, mut props) = (true, false, None);
+                    while let Some(k) = map.next_key_seed(Key(SCHEMA_KEYS))? {
+                        match k {
+                            Some("type") => object = map.next_value_seed(Part::ObjectType)?,
+                            Some("properties") => {
+                                props = Some(map.next_value_seed(Part::Properties)?);
+                            }
+                            known => {
+                                keys_ok &= known.is_some();
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                    }
+                    Ok(keys_ok && object && props == Some(true))
+                }
+                Part::Properties => {
+                    let mut all = true;
+                    while map.next_key::<IgnoredAny>()?.is_some() {
+                        all &= map.next_value_seed(Part::Property)?;
+                    }
+                    Ok(all)
+                }
+                Part::Property => {
+                    let (mut keys_ok, mut what) = (true, false);
+                    while let Some(k) = map.next_key_seed(Key(PROPERTY_KEYS))? {
+                        keys_ok &= k.is_some();
+                        what |= k.is_some_and(|k| PROPERTY_WHAT.contains(&k));
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    Ok(keys_ok && what)
+                }
+                Part::ObjectType => {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(false)
                 }
             }
-        };
+        }
     }
 
-    answer!(Schema, SchemaVisitor);
-    answer!(Properties, PropertiesVisitor);
-    answer!(Property, PropertyVisitor);
-    answer!(IsObject, IsObjectVisitor);
+    /// A key, read as the name it is among these names, if it is one.
+    struct Key(&'static [&'static str]);
 
-    /// A key, read as what it is among the names: its index, or `None`.
-    struct Key<'n>(&'n [&'n str]);
-
-    impl<'de> de::DeserializeSeed<'de> for Key<'_> {
-        type Value = Option<usize>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+    impl<'de> DeserializeSeed<'de> for Key {
+        type Value = Option<&'static str>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_str(self)
         }
     }
 
-    impl<'de> Visitor<'de> for Key<'_> {
-        type Value = Option<usize>;
+    impl<'de> Visitor<'de> for Key {
+        type Value = Option<&'static str>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a key")
         }
-        fn visit_str<E: de::Error>(self, k: &str) -> Result<Option<usize>, E> {
-            Ok(self.0.iter().position(|n| *n == k))
-        }
-    }
-
-    /// The whole schema: its keys among [`SCHEMA_KEYS`], `type` `"object"`,
-    /// `properties` property schemas.
-    struct SchemaVisitor;
-    impl<'de> Visitor<'de> for SchemaVisitor {
-        type Value = bool;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a schema")
-        }
-        no_for_others!();
-        no_for_strings!();
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-            let (mut keys_ok, mut object, mut props) = (true, false, None);
-            while let Some(k) = map.next_key_seed(Key(SCHEMA_KEYS))? {
-                match k.map(|i| SCHEMA_KEYS[i]) {
-                    Some("type") => object = map.next_value::<IsObject>()?.0,
-                    Some("properties") => props = Some(map.next_value::<Properties>()?.0),
-                    Some(_) => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                    None => {
-                        keys_ok = false;
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-            }
-            Ok(keys_ok && object && props == Some(true))
-        }
-    }
-
-    /// `properties`: an object whose every value is a property schema.
-    struct PropertiesVisitor;
-    impl<'de> Visitor<'de> for PropertiesVisitor {
-        type Value = bool;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("properties")
-        }
-        no_for_others!();
-        no_for_strings!();
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-            let mut all = true;
-            while let Some((IgnoredAny, p)) = map.next_entry::<IgnoredAny, Property>()? {
-                all &= p.0;
-            }
-            Ok(all)
-        }
-    }
-
-    /// One property's schema: its keys among [`PROPERTY_KEYS`], one of
-    /// them among [`PROPERTY_WHAT`].
-    struct PropertyVisitor;
-    impl<'de> Visitor<'de> for PropertyVisitor {
-        type Value = bool;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a property schema")
-        }
-        no_for_others!();
-        no_for_strings!();
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-            let (mut keys_ok, mut what) = (true, false);
-            while let Some(k) = map.next_key_seed(Key(PROPERTY_KEYS))? {
-                match k {
-                    Some(i) => what |= PROPERTY_WHAT.contains(&PROPERTY_KEYS[i]),
-                    None => keys_ok = false,
-                }
-                map.next_value::<IgnoredAny>()?;
-            }
-            Ok(keys_ok && what)
-        }
-    }
-
-    /// `type`: the string `"object"`.
-    struct IsObjectVisitor;
-    impl<'de> Visitor<'de> for IsObjectVisitor {
-        type Value = bool;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a type")
-        }
-        no_for_others!();
-        no_for_maps!();
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<bool, E> {
-            Ok(s == "object")
+        fn visit_str<E: de::Error>(self, k: &str) -> Result<Self::Value, E> {
+            Ok(self.0.iter().copied().find(|n| *n == k))
         }
     }
 }

@@ -53,10 +53,10 @@
 //!   read a bounded number of times, lookahead is bounded (a name, an
 //!   escape), and argument deltas stream as values are read.
 
-use super::pyvalue::{kwarg_head, Flavor, KwHead, VStep, ValueLexer, Writer};
-use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
 use std::sync::Arc;
 
+use super::pyvalue::{kwarg_head, Flavor, KwHead, VStep, ValueLexer, Writer};
+use super::{Action, Block, BlockArgs, Cx, Flow, Resume, Trigger};
 use crate::config::{Config, Limits, Param};
 use crate::event::{Repair, RepairKind, Span};
 use crate::json::into_string;

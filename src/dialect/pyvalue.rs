@@ -725,6 +725,17 @@ fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
 }
 
+/// The JSON of a literal token: `True`, `False`, `None` or their JSON
+/// spellings.
+fn py_literal(tok: &[u8]) -> Option<&'static [u8]> {
+    match tok {
+        b"True" | b"true" => Some(b"true"),
+        b"False" | b"false" => Some(b"false"),
+        b"None" | b"null" => Some(b"null"),
+        _ => None,
+    }
+}
+
 /// `name` (optionally with escaped underscores), blanks, then `=` (not
 /// `==`) or `:`: the head of a keyword argument. Returns the name's length
 /// and the length up to and including the `=`/`:`.
@@ -2038,10 +2049,7 @@ impl ValueLexer {
     /// (`True`, `None`, …) and no number.
     fn tok_is_word(&self) -> bool {
         self.tok.first().is_some_and(|&b| is_ident_start(b))
-            && !matches!(
-                &self.tok[..],
-                b"True" | b"true" | b"False" | b"false" | b"None" | b"null"
-            )
+            && py_literal(&self.tok).is_none()
             && py_number(&self.tok).is_none()
     }
 
@@ -2052,12 +2060,7 @@ impl ValueLexer {
         let at = self.tok_start;
         self.leaf = Leaf::None;
         let gemma = matches!(self.flavor, Flavor::Gemma { .. });
-        let literal: Option<&[u8]> = match &tok[..] {
-            b"True" | b"true" => Some(b"true"),
-            b"False" | b"false" => Some(b"false"),
-            b"None" | b"null" => Some(b"null"),
-            _ => None,
-        };
+        let literal = py_literal(&tok);
         let number = if literal.is_none() {
             py_number(&tok)
         } else {
