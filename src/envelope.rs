@@ -1069,6 +1069,27 @@ impl Sink for CallRouter {
         }
     }
 
+    fn write_opaque_parts(&mut self, run: &[u8], depth_change: isize, parts: &[&[u8]]) {
+        if !self.run {
+            self.write_opaque(run, depth_change);
+            for part in parts.iter().filter(|p| !p.is_empty()) {
+                self.write(part);
+            }
+            return;
+        }
+        // As `write_opaque`, then `write` of each part, with one lookup.
+        self.depth = self.depth.saturating_add_signed(depth_change);
+        if let Some(c) = self.calls.last_mut() {
+            if c.closed {
+                for part in parts {
+                    c.args.put(part);
+                }
+            } else {
+                c.args.write_opaque_parts(run, depth_change, parts);
+            }
+        }
+    }
+
     fn mark(&mut self, mark: Mark<'_>, offset: u64) {
         if self.run {
             // Inside opaque arguments only containers count, as the router
@@ -1323,6 +1344,31 @@ impl ArgsWriter {
         self.depth = self.depth.saturating_add_signed(depth_change);
         debug_assert!(self.opaque());
         self.write(bytes);
+    }
+
+    /// [`ArgsWriter::write_opaque`] of `run`, then [`ArgsWriter::put`] of
+    /// each part (as the router writes in an opaque run): a rewritten unit
+    /// and the input before it, copied at once when they fit the limit.
+    pub(crate) fn write_opaque_parts(&mut self, run: &[u8], depth_change: isize, parts: &[&[u8]]) {
+        self.depth = self.depth.saturating_add_signed(depth_change);
+        let total = run.len() + parts.iter().map(|p| p.len()).sum::<usize>();
+        let fits = !self.limited && total <= self.limits.max_args_bytes.saturating_sub(self.out.len());
+        if fits && matches!(self.mode, ArgsMode::Pass | ArgsMode::Wrap) {
+            if self.out.capacity() == 0 {
+                self.out.reserve(total.max(ARGS_FIRST_CAPACITY));
+            } else {
+                self.out.reserve(total);
+            }
+            self.out.extend_from_slice(run);
+            for part in parts {
+                self.out.extend_from_slice(part);
+            }
+        } else {
+            self.write(run);
+            for part in parts {
+                self.put(part);
+            }
+        }
     }
 
     /// Most bytes the arguments may have (`max_args_bytes`).

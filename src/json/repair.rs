@@ -110,6 +110,18 @@ pub trait Sink {
         let _ = depth_change;
         self.write(bytes);
     }
+    /// While [`Sink::opaque`]: [`Sink::write_opaque`] of `run`, then a
+    /// [`Sink::write`] of each non-empty part of `parts` (a unit the repairer
+    /// rewrote, and the input before it), in one call. The default makes
+    /// exactly those calls; a sink may take them at once.
+    fn write_opaque_parts(&mut self, run: &[u8], depth_change: isize, parts: &[&[u8]]) {
+        self.write_opaque(run, depth_change);
+        for part in parts {
+            if !part.is_empty() {
+                self.write(part);
+            }
+        }
+    }
     /// True when the repairer must read one token per step, as its slow
     /// path does, instead of a whole plain unit (a key and its colon, a
     /// string value, a bracket) at once. Both readings make the same writes,

@@ -588,13 +588,13 @@ impl Repairer {
                 }
                 _ => return None,
             };
-        self.flush_to(input, i, sink, w);
+        // The input before the unit, then the unit's JSON: one call.
+        let depth = self.stack.len();
+        let change = depth as isize - w.depth as isize;
+        self.flush_comma_due(sink, &mut w.comma_due);
+        sink.write_opaque_parts(&input[w.upto..i], change, &json);
+        w.depth = depth;
         self.repair(kind, self.offset + i as u64);
-        for part in json {
-            if !part.is_empty() {
-                sink.write(part);
-            }
-        }
         w.upto = unit_end;
         Some((end, next))
     }
@@ -667,6 +667,13 @@ impl Repairer {
         depth_change: isize,
         comma_due: &mut bool,
     ) {
+        self.flush_comma_due(sink, comma_due);
+        sink.write_opaque(run, depth_change);
+    }
+
+    /// Writes the comma the slow path held, when it is still due (the
+    /// first committed unit is the one after it).
+    fn flush_comma_due<S: Sink + ?Sized>(&mut self, sink: &mut S, comma_due: &mut bool) {
         if std::mem::take(comma_due) {
             self.comma = None;
             sink.write(b",");
@@ -675,7 +682,6 @@ impl Repairer {
                 self.comma_ws.clear();
             }
         }
-        sink.write_opaque(run, depth_change);
     }
 }
 
