@@ -1352,7 +1352,8 @@ impl ArgsWriter {
     pub(crate) fn write_opaque_parts(&mut self, run: &[u8], depth_change: isize, parts: &[&[u8]]) {
         self.depth = self.depth.saturating_add_signed(depth_change);
         let total = run.len() + parts.iter().map(|p| p.len()).sum::<usize>();
-        let fits = !self.limited && total <= self.limits.max_args_bytes.saturating_sub(self.out.len());
+        let fits =
+            !self.limited && total <= self.limits.max_args_bytes.saturating_sub(self.out.len());
         if fits && matches!(self.mode, ArgsMode::Pass | ArgsMode::Wrap) {
             if self.out.capacity() == 0 {
                 self.out.reserve(total.max(ARGS_FIRST_CAPACITY));
@@ -1361,7 +1362,13 @@ impl ArgsWriter {
             }
             self.out.extend_from_slice(run);
             for part in parts {
-                self.out.extend_from_slice(part);
+                // Mostly a quote or a short word: copied here, not by a
+                // call to `memcpy`.
+                if part.len() <= 16 {
+                    self.out.extend(part.iter().copied());
+                } else {
+                    self.out.extend_from_slice(part);
+                }
             }
         } else {
             self.write(run);

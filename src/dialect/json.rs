@@ -476,25 +476,32 @@ impl JsonCalls {
         let truncated = truncated_json || c.args.limited;
         // Repairs: the repairer's up to this call's end, the writer's, the block's.
         let all = self.rep.repairs();
-        let mut repairs: Vec<Repair> = Vec::new();
-        let mut cursor = self.rep_cursor;
         let limit = if all_ended || k + 1 == ncalls {
             u64::MAX
         } else {
             c.end
         };
-        while cursor < all.len() && all[cursor].offset < limit {
-            repairs.push(all[cursor]);
-            cursor += 1;
-        }
-        self.rep_cursor = cursor;
+        // The repairer's from the cursor on, up to the first at the limit.
+        let from = self.rep_cursor;
+        let to = all.get(from..).map_or(from, |rest| {
+            from + rest
+                .iter()
+                .position(|r| r.offset >= limit)
+                .unwrap_or(rest.len())
+        });
+        self.rep_cursor = to;
         let start = c.start;
+        let mut repairs: Vec<Repair> =
+            Vec::with_capacity(to - from + c.args.repairs.len() + extra.len());
+        repairs.extend_from_slice(all.get(from..to).unwrap_or_default());
         repairs.extend(c.args.repairs.drain(..).map(|r| Repair {
             kind: r.kind,
             offset: if r.offset == 0 { start } else { r.offset },
         }));
         repairs.extend(extra);
-        repairs.sort_unstable();
+        if !repairs.is_sorted() {
+            repairs.sort_unstable();
+        }
         cx.end(local, end, into_string(final_json), repairs, truncated);
     }
 }
