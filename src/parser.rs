@@ -126,6 +126,12 @@ struct Table {
     /// The line triggers to try at the start of a line, by its first byte
     /// (an index into `pair_lists`).
     line_first: Vec<u16>,
+    /// Per trigger, the first (up to) eight bytes of a literal and the mask
+    /// of those bytes, little-endian (mask 0: not a literal). Candidates
+    /// after the pair filter share two bytes (`<t` starts eleven literals
+    /// of the default table); one word compare rules most of them out
+    /// without a call to `memcmp` ([`Table::ruled_out_early`]).
+    lit_head: Vec<(u64, u64)>,
 }
 
 /// Most dialect lists kept by [`Table::get`] besides the default one (a
@@ -147,8 +153,38 @@ impl Table {
         }
     }
 
+    /// True when the literal trigger `t` cannot match at `at`, told from
+    /// the first eight bytes alone (false: it may, or `at` is shorter or
+    /// `t` is not a literal; [`Pattern::matches`] decides). A literal that
+    /// differs from `at` within their common length answers [`Match::No`].
+    #[inline]
+    fn ruled_out_early(&self, t: u16, at: &[u8]) -> bool {
+        let (head, mask) = self.lit_head[t as usize];
+        match at.first_chunk::<8>() {
+            Some(w) => (u64::from_le_bytes(*w) ^ head) & mask != 0,
+            None => false,
+        }
+    }
+
     fn build(dialects: &[Dialect]) -> Table {
         let triggers = dialect::triggers_for(dialects);
+        let lit_head = triggers
+            .iter()
+            .map(|t| match t.pattern {
+                Pattern::Lit(l) => {
+                    let n = l.len().min(8);
+                    let mut w = [0u8; 8];
+                    w[..n].copy_from_slice(&l[..n]);
+                    let mask = if n == 8 {
+                        u64::MAX
+                    } else {
+                        (1u64 << (8 * n)) - 1
+                    };
+                    (u64::from_le_bytes(w), mask)
+                }
+                _ => (0, 0),
+            })
+            .collect();
         let mut by_first: Vec<Vec<u16>> = vec![Vec::new(); 256];
         let mut firsts = Vec::new();
         for (i, t) in triggers.iter().enumerate() {
@@ -220,6 +256,7 @@ impl Table {
             pair_slot,
             finder,
             line_first,
+            lit_head,
         }
     }
 
@@ -725,6 +762,9 @@ impl Parser {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
             for &t in self.table.candidates(at) {
+                if self.table.ruled_out_early(t, at) {
+                    continue;
+                }
                 let trigger = &self.table.triggers[t as usize];
                 if matches!(trigger.action, Action::Closer) {
                     if !self.after_call {
@@ -1171,6 +1211,47 @@ pub fn parse_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, cfg: &Config
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn early_literal_check_only_rules_out_what_matching_rules_out() {
+        let t = Table::build(&[]);
+        // Every literal of the table, whole, cut and changed at each byte,
+        // as the bytes at a candidate: the word compare may say "ruled out"
+        // only where matching says `No`, and it does for most of them.
+        let lits: Vec<&[u8]> = t
+            .triggers
+            .iter()
+            .filter_map(|tr| match tr.pattern {
+                Pattern::Lit(l) => Some(l),
+                _ => None,
+            })
+            .collect();
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for l in &lits {
+            for n in 0..=l.len() {
+                let mut v = l[..n].to_vec();
+                v.extend_from_slice(b"> and some text after");
+                inputs.push(v);
+                if n < l.len() {
+                    let mut w = l.to_vec();
+                    w[n] ^= 0x20;
+                    inputs.push(w);
+                }
+            }
+        }
+        let (mut early, mut no) = (0usize, 0usize);
+        for at in &inputs {
+            for i in 0..t.triggers.len() as u16 {
+                let m = t.triggers[i as usize].pattern.matches(at);
+                if t.ruled_out_early(i, at) {
+                    assert_eq!(m, Match::No, "{:?}", String::from_utf8_lossy(at));
+                    early += 1;
+                }
+                no += usize::from(m == Match::No);
+            }
+        }
+        assert!(early * 2 > no, "{early} of {no}");
+    }
 
     #[test]
     fn pair_index_keeps_every_trigger_two_bytes_allow() {
