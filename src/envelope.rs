@@ -961,6 +961,11 @@ impl CallRouter {
         }
     }
 
+    /// Takes over the buffers of `old` (see [`Repairer::reuse_buffers`]).
+    pub(crate) fn reuse_buffers(&mut self, old: CallRouter) {
+        crate::json::reuse(&mut self.calls, old.calls);
+    }
+
     /// The open call whose arguments are being written, once it is known to
     /// be a call or not (until then the call's shape must see their keys and
     /// bytes: see [`Verdict`]): only its arguments writer listens (see

@@ -630,6 +630,7 @@ impl Parser {
                     }
                 }
                 self.held.clear();
+                block.recycle(&self.em.spares);
             }
         }
         self.reset();
@@ -840,6 +841,7 @@ impl Parser {
                 let block = open(&BlockArgs {
                     trigger: &data[p..p + n],
                     cfg: &self.cfg,
+                    spares: &self.em.spares,
                 });
                 self.block_start = self.abs(p);
                 self.em.begin_block(self.block_start);
@@ -1008,7 +1010,7 @@ impl Parser {
             }
             Flow::Done(n) => {
                 self.held.clear();
-                self.mode = Mode::Text;
+                self.set_mode(Mode::Text);
                 self.after_call = true;
                 // The block's bytes after its last call (a container's
                 // element that started no call) are in no call's span:
@@ -1087,10 +1089,18 @@ impl Parser {
                 span: Span::new(self.block_start, self.abs(to)),
             });
         }
-        self.mode = match then {
+        self.set_mode(match then {
             Resume::Text => Mode::Text,
             Resume::FenceText => Mode::FenceText,
-        };
+        });
+    }
+
+    /// Goes on in `mode`; a block that ends so leaves its readers for the
+    /// next one ([`Block::recycle`]).
+    fn set_mode(&mut self, mode: Mode) {
+        if let Mode::Block(block) = std::mem::replace(&mut self.mode, mode) {
+            block.recycle(&self.em.spares);
+        }
     }
 }
 
@@ -1211,6 +1221,44 @@ pub fn parse_chunks<'a>(chunks: impl IntoIterator<Item = &'a [u8]>, cfg: &Config
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_after_others_reads_as_the_first_would() {
+        // Blocks pass their readers' buffers on (`Block::recycle`): what an
+        // earlier block left, however it ended (a call, a rejection, a
+        // repair, a long value, several values), must not change how the
+        // next block reads. Each block, after each other one, gives the
+        // calls it gives alone (offsets aside), whole and byte by byte.
+        let long = "x".repeat(6000);
+        let blocks = [
+            r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#.to_owned(),
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2]}}\n</tool_call>".to_owned(),
+            "```json\n{'name': 'g', 'arguments': {'b': True, 'c': None,}}\n```".to_owned(),
+            r#"{"debug": true, "level": 3}"#.to_owned(),
+            r#"{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}"#.to_owned(),
+            format!(r#"{{"name": "w", "arguments": {{"text": "{long}", "n": 1}}}}"#),
+            r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"k": "v"}}]"#.to_owned(),
+            "<tool_call>\n{name: h, arguments: {q: 'it''s', }".to_owned() + "\n</tool_call>",
+            "<tool_call>\n{\"name\": \"s\", \"arguments\": \"{\\\"a\\\": 1}\"}\n</tool_call>".to_owned(),
+        ];
+        let key = |c: &ToolCall| {
+            let kinds: Vec<_> = c.repairs.iter().map(|r| r.kind).collect();
+            (c.name.clone(), c.arguments.clone(), kinds, c.truncated)
+        };
+        let cfg = Config::default();
+        for b in &blocks {
+            let alone: Vec<_> = parse(b.as_bytes(), &cfg).calls.iter().map(key).collect();
+            for a in &blocks {
+                let input = format!("{a}\nNext.\n{b}");
+                let bytes = input.as_bytes();
+                for parsed in [parse(bytes, &cfg), parse_chunks(bytes.chunks(1), &cfg)] {
+                    let calls: Vec<_> = parsed.calls.iter().map(key).collect();
+                    assert!(calls.len() >= alone.len(), "{input}");
+                    assert_eq!(&calls[calls.len() - alone.len()..], &alone[..], "{input}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn early_literal_check_only_rules_out_what_matching_rules_out() {

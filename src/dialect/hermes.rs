@@ -373,7 +373,8 @@ impl Block for TagBlock {
                         b'{' | b'[' => {
                             // Another value in the same block (if any).
                             let next = JsonCalls::with_limits(&self.limits, false, true)
-                                .tools(self.tools.clone());
+                                .tools(self.tools.clone())
+                                .reusing(&cx.em.spares);
                             self.jc = Some(match self.jc.take() {
                                 Some(prev) => next.after(prev, cx.abs(i)),
                                 None => next,
@@ -434,6 +435,12 @@ impl Block for TagBlock {
         match (&self.xml, self.state) {
             (None, State::Json) => self.jc.as_mut().map(LaneHost::Calls),
             _ => None,
+        }
+    }
+
+    fn recycle(self: Box<Self>, spares: &super::Spares) {
+        if let Some(jc) = self.jc {
+            spares.put_json(jc);
         }
     }
 

@@ -74,7 +74,9 @@ fn bracket_object(at: &[u8]) -> Match {
 
 fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(BareJson {
-        jc: JsonCalls::new(a.cfg, true, false).judging_calls(),
+        jc: JsonCalls::new(a.cfg, true, false)
+            .judging_calls()
+            .reusing(a.spares),
     })
 }
 
@@ -187,6 +189,17 @@ impl JsonCalls {
             ended_count: 0,
             unconfirmed: 0,
         }
+    }
+
+    /// Takes over the buffers of the reader `spares` keeps, if any (its
+    /// state is dropped: this reader stays as new).
+    pub(crate) fn reusing(mut self, spares: &super::Spares) -> Self {
+        if let Some(old) = spares.take_json() {
+            self.rep.reuse_buffers(old.rep);
+            self.router.reuse_buffers(old.router);
+            crate::json::reuse(&mut self.track, old.track);
+        }
+        self
     }
 
     /// A value that follows `prev` (at offset `at`) in the same block.
@@ -547,6 +560,10 @@ impl Block for BareJson {
         Some(LaneHost::Calls(&mut self.jc))
     }
 
+    fn recycle(self: Box<Self>, spares: &super::Spares) {
+        spares.put_json(self.jc);
+    }
+
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         let named_before = self.jc.named();
         self.jc.close(cx, true);
@@ -834,8 +851,11 @@ impl Block for Fence {
                         ));
                         self.state = FenceState::Py;
                     } else if !py && self.json_ok && JSON_FENCES.contains(&&lang[..]) {
-                        self.jc =
-                            Some(JsonCalls::new(&self.cfg, self.cfg_strict, false).judging_calls());
+                        self.jc = Some(
+                            JsonCalls::new(&self.cfg, self.cfg_strict, false)
+                                .judging_calls()
+                                .reusing(&cx.em.spares),
+                        );
                         self.state = FenceState::Json;
                     } else {
                         return Flow::Reject {
@@ -988,6 +1008,12 @@ impl Block for Fence {
         match self.state {
             FenceState::Json => self.jc.as_mut().map(LaneHost::Calls),
             _ => None,
+        }
+    }
+
+    fn recycle(self: Box<Self>, spares: &super::Spares) {
+        if let Some(jc) = self.jc {
+            spares.put_json(jc);
         }
     }
 

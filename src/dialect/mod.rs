@@ -399,6 +399,37 @@ pub(crate) struct BlockArgs<'a> {
     pub trigger: &'a [u8],
     /// The parser's configuration.
     pub cfg: &'a Config,
+    /// What earlier blocks left to reuse.
+    pub spares: &'a Spares,
+}
+
+/// Readers that ended, kept emptied for the next block of the stream to
+/// reuse their buffers: a reply of a few kilobytes holds dozens of short
+/// blocks, each of which would otherwise allocate them anew. Only buffers
+/// pass from one reader to the next, never state (see
+/// [`json::JsonCalls::reusing`]).
+#[derive(Default)]
+pub(crate) struct Spares {
+    json: std::cell::Cell<Option<json::JsonCalls>>,
+}
+
+impl Spares {
+    /// Keeps `jc` for the next reader (one is kept: a block reads one
+    /// value at a time).
+    pub(crate) fn put_json(&self, jc: json::JsonCalls) {
+        self.json.set(Some(jc));
+    }
+
+    /// The reader kept by [`Spares::put_json`], if any.
+    pub(crate) fn take_json(&self) -> Option<json::JsonCalls> {
+        self.json.take()
+    }
+}
+
+impl std::fmt::Debug for Spares {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spares(..)")
+    }
 }
 
 /// What a block did with the input it was given.
@@ -446,6 +477,11 @@ pub(crate) trait Block: Send {
     /// default).
     fn plain_chunk(&mut self, _input: &[u8], _cx: &mut Cx<'_>) -> bool {
         false
+    }
+    /// The block is over (ended, rejected or finished): it may leave its
+    /// readers to `spares` for the next block. The default drops them.
+    fn recycle(self: Box<Self>, spares: &Spares) {
+        let _ = spares;
     }
 }
 
@@ -497,6 +533,8 @@ pub(crate) struct Emitter {
     pub(crate) ended: usize,
     /// Where `ToolArgs` deltas are copied to (see [`crate::arena`]).
     pub(crate) arena: Arena,
+    /// What ended blocks left for the next ones to reuse.
+    pub(crate) spares: Spares,
 }
 
 impl Emitter {

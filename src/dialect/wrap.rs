@@ -366,6 +366,7 @@ impl Block for Wrap {
                         let mut d = super::hermes::tag_block(&super::BlockArgs {
                             trigger: &self.trigger,
                             cfg: &self.cfg,
+                            spares: &cx.em.spares,
                         });
                         let mut sub = cx.at(i);
                         let flow = d.feed(&input[i..], &mut sub);

@@ -47,7 +47,7 @@ pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Prog
 
 #[allow(unused_imports)]
 pub(crate) use repair::{
-    fits_f64, incomplete_utf8_tail, is_json_number, run_len, run_len_except, utf8_len,
+    fits_f64, incomplete_utf8_tail, is_json_number, reuse, run_len, run_len_except, utf8_len,
 };
 
 use crate::error::NoJson;

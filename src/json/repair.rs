@@ -571,6 +571,20 @@ pub struct Repairer {
     joined: Vec<u8>,
 }
 
+/// Largest buffer (in bytes) a reader passes on to the next one
+/// ([`Repairer::reuse_buffers`]).
+pub(crate) const REUSE_MAX: usize = 4 << 10;
+
+/// Puts `old`'s buffer, emptied, in `slot` (which must be empty), unless it
+/// is larger than [`REUSE_MAX`] bytes.
+pub(crate) fn reuse<T>(slot: &mut Vec<T>, mut old: Vec<T>) {
+    debug_assert!(slot.is_empty());
+    if old.capacity() * std::mem::size_of::<T>() <= REUSE_MAX && old.capacity() > slot.capacity() {
+        old.clear();
+        *slot = old;
+    }
+}
+
 /// Most bytes [`Repairer::stash`] holds: a longer unit goes to the slow
 /// path, so that no byte is read more than `STASH_MAX / chunk` times.
 const STASH_MAX: usize = 32;
@@ -641,6 +655,24 @@ impl Repairer {
             stash_str: false,
             joined: Vec::new(),
         }
+    }
+
+    /// Takes over the buffers of `old` (emptied), so that a repairer made
+    /// for the next value of a stream allocates nothing its predecessor
+    /// already had; nothing else of `old` is kept. A buffer that grew past
+    /// [`REUSE_MAX`] bytes is dropped instead, so a long value does not
+    /// pin its size.
+    pub(crate) fn reuse_buffers(&mut self, old: Repairer) {
+        reuse(&mut self.stack, old.stack);
+        reuse(&mut self.key, old.key);
+        reuse(&mut self.tok, old.tok);
+        reuse(&mut self.comma_ws, old.comma_ws);
+        reuse(&mut self.quote_ws, old.quote_ws);
+        reuse(&mut self.tok_ws, old.tok_ws);
+        reuse(&mut self.esc_buf, old.esc_buf);
+        reuse(&mut self.repairs, old.repairs);
+        reuse(&mut self.stash, old.stash);
+        reuse(&mut self.joined, old.joined);
     }
 
     /// Every repair of this repairer goes, with its offset, to one call,
