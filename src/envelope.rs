@@ -349,6 +349,15 @@ mod schema_check {
 /// placeholder a format example puts where the arguments go (`{...}`, which
 /// the repairer reads as the key `"..."` with a missing value).
 fn is_ellipsis(key: &str) -> bool {
+    // A key that starts with any other ASCII character than a blank or a
+    // dot is none (the common case, told from its first byte).
+    if key
+        .as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii() && b != b'.' && !b.is_ascii_whitespace())
+    {
+        return false;
+    }
     let key = key.trim();
     let dots = key.bytes().filter(|&b| b == b'.').count();
     !key.is_empty()
@@ -689,11 +698,15 @@ impl CallShape {
                     }
                     return;
                 }
-                let declared = match (self.name.as_deref(), tools) {
+                // (The tool's parameters are looked up last: most first
+                // keys settle it before.)
+                let declared = || match (self.name.as_deref(), tools) {
                     (Some(name), Some(tools)) => tools.has_param(name, key) == Some(true),
                     _ => false,
                 };
-                if (self.top_keys == 1 && key != "type") || !SCHEMA_KEYS.contains(&key) || declared
+                if (self.top_keys == 1 && key != "type")
+                    || !SCHEMA_KEYS.contains(&key)
+                    || declared()
                 {
                     self.verdict = Verdict::Call;
                 }

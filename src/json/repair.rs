@@ -85,6 +85,8 @@ pub trait Sink {
     fn string_cut(&mut self) {}
     /// Asked after every step: true makes [`Repairer::feed`] return
     /// [`Status::Halted`] right after the byte that made the sink decide.
+    /// A sink decides on marks only: its answer does not change with the
+    /// writes between them (the repairer may group those as it likes).
     fn halted(&self) -> bool {
         false
     }
@@ -1205,8 +1207,9 @@ impl Repairer {
     fn write_key<S: Sink + ?Sized>(&mut self, sink: &mut S, at: u64) {
         self.flush_comma(sink);
         sink.mark(Mark::Key(&self.key[..self.key_len]), at);
+        // The key, its blanks and the colon, in one write.
+        self.key.push(b':');
         sink.write(&self.key);
-        sink.write(b":");
         self.key.clear();
         self.key_len = 0;
         self.pos = Pos::Value;

@@ -290,8 +290,9 @@ impl Repairer {
                     self.begun = true;
                     self.flush_comma(sink);
                     sink.mark(Mark::Key(&input[i..=k]), at(j));
-                    sink.write(&input[i..j]);
-                    sink.write(b":");
+                    // The key, its blanks and the colon (`input[j]`), in
+                    // one write.
+                    sink.write(&input[i..=j]);
                     self.pos = Pos::Value;
                     i = j + 1;
                     after_mark!(i);
@@ -310,18 +311,18 @@ impl Repairer {
                     self.begun = true;
                     self.flush_comma(sink);
                     sink.mark(Mark::Begin(ValueKind::String), at(i));
-                    sink.write(b"\"");
+                    // (A sink halts on marks, not on writes: asked here,
+                    // it answers as it would after the opening quote.)
                     if sink.halted() {
                         // The slow path stops right after the opening quote,
                         // inside the string.
+                        sink.write(b"\"");
                         self.lex = Lex::Str(super::StrLex::plain());
                         self.offset = at(i + 1);
                         return Units::Stop(i + 1, Status::Halted);
                     }
-                    if k > i + 1 {
-                        sink.write(&input[i + 1..k]);
-                    }
-                    sink.write(b"\"");
+                    // The string, quotes included, in one write.
+                    sink.write(&input[i..=k]);
                     sink.mark(Mark::End(ValueKind::String), at(j));
                     self.after_value();
                     if j > k + 1 {
