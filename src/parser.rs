@@ -546,13 +546,24 @@ impl Parser {
     /// A short chunk of text in which no trigger can start, ending on a
     /// character boundary (the steady state of streamed prose): its text
     /// event, without the general loop. False leaves the chunk untouched.
+    ///
+    /// A candidate byte whose next byte is in the chunk and rules out every
+    /// trigger it starts (the `f` of "of", the `.` ending a sentence) is no
+    /// candidate: the general loop would find no trigger there either.
     #[inline]
     fn plain_text(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> bool {
-        if !matches!(self.mode, Mode::Text)
-            || self.bol
-            || self.table.finder.has_any(chunk)
-            || utf8_cut(chunk, 0) != chunk.len()
-        {
+        if !matches!(self.mode, Mode::Text) || self.bol {
+            return false;
+        }
+        let t = &self.table;
+        let mut from = 0;
+        while let Some(p) = t.finder.table_find(chunk, from) {
+            if p + 1 == chunk.len() || !t.candidates(&chunk[p..]).is_empty() {
+                return false;
+            }
+            from = p + 1;
+        }
+        if utf8_cut(chunk, 0) != chunk.len() {
             return false;
         }
         self.text_released(chunk);

@@ -141,9 +141,10 @@ impl ByteFinder {
         self.table_find(hay, 0).is_some()
     }
 
-    /// [`ByteFinder::find`] with the byte table alone (one pass).
+    /// [`ByteFinder::find`] with the byte table alone (one pass): for a
+    /// short input, searched once.
     #[inline]
-    fn table_find(&self, hay: &[u8], from: usize) -> Option<usize> {
+    pub(crate) fn table_find(&self, hay: &[u8], from: usize) -> Option<usize> {
         let t = &self.table;
         hay[from..]
             .iter()
