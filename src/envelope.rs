@@ -57,6 +57,7 @@ enum KeyRole {
 
 /// The role of `key` (raw JSON string text, quotes included) in an
 /// envelope, if it has one (one comparison per length, not one per key).
+#[inline]
 fn key_role(key: &[u8]) -> Option<KeyRole> {
     Some(match unquote(key) {
         b"name" | b"tool" | b"tool_name" | b"function" | b"function_name" | b"toolName"
@@ -74,6 +75,7 @@ fn key_role(key: &[u8]) -> Option<KeyRole> {
 pub(crate) const WRAPPER_KEYS: &[&[u8]] =
     &[b"tool_calls", b"calls", b"function_calls", b"tool_uses"];
 /// True when `key` (raw JSON string text, quotes included) is one of `set`.
+#[inline]
 fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
     set.contains(&unquote(key))
 }
@@ -98,6 +100,7 @@ fn json_string(lit: &[u8]) -> Option<String> {
     serde_json::from_slice(lit).ok()
 }
 
+#[inline]
 fn unquote(key: &[u8]) -> &[u8] {
     if key.len() >= 2 && key[0] == b'"' && key[key.len() - 1] == b'"' {
         &key[1..key.len() - 1]
@@ -920,6 +923,7 @@ enum Wrapper {
 impl CallRouter {
     /// Follows a `{"tool_calls": [...]}` wrapper; true when the mark was
     /// consumed here.
+    #[inline]
     fn wrap(&mut self, mark: Mark<'_>, depth_before: usize, offset: u64) -> bool {
         match (self.wrapper, mark) {
             (Wrapper::None, Mark::Key(k))
@@ -983,12 +987,14 @@ impl CallRouter {
     /// be a call or not (until then the call's shape must see their keys and
     /// bytes: see [`Verdict`]): only its arguments writer listens (see
     /// [`Sink::opaque`]).
+    #[inline]
     fn writing_args(&self) -> Option<&CallShape> {
         self.calls
             .last()
             .filter(|c| !c.closed && c.route == Route::Args && c.verdict != Verdict::Open)
     }
 
+    #[inline]
     fn opaque_now(&self) -> bool {
         self.writing_args().is_some_and(|c| c.args.opaque())
     }
@@ -1034,6 +1040,7 @@ impl CallRouter {
     }
 
     /// The call currently being written, if any.
+    #[inline]
     fn current(&mut self) -> Option<&mut CallShape> {
         self.calls.last_mut().filter(|c| !c.closed)
     }

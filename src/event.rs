@@ -18,7 +18,6 @@
 
 use std::fmt;
 
-use bytes::Bytes;
 use serde::Serialize;
 
 mod delta;
@@ -373,17 +372,18 @@ impl ToolCall {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Event {
-    /// Prose for the user. Zero-copy slices of the input wherever possible.
+    /// Prose for the user: a short piece held inline, a longer one a slice
+    /// of the input fed as [`Bytes`] (zero-copy) or a copy (see [`Delta`]).
     Text {
         /// The text bytes (UTF-8 unless the input was not).
-        text: Bytes,
+        text: Delta,
         /// Where it came from.
         span: Span,
     },
     /// Reasoning. The span includes the reasoning markup.
     Thinking {
         /// The reasoning text, without its markup.
-        text: Bytes,
+        text: Delta,
         /// Where it came from.
         span: Span,
     },

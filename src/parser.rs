@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Dialect, Emitter, Flow, Resume, Trigger,
 };
-use crate::event::{DiagnosticKind, Event, Span, ToolCall};
+use crate::event::{Delta, DiagnosticKind, Event, Span, ToolCall};
 use crate::json::Lane;
 use crate::scan::{ByteFinder, Match, Pattern, ScanState};
 
@@ -570,7 +570,7 @@ impl Parser {
         let start = self.offset;
         self.offset += chunk.len() as u64;
         out.push(Event::Text {
-            text: Bytes::copy_from_slice(chunk),
+            text: Delta::copy_from_slice(chunk),
             span: Span::new(start, self.offset),
         });
         true
@@ -594,7 +594,7 @@ impl Parser {
         if self.lane.armed() {
             self.disarm(out);
         }
-        let tail = Bytes::from(std::mem::take(&mut self.carry));
+        let tail = Delta::from(Bytes::from(std::mem::take(&mut self.carry)));
         let end = self.offset + tail.len() as u64;
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
         match mode {
@@ -632,7 +632,7 @@ impl Parser {
                     self.em.reject();
                     out.append(&mut self.em.pending);
                     self.held.extend_from_slice(&tail);
-                    let text = self.held.split().freeze();
+                    let text = Delta::from(self.held.split().freeze());
                     if !text.is_empty() {
                         out.push(Event::Text {
                             text,
@@ -1091,7 +1091,7 @@ impl Parser {
             data.slice(from..to)
         } else {
             self.held.extend_from_slice(&data[from..to]);
-            self.held.split().freeze()
+            Delta::from(self.held.split().freeze())
         };
         self.held.clear();
         if !text.is_empty() {
@@ -1135,15 +1135,16 @@ impl<'a> Data<'a> {
     }
 
     /// The bytes of `range`: a shared slice of a fed `Bytes`, or a copy of
-    /// just that range of a borrowed chunk (one allocation, no reference
-    /// counting; the chunk's call bytes are never copied). A copy costs less
-    /// than a cut from a shared buffer (see [`crate::arena`]) for the short
-    /// text of a streamed chunk: the two reference-count updates of a shared
-    /// cut are dearer than a small allocation and its free.
-    fn slice(&self, range: std::ops::Range<usize>) -> Bytes {
+    /// just that range of a borrowed chunk (inline when short, else one
+    /// allocation, no reference counting; the chunk's call bytes are never
+    /// copied). A copy costs less than a cut from a shared buffer (see
+    /// [`crate::arena`]) for the short text of a streamed chunk: the two
+    /// reference-count updates of a shared cut are dearer than a small
+    /// allocation and its free, and an inline copy costs neither.
+    fn slice(&self, range: std::ops::Range<usize>) -> Delta {
         match self.shared {
-            Some(b) => b.slice(range),
-            None => Bytes::copy_from_slice(&self.raw[range]),
+            Some(b) => Delta::from(b.slice(range)),
+            None => Delta::copy_from_slice(&self.raw[range]),
         }
     }
 }

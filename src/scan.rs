@@ -134,13 +134,6 @@ impl ByteFinder {
         }
     }
 
-    /// True when `hay` holds one of the finder's bytes (a short input:
-    /// one pass with the byte table).
-    #[inline]
-    pub(crate) fn has_any(&self, hay: &[u8]) -> bool {
-        self.table_find(hay, 0).is_some()
-    }
-
     /// [`ByteFinder::find`] with the byte table alone (one pass): for a
     /// short input, searched once.
     #[inline]

@@ -1,4 +1,5 @@
-//! [`Delta`]: the bytes a [`crate::Event::ToolArgs`] carries.
+//! [`Delta`]: the bytes a [`crate::Event::ToolArgs`], [`crate::Event::Text`]
+//! or [`crate::Event::Thinking`] carries.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -11,15 +12,17 @@ use bytes::Bytes;
 /// length byte in the space of a [`Bytes`], so a `Delta` is no larger.
 const INLINE: usize = 23;
 
-/// A fragment of a call's arguments JSON: the bytes of an
-/// [`Event::ToolArgs`](crate::Event::ToolArgs).
+/// A fragment of the stream: the bytes of an
+/// [`Event::ToolArgs`](crate::Event::ToolArgs) (a piece of a call's
+/// arguments JSON), an [`Event::Text`](crate::Event::Text) or an
+/// [`Event::Thinking`](crate::Event::Thinking).
 ///
-/// A model server streams a token or two per chunk, and each chunk inside a
-/// call's arguments makes one fragment of a few bytes. A `Delta` holds a
-/// fragment of up to 23 bytes inline — no allocation, no reference count to
-/// update when it is made, cloned or dropped — and a longer one as a
-/// [`Bytes`] (a slice of a shared buffer, or of the input). Either way it
-/// dereferences to `[u8]`, and converts to [`Bytes`] when one is needed.
+/// A model server streams a token or two per chunk, and each chunk makes
+/// one fragment of a few bytes. A `Delta` holds a fragment of up to 23
+/// bytes inline — no allocation, no reference count to update when it is
+/// made, cloned or dropped — and a longer one as a [`Bytes`] (a slice of a
+/// shared buffer, or of the input). Either way it dereferences to `[u8]`,
+/// and converts to [`Bytes`] when one is needed.
 ///
 /// ```
 /// use bytes::Bytes;

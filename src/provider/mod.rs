@@ -63,7 +63,7 @@ use std::fmt;
 use bytes::{Bytes, BytesMut};
 
 use crate::config::Config;
-use crate::event::{DiagnosticKind, ErrorKind, Event, FinishReason, Span, Usage};
+use crate::event::{Delta, DiagnosticKind, ErrorKind, Event, FinishReason, Span, Usage};
 use crate::frame::{FrameError, FrameErrorKind, FrameLimits};
 use crate::ndjson::{NdjsonDecoder, NdjsonLine};
 use crate::sse::{SseDecoder, SseEvent};
@@ -283,7 +283,7 @@ impl Base {
     pub(crate) fn text(&self, doc: &Doc<'_, '_>, s: &str, span: Span, out: &mut Vec<Event>) {
         if !s.is_empty() {
             out.push(Event::Text {
-                text: doc.bytes(s),
+                text: doc.bytes(s).into(),
                 span,
             });
         }
@@ -292,7 +292,7 @@ impl Base {
     pub(crate) fn thinking(&self, doc: &Doc<'_, '_>, s: &str, span: Span, out: &mut Vec<Event>) {
         if !s.is_empty() {
             out.push(Event::Thinking {
-                text: doc.bytes(s),
+                text: doc.bytes(s).into(),
                 span,
             });
         }
@@ -866,7 +866,7 @@ impl StreamDecoder {
         let e = std::mem::replace(
             slot,
             Event::Text {
-                text: Bytes::new(),
+                text: Delta::new(),
                 span: Span::default(),
             },
         );

@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use crate::config::{Config, IdGenerator};
 use crate::event::{Delta, DiagnosticKind, Event, FinishReason, Span, ToolCall};
 use crate::parser::Parser;
+use bytes::Bytes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Src {
@@ -127,7 +128,7 @@ impl Reparser {
             match ev {
                 Event::Text { text, span } => {
                     let mut tmp = std::mem::take(&mut self.tmp);
-                    self.parser.feed_bytes(text, &mut tmp);
+                    self.parser.feed_bytes(Bytes::from(text), &mut tmp);
                     self.content(&mut tmp, span, out);
                     self.tmp = tmp;
                 }
@@ -476,7 +477,7 @@ mod tests {
 
     fn text(s: &'static str, span: Span) -> Event {
         Event::Text {
-            text: Bytes::from_static(s.as_bytes()),
+            text: Bytes::from_static(s.as_bytes()).into(),
             span,
         }
     }
