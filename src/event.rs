@@ -373,7 +373,7 @@ impl ToolCall {
 #[non_exhaustive]
 pub enum Event {
     /// Prose for the user: a short piece held inline, a longer one a slice
-    /// of the input fed as [`Bytes`] (zero-copy) or a copy (see [`Delta`]).
+    /// of the input fed as [`bytes::Bytes`] (zero-copy) or a copy (see [`Delta`]).
     Text {
         /// The text bytes (UTF-8 unless the input was not).
         text: Delta,
