@@ -62,6 +62,7 @@ impl Delta {
     }
 
     /// A copy of `bytes`: inline when short, else in a `Bytes` of its own.
+    #[inline]
     pub fn copy_from_slice(bytes: &[u8]) -> Delta {
         Delta::inline(bytes).unwrap_or_else(|| Delta(Repr::Shared(Bytes::copy_from_slice(bytes))))
     }
