@@ -497,14 +497,31 @@ impl Parser {
     /// would, which then goes on with the rest. False: not in such a block.
     #[inline]
     fn in_call(&mut self, data: &Data<'_>, out: &mut Vec<Event>) -> bool {
-        if !matches!(self.mode, Mode::Block(_)) || !self.em.committed || !self.em.pending.is_empty()
-        {
+        let Mode::Block(block) = &mut self.mode else {
+            return false;
+        };
+        if !self.em.committed || !self.em.pending.is_empty() {
             return false;
         }
-        if self.plain_chunk(data, out) {
+        // The block's events go straight to `out` (see `Parser::block`):
+        // first as a chunk it may take whole ([`Block::plain_chunk`]), else
+        // fed as usual, in one context.
+        std::mem::swap(&mut self.em.pending, out);
+        let mut cx = Cx {
+            base: self.offset,
+            em: &mut self.em,
+            cfg: &self.cfg,
+        };
+        let flow = if block.plain_chunk(data, &mut cx) {
+            None
+        } else {
+            Some(block.feed(data, &mut cx))
+        };
+        std::mem::swap(&mut self.em.pending, out);
+        let Some(flow) = flow else {
+            self.offset += data.len() as u64;
             return true;
-        }
-        let flow = self.feed_block(data, 0, true, out);
+        };
         if flow == Flow::More {
             self.offset += data.len() as u64;
             return true;
@@ -516,9 +533,10 @@ impl Parser {
         true
     }
 
-    /// A chunk the committed block takes whole ([`Block::plain_chunk`]),
-    /// its events straight into `out`. False: fed as usual.
-    #[inline]
+    /// Offers `chunk` to the committed block as a chunk it may take whole
+    /// ([`Block::plain_chunk`]), its events into `out`; false: not taken,
+    /// nothing done (the first half of [`Parser::in_call`], for tests).
+    #[cfg(test)]
     fn plain_chunk(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> bool {
         let Mode::Block(block) = &mut self.mode else {
             return false;
