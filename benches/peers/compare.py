@@ -401,12 +401,23 @@ def corpus_plan(entry):
         sg = "hermes"
     else:  # json_fenced, json_bare, json_parallel, Gemma native (bare {"name", "parameters"})
         sg = "llama3"
+    # The prompt's own dialect, as SGLang is given the parser for it: `tool_use` blocks are a
+    # variant of Hermes's tags, the XML prompt's `<tool_call><name>…` is the XML emulation.
+    if style == "pythonic":
+        ts_dialect = "pythonic"
+    elif style in ("hermes", "tool_use") or smol_native:
+        ts_dialect = "hermes"
+    elif style == "xml":
+        ts_dialect = "xml"
+    else:
+        ts_dialect = "json"
     ai = {"protocol": "hermes", "tools": tools}
     if style == "tool_use":
         ai.update(start="<tool_use>", end="</tool_use>")
     return {
         "toolstream": {"tools": tools},
         "toolstream-notools": {},
+        "toolstream-dialect": {"tools": tools, "dialect": ts_dialect},
         "sglang": {"parser": sg, "tools": tools},
         "agent-tool-parser": {},
         "ai-sdk": ai,
@@ -439,7 +450,8 @@ def run_corpus(P, args, results):
                 labels[r["id"]] = [{"name": c["name"], "arguments": c["arguments"]} for c in r["calls"]]
     if args.quick:
         entries = entries[::7]
-    tools = ["toolstream", "toolstream-notools", "sglang", "agent-tool-parser", "ai-sdk"] + REPAIRERS
+    tools = ["toolstream", "toolstream-notools", "toolstream-dialect", "sglang", "agent-tool-parser",
+             "ai-sdk"] + REPAIRERS
     per = {t: {"expected": 0, "found": 0, "extra": 0, "exact": 0, "entries": 0, "errors": 0, "timeouts": 0,
                "agree": {c: 0 for c in CHUNKS[1:]}, "time_ms": {c: 0.0 for c in CHUNKS},
                "by_style": {}} for t in tools}
@@ -925,8 +937,12 @@ def write_report(results, path):
     w("  | native_template | auto-detect | SmolLM2 (`<tool_call>[…]`): `hermes`; Gemma (bare JSON): `llama3` | "
       "`hermesProtocol` | auto-detect |")
     w("")
-    w("  toolstream is run twice on the corpus: with the entry's tools (as the peers) and with the default "
-      "configuration and no tools (what `tests/golden.rs` checks).")
+    w("  toolstream is run three times on the corpus: with the entry's tools (as the peers), auto-detecting "
+      "every dialect; with the default configuration and no tools (what `tests/golden.rs` checks); and with "
+      "the entry's tools and only the dialect its prompt asked for (`--dialect`: `hermes` for hermes, tool_use "
+      "and SmolLM2 native, `xml` for xml, `pythonic`, else `json`), the information SGLang gets as its "
+      "`--parser`. Auto-detection is the default and the headline row; the third row shows what telling "
+      "toolstream the dialect costs or saves.")
     w("* **JSON repairers get the JSON part only**, because that is how they are used for tool calls: the "
       "caller cuts the payload out of the model's text and repairs it, then reads `name` and `arguments` "
       "(or `parameters`/`input`; an array gives several calls). The cut, done before timing and identical for "
@@ -948,9 +964,13 @@ def write_report(results, path):
     w("| tool | labelled calls recovered | entries exact | extra calls | stream = whole at 4 / 16 / 64 B | "
       "harness errors |")
     w("|---|---|---|---|---|---|")
-    order = ["toolstream", "toolstream-notools", "toolstream-json", "sglang", "agent-tool-parser", "ai-sdk"] + REPAIRERS
+    order = ["toolstream", "toolstream-notools", "toolstream-dialect", "toolstream-json", "sglang",
+             "agent-tool-parser", "ai-sdk"] + REPAIRERS
+    # Older results files have no dialect-given run.
+    order = [t for t in order if t in per]
     names = dict(LABEL, **{"toolstream": "toolstream (entry's tools)",
-                           "toolstream-notools": "toolstream (default config, no tools)"})
+                           "toolstream-notools": "toolstream (default config, no tools)",
+                           "toolstream-dialect": "toolstream (entry's tools and prompt dialect)"})
     for t in order:
         s = per[t]
         ag = " / ".join(f"{s['agree'][k]}" for k in ("4", "16", "64") if k in s["agree"]) or \
@@ -984,6 +1004,15 @@ def write_report(results, path):
             cells.append(f"{fmt_ms(tm)}{r}")
         w(f"| {names[t]} | " + " | ".join(cells) + " |")
     w("")
+    if "toolstream-dialect" in per:
+        rs = []
+        for ch in CHUNKS:
+            tm = per["sglang"]["time_ms"].get(ch, per["sglang"]["time_ms"].get(str(ch)))
+            bm = per["toolstream-dialect"]["time_ms"].get(ch, per["toolstream-dialect"]["time_ms"].get(str(ch)))
+            rs.append(fmt_ratio(tm / bm) if tm and bm else "–")
+        w("SGLang ÷ toolstream with the prompt's dialect given (each told the dialect): "
+          + " / ".join(rs) + " (whole / 4 / 16 / 64 B).")
+        w("")
     tmo = {t: per[t]["timeouts"] for t in order if per[t].get("timeouts")}
     if tmo:
         w("Corpus inputs over the per-input time limit (no calls counted): "
@@ -1182,8 +1211,8 @@ def write_report(results, path):
                 f"{worst[2]}-byte chunks); range {fmt_ratio(min(x[0] for x in lows))} – "
                 f"{fmt_ratio(max(x[0] for x in lows))} over {len(lows)} streamed cases.")
 
-    def corpus_ratio(peer):
-        base = "toolstream-json" if peer in REPAIRERS else "toolstream"
+    def corpus_ratio(peer, base=None):
+        base = base or ("toolstream-json" if peer in REPAIRERS else "toolstream")
         rs = []
         for ch in CHUNKS[1:]:
             tm = per[peer]["time_ms"].get(ch, per[peer]["time_ms"].get(str(ch)))
@@ -1201,6 +1230,11 @@ def write_report(results, path):
         text, corpus_ok = corpus_ratio(peer)
         if not corpus_ok and "**met**" in line:
             line = line.replace("**met**", "**met on the synthetic inputs, NOT on the corpus**", 1)
+        if peer == "sglang" and "toolstream-dialect" in per:
+            given, _ = corpus_ratio(peer, "toolstream-dialect")
+            if given:
+                text += (" With the prompt's dialect given to toolstream too (as SGLang is given its parser):"
+                         + given.split(":", 1)[1])
         return line + text
 
     need_of = {"sglang": 100, "json-repair": 20}
