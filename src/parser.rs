@@ -506,18 +506,13 @@ impl Parser {
         // The block's events go straight to `out` (see `Parser::block`):
         // first as a chunk it may take whole ([`Block::plain_chunk`]), else
         // fed as usual, in one context.
-        std::mem::swap(&mut self.em.pending, out);
-        let mut cx = Cx {
-            base: self.offset,
-            em: &mut self.em,
-            cfg: &self.cfg,
-        };
-        let flow = if block.plain_chunk(data, &mut cx) {
-            None
-        } else {
-            Some(block.feed(data, &mut cx))
-        };
-        std::mem::swap(&mut self.em.pending, out);
+        let flow = in_context(&mut self.em, &self.cfg, self.offset, true, out, |cx| {
+            if block.plain_chunk(data, cx) {
+                None
+            } else {
+                Some(block.feed(data, cx))
+            }
+        });
         let Some(flow) = flow else {
             self.offset += data.len() as u64;
             return true;
@@ -541,14 +536,9 @@ impl Parser {
         let Mode::Block(block) = &mut self.mode else {
             return false;
         };
-        std::mem::swap(&mut self.em.pending, out);
-        let mut cx = Cx {
-            base: self.offset,
-            em: &mut self.em,
-            cfg: &self.cfg,
-        };
-        let took = block.plain_chunk(chunk, &mut cx);
-        std::mem::swap(&mut self.em.pending, out);
+        let took = in_context(&mut self.em, &self.cfg, self.offset, true, out, |cx| {
+            block.plain_chunk(chunk, cx)
+        });
         if took {
             self.offset += chunk.len() as u64;
         }
@@ -967,19 +957,10 @@ impl Parser {
         let Mode::Block(block) = &mut self.mode else {
             return Flow::More;
         };
-        if direct {
-            std::mem::swap(&mut self.em.pending, out);
-        }
-        let mut cx = Cx {
-            base: self.offset + i as u64,
-            em: &mut self.em,
-            cfg: &self.cfg,
-        };
-        let flow = block.feed(input, &mut cx);
-        if direct {
-            std::mem::swap(&mut self.em.pending, out);
-        }
-        flow
+        let base = self.offset + i as u64;
+        in_context(&mut self.em, &self.cfg, base, direct, out, |cx| {
+            block.feed(input, cx)
+        })
     }
 
     /// What follows a block's feed of `data[i..limit]` (`direct`: its events
@@ -1172,6 +1153,28 @@ impl std::ops::Deref for Data<'_> {
     fn deref(&self) -> &[u8] {
         self.raw
     }
+}
+
+/// Runs `f` with a block's context at absolute offset `base`. `direct`: the
+/// block's events go straight into `out` (the event lists are swapped
+/// around the call), else into the emitter's pending list.
+#[inline(always)]
+fn in_context<R>(
+    em: &mut Emitter,
+    cfg: &Config,
+    base: u64,
+    direct: bool,
+    out: &mut Vec<Event>,
+    f: impl FnOnce(&mut Cx<'_>) -> R,
+) -> R {
+    if direct {
+        std::mem::swap(&mut em.pending, out);
+    }
+    let r = f(&mut Cx { base, em, cfg });
+    if direct {
+        std::mem::swap(&mut em.pending, out);
+    }
+    r
 }
 
 /// The end of `data` not counting an unfinished UTF-8 character at its end
