@@ -395,22 +395,15 @@ def corpus_plan(entry):
     style, model = entry["prompt_style"], entry["id"].split("-")[0]
     tools = entry["tools"]
     smol_native = style == "native_template" and model == "smollm2"
+    # SGLang's parser for the prompt, and toolstream's dialect for the same prompt (`tool_use` blocks
+    # are a variant of Hermes's tags; SGLang has no detector for the XML prompt's `<tool_call><name>…`,
+    # which toolstream reads as its XML emulation).
     if style == "pythonic":
-        sg = "pythonic"
+        sg, ts_dialect = "pythonic", "pythonic"
     elif style in ("hermes", "xml", "tool_use") or smol_native:
-        sg = "hermes"
+        sg, ts_dialect = "hermes", "xml" if style == "xml" else "hermes"
     else:  # json_fenced, json_bare, json_parallel, Gemma native (bare {"name", "parameters"})
-        sg = "llama3"
-    # The prompt's own dialect, as SGLang is given the parser for it: `tool_use` blocks are a
-    # variant of Hermes's tags, the XML prompt's `<tool_call><name>…` is the XML emulation.
-    if style == "pythonic":
-        ts_dialect = "pythonic"
-    elif style in ("hermes", "tool_use") or smol_native:
-        ts_dialect = "hermes"
-    elif style == "xml":
-        ts_dialect = "xml"
-    else:
-        ts_dialect = "json"
+        sg, ts_dialect = "llama3", "json"
     ai = {"protocol": "hermes", "tools": tools}
     if style == "tool_use":
         ai.update(start="<tool_use>", end="</tool_use>")
