@@ -417,6 +417,20 @@ def corpus_plan(entry):
     }
 
 
+def n_chunks(raw, n):
+    """How many chunks the harnesses cut `raw` into at n bytes (0 = whole): every cut moved forward
+    past UTF-8 continuation bytes, as their `chunk_text` and toolstream's `--chunk` do."""
+    if n == 0:
+        return 1
+    count, i = 0, 0
+    while i < len(raw):
+        j = min(i + n, len(raw))
+        while j < len(raw) and raw[j] & 0xC0 == 0x80:
+            j += 1
+        count, i = count + 1, j
+    return count
+
+
 def match_count(got, want):
     """Labelled calls found in got (each got call used once), and extra got calls."""
     pool = [canon(c) for c in got]
@@ -457,7 +471,9 @@ def run_corpus(P, args, results):
         plan = corpus_plan(e)
         style = e["prompt_style"]
         segs = json_segments(e["text"], style, e["id"])
-        row = {"id": e["id"], "style": style, "label": want, "tools": {}}
+        raw = e["text"].encode()
+        row = {"id": e["id"], "style": style, "label": want, "tools": {}, "bytes": len(raw),
+               "chunks": {str(c): n_chunks(raw, c) for c in CHUNKS}, "ms": {}}
         for tool in list(per):
             st = per[tool]
             by = st["by_style"].setdefault(style, {"expected": 0, "found": 0, "exact": 0, "entries": 0})
@@ -484,6 +500,7 @@ def run_corpus(P, args, results):
                     calls = calls_of_tool_parser(o)
                 st["errors"] += int(err)
                 st["time_ms"][chunk] += ms
+                row["ms"].setdefault(tool, {})[str(chunk)] = ms
                 got_by_chunk[chunk] = calls
             whole = got_by_chunk[0]
             found, extra = match_count(whole, want)
@@ -867,6 +884,51 @@ def peer_versions():
             **{k + " (npm)": v for k, v in js.items()}}
 
 
+def cost_section(w, corpus, names):
+    """Where the corpus time goes: time per reply at each chunking, and what an added chunk costs,
+    for toolstream and SGLang; then what the 100x target asks of toolstream on these replies.
+    Arithmetic on the totals and the chunk counts, no fitted model (an entry's time follows its
+    content, its calls and echoed schemas, more than its length). Skipped for an older results file."""
+    rows, per, n = corpus["rows"], corpus["per_tool"], corpus["n_entries"]
+    tools = [t for t in ("toolstream", "toolstream-dialect", "sglang") if t in per]
+    if not n or not tools or any("chunks" not in r for r in rows):
+        return
+    chunks = {ch: sum(r["chunks"][str(ch)] for r in rows) for ch in CHUNKS}
+
+    def total_us(t, ch):
+        return per[t]["time_ms"].get(ch, per[t]["time_ms"].get(str(ch), 0.0)) * 1000.0
+
+    w("### Where the corpus time goes")
+    w("")
+    w(f"Mean time per reply (the totals above ÷ {n} replies of {sum(r['bytes'] for r in rows) / n:,.0f} bytes "
+      "on average), and what each chunk adds to the whole-input parse: (time at N B − time whole) ÷ "
+      "(chunks at N B − chunks whole). SGLang parses whole input with another method (`parse_non_stream`) "
+      "than streamed input, so its difference can be below zero.")
+    w("")
+    w("| tool | whole | 4 B | 16 B | 64 B | added per chunk at 4 / 16 / 64 B |")
+    w("|---|---|---|---|---|---|")
+    w("| chunks per reply | 1 | " + " | ".join(f"{chunks[ch] / n:,.1f}" for ch in CHUNKS[1:]) + " | |")
+    for t in tools:
+        cells = " | ".join(f"{total_us(t, ch) / n:,.2f} µs" for ch in CHUNKS)
+        added = " / ".join(f"{(total_us(t, ch) - total_us(t, 0)) / (chunks[ch] - chunks[0]) * 1000:,.0f} ns"
+                           for ch in CHUNKS[1:])
+        w(f"| {names[t]} | {cells} | {added} |")
+    w("")
+    if "sglang" in per and "toolstream" in per:
+        need = []
+        for ch in CHUNKS[1:]:
+            want_us = total_us("sglang", ch) / n / 100.0
+            have_us = total_us("toolstream", ch) / n
+            need.append(f"{ch} B: ≤ {want_us:,.2f} µs per reply, against {have_us:,.2f} µs "
+                        f"({'met' if have_us <= want_us else f'a {have_us / want_us:.2f}× cut needed'})")
+        given = (f" ({total_us('toolstream-dialect', 0) / n:,.2f} µs with the dialect given)"
+                 if "toolstream-dialect" in per else "")
+        w("What 100× SGLang asks of toolstream (auto-detect) on these replies, SGLang's time per reply ÷ 100: "
+          + "; ".join(need) + f". For comparison, toolstream's whole-input parse takes "
+          f"{total_us('toolstream', 0) / n:,.2f} µs per reply{given}.")
+        w("")
+
+
 def write_report(results, path):
     L = []
     w = L.append
@@ -1006,6 +1068,7 @@ def write_report(results, path):
         w("SGLang ÷ toolstream with the prompt's dialect given (each told the dialect): "
           + " / ".join(rs) + " (whole / 4 / 16 / 64 B).")
         w("")
+    cost_section(w, results["corpus"], names)
     tmo = {t: per[t]["timeouts"] for t in order if per[t].get("timeouts")}
     if tmo:
         w("Corpus inputs over the per-input time limit (no calls counted): "
