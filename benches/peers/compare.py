@@ -417,18 +417,10 @@ def corpus_plan(entry):
     }
 
 
-def n_chunks(raw, n):
-    """How many chunks the harnesses cut `raw` into at n bytes (0 = whole): every cut moved forward
-    past UTF-8 continuation bytes, as their `chunk_text` and toolstream's `--chunk` do."""
-    if n == 0:
-        return 1
-    count, i = 0, 0
-    while i < len(raw):
-        j = min(i + n, len(raw))
-        while j < len(raw) and raw[j] & 0xC0 == 0x80:
-            j += 1
-        count, i = count + 1, j
-    return count
+def ms_at(stats, ch):
+    """A tool's corpus time at chunking `ch`: keyed by int while measuring, by str once read back
+    from results.json."""
+    return stats["time_ms"].get(ch, stats["time_ms"].get(str(ch)))
 
 
 def match_count(got, want):
@@ -444,6 +436,10 @@ def match_count(got, want):
 
 
 def run_corpus(P, args, results):
+    sys.path.insert(0, PEERS)
+    sys.dont_write_bytecode = True  # nothing written into ../shared
+    from _common import chunk_text  # the cut every harness makes (toolstream's --chunk too)
+
     entries = []
     for f in sorted(os.listdir(os.path.join(ROOT, "corpus", "real"))):
         if f.endswith(".jsonl"):
@@ -471,9 +467,8 @@ def run_corpus(P, args, results):
         plan = corpus_plan(e)
         style = e["prompt_style"]
         segs = json_segments(e["text"], style, e["id"])
-        raw = e["text"].encode()
-        row = {"id": e["id"], "style": style, "label": want, "tools": {}, "bytes": len(raw),
-               "chunks": {str(c): n_chunks(raw, c) for c in CHUNKS}, "ms": {}}
+        row = {"id": e["id"], "style": style, "label": want, "tools": {}, "bytes": len(e["text"].encode()),
+               "chunks": {str(c): len(chunk_text(e["text"], c)) for c in CHUNKS}, "ms": {}}
         for tool in list(per):
             st = per[tool]
             by = st["by_style"].setdefault(style, {"expected": 0, "found": 0, "exact": 0, "entries": 0})
@@ -896,7 +891,7 @@ def cost_section(w, corpus, names):
     chunks = {ch: sum(r["chunks"][str(ch)] for r in rows) for ch in CHUNKS}
 
     def total_us(t, ch):
-        return per[t]["time_ms"].get(ch, per[t]["time_ms"].get(str(ch), 0.0)) * 1000.0
+        return (ms_at(per[t], ch) or 0.0) * 1000.0
 
     w("### Where the corpus time goes")
     w("")
@@ -1053,8 +1048,8 @@ def write_report(results, path):
         base = "toolstream-json" if (t in REPAIRERS or t == "toolstream-json") else "toolstream"
         cells = []
         for ch in CHUNKS:
-            tm = per[t]["time_ms"].get(ch, per[t]["time_ms"].get(str(ch)))
-            bm = per[base]["time_ms"].get(ch, per[base]["time_ms"].get(str(ch)))
+            tm = ms_at(per[t], ch)
+            bm = ms_at(per[base], ch)
             r = "" if t.startswith("toolstream") or not bm else f" ({fmt_ratio(tm / bm)})"
             cells.append(f"{fmt_ms(tm)}{r}")
         w(f"| {names[t]} | " + " | ".join(cells) + " |")
@@ -1062,8 +1057,8 @@ def write_report(results, path):
     if "toolstream-dialect" in per:
         rs = []
         for ch in CHUNKS:
-            tm = per["sglang"]["time_ms"].get(ch, per["sglang"]["time_ms"].get(str(ch)))
-            bm = per["toolstream-dialect"]["time_ms"].get(ch, per["toolstream-dialect"]["time_ms"].get(str(ch)))
+            tm = ms_at(per["sglang"], ch)
+            bm = ms_at(per["toolstream-dialect"], ch)
             rs.append(fmt_ratio(tm / bm) if tm and bm else "–")
         w("SGLang ÷ toolstream with the prompt's dialect given (each told the dialect): "
           + " / ".join(rs) + " (whole / 4 / 16 / 64 B).")
@@ -1271,8 +1266,8 @@ def write_report(results, path):
         base = base or ("toolstream-json" if peer in REPAIRERS else "toolstream")
         rs = []
         for ch in CHUNKS[1:]:
-            tm = per[peer]["time_ms"].get(ch, per[peer]["time_ms"].get(str(ch)))
-            bm = per[base]["time_ms"].get(ch, per[base]["time_ms"].get(str(ch)))
+            tm = ms_at(per[peer], ch)
+            bm = ms_at(per[base], ch)
             if tm and bm:
                 rs.append(tm / bm)
         ok = bool(rs) and min(rs) >= need_of[peer]
