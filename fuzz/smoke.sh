@@ -28,6 +28,7 @@ runs() {
     case "$1" in
         content_split) echo "${FUZZ_RUNS:-20000}" ;;
         limits) echo "${FUZZ_RUNS:-20000}" ;;
+        limits_any) echo "${FUZZ_RUNS:-10000}" ;;
         pythonic) echo "${FUZZ_RUNS:-40000}" ;;
         provider) echo "${FUZZ_RUNS:-3000}" ;;
         sse) echo "${FUZZ_RUNS:-20000}" ;;

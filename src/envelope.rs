@@ -1614,6 +1614,18 @@ impl ArgsWriter {
             ArgsMode::ObjectHead | ArgsMode::WrapKey | ArgsMode::LiteralHead => {
                 if self.hold.len() + bytes.len() <= self.limits.max_token_bytes {
                     self.hold.extend_from_slice(bytes);
+                } else if self.mode == ArgsMode::LiteralHead {
+                    // A literal longer than a token (any literal, at a
+                    // `max_token_bytes` below 4) is not the `null` that
+                    // makes `{}`: it is written as `{"value": …}`, as it
+                    // would be at its end.
+                    self.repair(RepairKind::NonObjectArguments);
+                    self.wrapped = true;
+                    self.put(br#"{"value":"#);
+                    let held = std::mem::take(&mut self.hold);
+                    self.put(&held);
+                    self.put(bytes);
+                    self.mode = ArgsMode::Wrap;
                 } else {
                     // A huge key or blank run: stop looking for a wrapper.
                     let held = std::mem::take(&mut self.hold);

@@ -939,7 +939,9 @@ impl Parser {
         let limit = if committed {
             data.len()
         } else {
-            data.len().min(i + max_held.saturating_sub(self.held.len()))
+            // Saturating: `max_held_bytes` may be `usize::MAX`.
+            data.len()
+                .min(i.saturating_add(max_held.saturating_sub(self.held.len())))
         };
         // A committed block's events go straight to `out` (its pending list
         // is empty then): the caller's list stands in for it during the feed,
@@ -981,14 +983,18 @@ impl Parser {
                     if self.held.len() + (limit - i) >= max_held {
                         // Undecided for too long: give the bytes back as text
                         // (`reject` joins the held bytes and `data[i..limit]`).
-                        let span = Span::new(self.block_start, self.abs(limit));
-                        self.reject(data, i, limit, Resume::Text, out);
+                        // With nothing held (`max_held_bytes` 0), that is
+                        // the block's first character: scanning goes on past
+                        // it, or the same block would open there forever.
+                        let to = self.past_block_start(data, limit);
+                        let span = Span::new(self.block_start, self.abs(to));
+                        self.reject(data, i, to, Resume::Text, out);
                         out.push(Event::Diagnostic {
                             kind: DiagnosticKind::LimitExceeded,
                             message: format!("candidate call undecided after {max_held} bytes (max_held_bytes); kept as text"),
                             span,
                         });
-                        return Next::At(limit);
+                        return Next::At(to);
                     }
                     self.held.extend_from_slice(&data[i..limit]);
                 }

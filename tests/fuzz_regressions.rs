@@ -69,6 +69,7 @@ fn replay(target: &str, data: &[u8]) {
             let (opt, input, splits) = fuzz_checks::split_opt(data);
             fuzz_checks::check_limits(input, &splits, opt);
         }
+        "limits_any" => fuzz_checks::check_limits_any(data),
         _ => panic!("unknown fuzz target {target}"),
     }
 }
@@ -138,6 +139,34 @@ fn seeds_limits() {
         for opt in opts {
             for splits in splittings(input.len()) {
                 fuzz_checks::check_limits(&input, &splits, opt);
+            }
+        }
+    }
+}
+
+/// The seeds under the limit sets `fuzz/seed.sh` gives `limits_any`
+/// (every field at 0, at 1, at `usize::MAX`; nothing held; mixed), through
+/// that target's checks, with its splits.
+#[test]
+fn seeds_limits_any() {
+    let heads: [&[u8]; 5] = [
+        &[0, 0, 0, 0, 0, 0],
+        &[1, 1, 1, 1, 1, 1],
+        &[2, 2, 2, 2, 2, 2],
+        &[3, 3, 0, 3, 3, 3],
+        &[0x2c, 1, 2, 0x24, 0, 0x0c],
+    ];
+    for f in files("fuzz/seeds/content")
+        .into_iter()
+        .chain(files("fuzz/seeds/pythonic"))
+    {
+        let input = fs::read(&f).expect("seed");
+        for head in heads {
+            for split in [0x00u8, 0x40, 0x82] {
+                let mut data = head.to_vec();
+                data.push(split);
+                data.extend_from_slice(&input);
+                fuzz_checks::check_limits_any(&data);
             }
         }
     }

@@ -497,12 +497,75 @@ pub fn limits_from(opt: u8) -> Limits {
 /// contracts and is chunk-invariant ([`check_content`]).
 pub fn check_limits(input: &[u8], splits: &[usize], opt: u8) {
     let limits = limits_from(opt);
-    let streamed = repair_split(input, &[], &limits);
+    check_repair_under(input, splits, &limits);
+    check_content(input, splits, &Config::default().with_limits(limits));
+}
+
+/// The repairer under `limits`: its output is valid JSON in UTF-8 and its
+/// paths agree ([`check_repair_paths`]), whole and split.
+pub fn check_repair_under(input: &[u8], splits: &[usize], limits: &Limits) {
+    let streamed = repair_split(input, &[], limits);
     if let Some((out, _, _)) = &streamed {
         assert_repaired_json(out, input);
     }
-    check_repair_paths(input, splits, &limits, &streamed);
-    check_content(input, splits, &Config::default().with_limits(limits));
+    check_repair_paths(input, splits, limits, &streamed);
+}
+
+/// One limit value from one fuzzer byte: its low three bits pick 0, 1,
+/// `usize::MAX`, the default (`default`), or (4-7) a small value, the high
+/// five bits times `scale`.
+fn limit_byte(b: u8, default: usize, scale: usize) -> usize {
+    match b & 7 {
+        0 => 0,
+        1 => 1,
+        2 => usize::MAX,
+        3 => default,
+        _ => (b >> 3) as usize * scale,
+    }
+}
+
+/// Limits drawn from the first [`LIMIT_BYTES`] bytes of `data`, each field
+/// from one byte ([`limit_byte`]): any field may be 0, 1 or `usize::MAX`.
+/// Returns the limits and the rest of `data`.
+pub fn limits_any(data: &[u8]) -> (Limits, &[u8]) {
+    let mut b = [3u8; LIMIT_BYTES];
+    let n = data.len().min(LIMIT_BYTES);
+    b[..n].copy_from_slice(&data[..n]);
+    let d = Limits::default();
+    let limits = Limits {
+        max_depth: limit_byte(b[0], d.max_depth, 1),
+        max_args_bytes: limit_byte(b[1], d.max_args_bytes, 8),
+        max_held_bytes: limit_byte(b[2], d.max_held_bytes, 8),
+        max_token_bytes: limit_byte(b[3], d.max_token_bytes, 2),
+        max_tag_bytes: limit_byte(b[4], d.max_tag_bytes, 2),
+        max_repairs: limit_byte(b[5], d.max_repairs, 1),
+    };
+    (limits, &data[n..])
+}
+
+/// How many bytes [`limits_any`] reads.
+pub const LIMIT_BYTES: usize = 6;
+
+/// The `limits_any` target: limits drawn by [`limits_any`], then a split
+/// layout. The repairer, the content parser (without and with tools) and
+/// the provider decoder (auto-detected, content re-parsed, frames capped at
+/// `max_args_bytes`) keep their properties under them.
+pub fn check_limits_any(data: &[u8]) {
+    let (limits, rest) = limits_any(data);
+    let (input, splits) = split(rest);
+    check_repair_under(input, &splits, &limits);
+    let cfg = Config::default().with_limits(limits.clone());
+    check_content(input, &splits, &cfg);
+    check_content(input, &splits, &tools_config().with_limits(limits.clone()));
+    let opts = DecodeOptions {
+        config: cfg.clone(),
+        frame_limits: FrameLimits {
+            max_frame_bytes: limits.max_args_bytes,
+        },
+        reparse: Some(cfg),
+        ..DecodeOptions::default()
+    };
+    check_provider_with(input, &splits, &opts);
 }
 
 /// Frame limit chosen by the options byte: 0 = default, else `opt * 4`.
@@ -705,11 +768,15 @@ pub fn decode_split(input: &[u8], splits: &[usize], opts: &DecodeOptions) -> Vec
 /// Provider decoder: whole vs split give the same text, thinking and calls;
 /// in both, every call's deltas add up to JSON-object arguments.
 pub fn check_provider(input: &[u8], splits: &[usize], opt: u8) {
-    let opts = decode_options(opt);
-    let whole = decode_split(input, &[], &opts);
+    check_provider_with(input, splits, &decode_options(opt));
+}
+
+/// [`check_provider`] with the given options.
+pub fn check_provider_with(input: &[u8], splits: &[usize], opts: &DecodeOptions) {
+    let whole = decode_split(input, &[], opts);
     check_call_deltas(&whole);
     check_amplification(input, &whole);
-    let split = decode_split(input, splits, &opts);
+    let split = decode_split(input, splits, opts);
     check_call_deltas(&split);
     check_amplification(input, &split);
     assert_same_summary(input, &whole, &split, splits);
