@@ -10,7 +10,7 @@
 #     options \x00 = default frame limit / provider OpenAI; see each variant below.
 #   limits: an options byte choosing tight limits (fuzz/src/lib.rs limits_from),
 #     then the split header, then the input.
-#   limits_any: six bytes choosing any limits (fuzz/src/lib.rs limits_any),
+#   limits_any: seven bytes choosing any limits (fuzz/src/lib.rs limits_any),
 #     then the split header, then the input.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -89,16 +89,16 @@ for f in "$here"/seeds/content/* "$here"/seeds/pythonic/* "$here"/seeds/json/*; 
     put limits "$b.00.c3" '\x00\x82' "$f"
     put limits "$b.dd.c3" '\xdd\x82' "$f"
 done
-# Any limits (limits_any: six bytes, one per field; low three bits 0 = 0,
+# Any limits (limits_any: seven bytes, one per field; low three bits 0 = 0,
 # 1 = 1, 2 = usize::MAX, 3 = default, 4-7 = small): all at 0, all at 1, all
 # at usize::MAX, held 0 alone, arguments 1 and held usize::MAX, mixed.
 for f in "$here"/seeds/content/* "$here"/seeds/pythonic/*; do
     b=$(basename "$(dirname "$f")")_$(basename "$f")
-    put limits_any "$b.zero" '\x00\x00\x00\x00\x00\x00\x00' "$f"
-    put limits_any "$b.one.c3" '\x01\x01\x01\x01\x01\x01\x82' "$f"
-    put limits_any "$b.max.bytes" '\x02\x02\x02\x02\x02\x02\x40' "$f"
-    put limits_any "$b.held0" '\x03\x03\x00\x03\x03\x03\x00' "$f"
-    put limits_any "$b.mixed.c3" '\x2c\x01\x02\x24\x00\x0c\x82' "$f"
+    put limits_any "$b.zero" '\x00\x00\x00\x00\x00\x00\x00\x00' "$f"
+    put limits_any "$b.one.c3" '\x01\x01\x01\x01\x01\x01\x01\x82' "$f"
+    put limits_any "$b.max.bytes" '\x02\x02\x02\x02\x02\x02\x02\x40' "$f"
+    put limits_any "$b.held0" '\x03\x03\x00\x03\x03\x03\x03\x00' "$f"
+    put limits_any "$b.mixed.c3" '\x2c\x01\x02\x24\x00\x0c\x54\x82' "$f"
 done
 
 # Provider index in decode_options: 0 openai, 1 responses, 2 anthropic,

@@ -45,6 +45,14 @@ pub struct Limits {
     /// a repair per byte, such as megabytes of stray commas, so reports a
     /// bounded list (a call's repairs are kept while it is open).
     pub max_repairs: usize,
+    /// Maximum number of input bytes one stream is parsed for (default
+    /// `usize::MAX`: no cap). A server sets it per request: past it the
+    /// parser ends the stream as [`crate::Parser::finish`] would (an open
+    /// call is closed with `truncated: true` and a
+    /// [`crate::RepairKind::LimitExceeded`] repair), reports one
+    /// [`crate::DiagnosticKind::LimitExceeded`] diagnostic, and passes the
+    /// rest through as text without looking at it.
+    pub max_input_bytes: usize,
 }
 
 impl Default for Limits {
@@ -56,7 +64,69 @@ impl Default for Limits {
             max_token_bytes: 64 << 10,
             max_tag_bytes: 1 << 10,
             max_repairs: 10_000,
+            max_input_bytes: usize::MAX,
         }
+    }
+}
+
+impl Limits {
+    /// The value of one limit.
+    ///
+    /// ```
+    /// use toolstream::{config::LimitKind, Limits};
+    /// assert_eq!(Limits::default().get(LimitKind::MaxDepth), 100);
+    /// ```
+    pub fn get(&self, kind: LimitKind) -> usize {
+        match kind {
+            LimitKind::MaxDepth => self.max_depth,
+            LimitKind::MaxArgsBytes => self.max_args_bytes,
+            LimitKind::MaxHeldBytes => self.max_held_bytes,
+            LimitKind::MaxTokenBytes => self.max_token_bytes,
+            LimitKind::MaxTagBytes => self.max_tag_bytes,
+            LimitKind::MaxRepairs => self.max_repairs,
+            LimitKind::MaxInputBytes => self.max_input_bytes,
+        }
+    }
+}
+
+/// One field of [`Limits`], by name (as a limit that was reached is reported).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LimitKind {
+    /// [`Limits::max_depth`].
+    MaxDepth,
+    /// [`Limits::max_args_bytes`].
+    MaxArgsBytes,
+    /// [`Limits::max_held_bytes`].
+    MaxHeldBytes,
+    /// [`Limits::max_token_bytes`].
+    MaxTokenBytes,
+    /// [`Limits::max_tag_bytes`].
+    MaxTagBytes,
+    /// [`Limits::max_repairs`].
+    MaxRepairs,
+    /// [`Limits::max_input_bytes`].
+    MaxInputBytes,
+}
+
+impl LimitKind {
+    /// The field's name (`max_depth`, …), as the CLI's `--max-depth` spells it with `_`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::MaxDepth => "max_depth",
+            LimitKind::MaxArgsBytes => "max_args_bytes",
+            LimitKind::MaxHeldBytes => "max_held_bytes",
+            LimitKind::MaxTokenBytes => "max_token_bytes",
+            LimitKind::MaxTagBytes => "max_tag_bytes",
+            LimitKind::MaxRepairs => "max_repairs",
+            LimitKind::MaxInputBytes => "max_input_bytes",
+        }
+    }
+}
+
+impl fmt::Display for LimitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

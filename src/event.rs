@@ -305,6 +305,13 @@ pub enum DiagnosticKind {
     /// A provider stream's call that never got a tool name (only `null` or
     /// `""`) is no call; the message holds its id and arguments.
     DroppedCall,
+    /// Text or reasoning that is not UTF-8 (the parser passes bytes through
+    /// as they are; the CLI reports where it wrote U+FFFD instead).
+    InvalidUtf8,
+    /// A line of a provider stream that its framing ignores (an SSE line
+    /// without a field name, such as a `data:` prefix lost in transit)
+    /// inside an open stream: the frame it belonged to may be lost.
+    LostFrame,
 }
 
 /// The kind of provider state carried by an [`Event::Opaque`].

@@ -22,7 +22,7 @@ pub mod sse;
 pub mod stream;
 pub mod xml;
 
-pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};
+pub use config::{Config, IdGenerator, LimitKind, Limits, ToolSpec, Tools};
 pub use dialect::Dialect;
 pub use encode::{EncodeOptions, Encoder, Target};
 pub use error::{NoJson, ToolsError, UnknownDialect};

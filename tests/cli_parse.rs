@@ -268,3 +268,63 @@ fn arguments_are_written_as_they_are() {
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(text.contains(&format!("\"arguments\":{want}")), "{text}");
 }
+
+/// `repair` never hands back another document as if it were the input:
+/// JSON deeper than `--max-depth` exits 1 and says which limit cut it
+/// (it printed `[[…]],[]]` and exited 0); within the limits valid JSON
+/// comes out byte for byte; the limit options reach `repair`.
+#[test]
+fn repair_says_when_a_limit_cuts_the_document() {
+    let deep = format!("{}{}", "[".repeat(101), "]".repeat(101));
+    let (code, out, err) = run(&["repair"], deep.as_bytes());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("max_depth (100)") && err.contains("--max-depth"),
+        "{err}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out).trim_end(),
+        format!("{}{}", "[".repeat(100), "]".repeat(100))
+    );
+    let (code, out, err) = run(&["repair", "--max-depth", "200"], deep.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(String::from_utf8_lossy(&out).trim_end(), deep);
+    let (code, _, err) = run(
+        &["repair", "--max-args-bytes", "8"],
+        br#"{"a": "0123456789"}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("max_args_bytes"), "{err}");
+    let (code, _, err) = run(
+        &["repair", "--max-input-bytes", "4"],
+        br#"{"a": "0123456789"}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("max_input_bytes"), "{err}");
+}
+
+/// `--help` shows every limit with its default.
+#[test]
+fn help_shows_the_limits_and_their_defaults() {
+    for cmd in ["parse", "repair", "decode"] {
+        let (code, out, _) = run(&[cmd, "--help"], b"");
+        assert_eq!(code, 0);
+        let help = String::from_utf8_lossy(&out);
+        for (flag, default) in [
+            ("--max-depth", "[default: 100]"),
+            ("--max-args-bytes", "[default: 16MiB]"),
+            ("--max-held-bytes", "[default: 1MiB]"),
+            ("--max-token-bytes", "[default: 64KiB]"),
+            ("--max-tag-bytes", "[default: 1KiB]"),
+            ("--max-repairs", "[default: 10000]"),
+            ("--max-input-bytes", "[default: none]"),
+        ] {
+            let at = help
+                .find(&format!("{flag} <"))
+                .unwrap_or_else(|| panic!("{cmd}: no {flag} in {help}"));
+            let rest = &help[at..];
+            let line = &rest[..rest[1..].find("\n      -").map_or(rest.len(), |e| e + 1)];
+            assert!(line.contains(default), "{cmd} {flag}: {line}");
+        }
+    }
+}

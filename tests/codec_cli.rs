@@ -247,8 +247,9 @@ fn bad_arguments_and_missing_files() {
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = run(&["--chunk-size", "0"], Some(b""));
     assert_eq!(code, 2, "{err}");
+    // An input that cannot be read: exit 2, as in every subcommand.
     let (code, _, err) = run(&["/nonexistent/stream.sse"], None);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("/nonexistent/stream.sse"), "{err}");
 }
 

@@ -217,6 +217,7 @@ fn tight_limits() -> Config {
         max_token_bytes: 16,
         max_tag_bytes: 32,
         max_repairs: 4,
+        ..Limits::default()
     })
 }
 

@@ -83,6 +83,7 @@ fn limits() -> impl Strategy<Value = Limits> {
             max_token_bytes: t,
             max_tag_bytes: g,
             max_repairs: r,
+            ..Limits::default()
         })
 }
 
@@ -317,6 +318,7 @@ fn a_literal_longer_than_a_token_is_wrapped_from_the_start() {
         max_token_bytes: 0,
         max_tag_bytes: 0,
         max_repairs: 0,
+        ..Limits::default()
     });
     let parsed = common::check_all(input, &cfg);
     for c in &parsed.calls {

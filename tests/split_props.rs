@@ -95,6 +95,7 @@ proptest! {
             max_token_bytes: 12,
             max_tag_bytes: 32,
             max_repairs: 3,
+            ..Limits::default()
         });
         // Offered tools reach the schema-typed paths (XML values typed by
         // the parameter's type, positional names, known-name matching).

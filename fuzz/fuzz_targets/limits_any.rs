@@ -1,5 +1,5 @@
 //! Any limits (each field 0, 1, `usize::MAX`, its default or a small value,
-//! drawn by `limits_any` from the first six bytes), then the split layout:
+//! drawn by `limits_any` from the first seven bytes), then the split layout:
 //! the repairer, the content parser (without and with tools) and the
 //! provider decoder keep their properties; nothing panics or hangs.
 #![no_main]

@@ -489,6 +489,7 @@ pub fn limits_from(opt: u8) -> Limits {
         max_held_bytes: if opt & 0x80 == 0 { 16 } else { 256 },
         max_tag_bytes: 32,
         max_repairs: 1 + ((opt >> 2) & 7) as usize,
+        ..Limits::default()
     }
 }
 
@@ -539,12 +540,13 @@ pub fn limits_any(data: &[u8]) -> (Limits, &[u8]) {
         max_token_bytes: limit_byte(b[3], d.max_token_bytes, 2),
         max_tag_bytes: limit_byte(b[4], d.max_tag_bytes, 2),
         max_repairs: limit_byte(b[5], d.max_repairs, 1),
+        max_input_bytes: limit_byte(b[6], d.max_input_bytes, 8),
     };
     (limits, &data[n..])
 }
 
 /// How many bytes [`limits_any`] reads.
-pub const LIMIT_BYTES: usize = 6;
+pub const LIMIT_BYTES: usize = 7;
 
 /// The `limits_any` target: limits drawn by [`limits_any`], then a split
 /// layout. The repairer, the content parser (without and with tools) and

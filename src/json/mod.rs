@@ -14,10 +14,12 @@
 //! * emitted bytes are never retracted.
 
 mod complete;
+mod document;
 mod repair;
 
 pub(crate) use complete::completion;
 
+pub use document::{DocumentEnd, DocumentRepairer, LimitHit};
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
 pub(crate) use repair::Lane;
@@ -95,91 +97,33 @@ pub fn repair(input: &[u8]) -> Option<Repaired> {
 /// or a code fence, possibly truncated or malformed. Several top-level values
 /// are returned as a JSON array. `chunk` > 0 feeds the repairer in pieces of
 /// that size (the result is the same; this exercises the streaming path).
+/// Under the default [`crate::Limits`]: a limit reached (JSON nested deeper
+/// than `max_depth`) cuts the document there, with a
+/// [`crate::RepairKind::LimitExceeded`] repair and `truncated` set; see
+/// [`DocumentRepairer`] for other limits, for input that streams in, and to
+/// learn which limit cut.
 ///
 /// ```
 /// let r = toolstream::json::repair_document(b"Sure!\n```json\n{'a': 1,}\n```\nDone.", 0).unwrap();
 /// assert_eq!(r.json, r#"{"a": 1}"#);
 /// ```
 pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
-    let mut values: Vec<(Vec<u8>, bool)> = Vec::new();
-    let mut repairs = Vec::new();
-    let trimmed_start = input
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(input.len());
-    // A document that is itself a scalar (`"x"`, `42`, `true`) is repaired as one.
-    let scalar_doc = matches!(
-        input.get(trimmed_start),
-        Some(b'"' | b'\'' | b'-' | b'0'..=b'9')
-    ) || [&b"true"[..], b"false", b"null", b"True", b"False", b"None"]
-        .iter()
-        .any(|l| input[trimmed_start..].trim_ascii_end() == *l);
-    let mut pos = if scalar_doc { trimmed_start } else { 0 };
-    while pos < input.len() {
-        let start = if scalar_doc && values.is_empty() {
-            pos
-        } else {
-            match memchr::memchr2(b'{', b'[', &input[pos..]) {
-                Some(p) => pos + p,
-                None => break,
-            }
-        };
-        let mut r = Repairer::new();
-        r.set_offset(start as u64);
-        let mut out = Vec::new();
-        let mut at = start;
-        let mut done = false;
-        while at < input.len() {
-            let end = if chunk == 0 {
-                input.len()
-            } else {
-                (at + chunk).min(input.len())
-            };
-            let p = r.feed(&input[at..end], &mut out);
-            at += p.consumed;
-            if p.status != Status::NeedMore {
-                done = p.status == Status::Done;
-                break;
-            }
-        }
-        let truncated = if done { false } else { r.finish(&mut out) };
-        repairs.extend(r.take_repairs());
-        if !out.is_empty() && serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_ok() {
-            values.push((out, truncated));
-        }
-        pos = at.max(start + 1);
-        if scalar_doc {
-            break;
-        }
+    let mut doc = DocumentRepairer::new(&crate::Limits::default());
+    let mut out = Vec::new();
+    let step = if chunk == 0 {
+        input.len().max(1)
+    } else {
+        chunk
+    };
+    for piece in input.chunks(step) {
+        doc.feed(piece, &mut out);
     }
-    match values.len() {
-        0 => Err(NoJson),
-        1 => {
-            let (json, truncated) = values.pop().unwrap_or_default();
-            Ok(Repaired {
-                json: into_string(json),
-                repairs,
-                truncated,
-            })
-        }
-        _ => {
-            let truncated = values.iter().any(|v| v.1);
-            let mut json = Vec::new();
-            json.push(b'[');
-            for (i, (v, _)) in values.iter().enumerate() {
-                if i > 0 {
-                    json.push(b',');
-                }
-                json.extend_from_slice(v);
-            }
-            json.push(b']');
-            Ok(Repaired {
-                json: into_string(json),
-                repairs,
-                truncated,
-            })
-        }
-    }
+    let end = doc.finish(&mut out)?;
+    Ok(Repaired {
+        json: into_string(out),
+        repairs: end.repairs,
+        truncated: end.truncated,
+    })
 }
 
 /// Output of the repairer is valid UTF-8 by construction; this never copies.

@@ -561,6 +561,9 @@ pub struct Repairer {
     /// The next `<` in structural position is read as JSON (a bare token).
     lt_once: bool,
     limited: bool,
+    /// Where `max_token_bytes` first cut a token (a key cut, a number
+    /// written as a string), if it did.
+    token_cut: Option<u64>,
     begun: bool,
     /// The input's last bytes, when they are the start of a unit the fast
     /// path can complete (a chunk ended inside it; see [`fast::Cut`]): read
@@ -652,6 +655,7 @@ impl Repairer {
             stop_on_lt: false,
             lt_once: false,
             limited: false,
+            token_cut: None,
             begun: false,
             stash: Vec::new(),
             stash_str: false,
@@ -684,6 +688,12 @@ impl Repairer {
     pub(crate) fn one_call(mut self, max_repairs: usize) -> Self {
         self.keep_repairs = max_repairs.saturating_add(1);
         self
+    }
+
+    /// Where [`Limits::max_token_bytes`] first cut a token of the value
+    /// (a key shortened, a number written as a string), if it did.
+    pub(crate) fn token_cut(&self) -> Option<u64> {
+        self.token_cut
     }
 
     /// Takes the repairs made since the last call, keeping the list's buffer.
@@ -1508,6 +1518,7 @@ impl Repairer {
                 self.key.pop();
             }
             self.key_truncated = true;
+            self.token_cut.get_or_insert(self.key_start);
             self.repairs.push(Repair {
                 kind: RepairKind::LimitExceeded,
                 offset: self.key_start,
@@ -2177,6 +2188,7 @@ impl Repairer {
                 let k = self.max_token;
                 self.tok.truncate(k - incomplete_utf8_tail(&self.tok[..k]));
                 self.key_truncated = true;
+                self.token_cut.get_or_insert(self.tok_start);
                 self.repair(RepairKind::LimitExceeded, self.tok_start);
             }
             return;
@@ -2187,6 +2199,7 @@ impl Repairer {
             return;
         }
         if numeric {
+            self.token_cut.get_or_insert(self.tok_start);
             self.repair(RepairKind::LimitExceeded, self.tok_start);
         }
         // An unquoted string: write it as it arrives.

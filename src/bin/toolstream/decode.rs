@@ -5,15 +5,14 @@
 // at merge time); in a binary crate nothing is reachable from outside.
 #![allow(unreachable_pub)]
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use toolstream::encode::{EncodeOptions, Encoder, Target};
 use toolstream::provider::{DecodeOptions, Provider, StreamDecoder};
-use toolstream::{Config, Dialect, Event, Parsed};
+use toolstream::{Config, DiagnosticKind, Dialect, Event, FrameLimits};
 
-use crate::output::{calls_json, event_json};
+use crate::common::{write_failed, Failure, LimitArgs, Size};
 
 /// The provider to decode (`--from`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,9 +56,10 @@ pub struct DecodeArgs {
     /// The provider API of the input stream.
     #[arg(long, value_enum, default_value = "auto")]
     pub from: Source,
-    /// The model id: written into re-encoded output, and used to pick the
-    /// tool-call dialect when re-parsing content (`qwen…` → hermes, …;
-    /// anything else: auto-detection).
+    /// The model id: written into re-encoded output (default: the model the
+    /// stream names), and used to pick the tool-call dialect when re-parsing
+    /// content (`qwen…` → hermes, …; a model not in the routing table:
+    /// auto-detection, with a warning).
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
     /// Parse text content for tool calls written in-band (a local model
@@ -72,6 +72,12 @@ pub struct DecodeArgs {
     /// What to print.
     #[arg(long, value_enum, default_value = "events")]
     pub output: Output,
+    /// Maximum size of one SSE event or NDJSON line; a longer one is
+    /// skipped with an error event.
+    #[arg(long, value_name = "SIZE", default_value_t = Size(FrameLimits::default().max_frame_bytes))]
+    pub max_frame_bytes: Size,
+    #[command(flatten)]
+    pub limits: LimitArgs,
     /// The stream to decode (`-` or nothing: standard input).
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
@@ -96,130 +102,289 @@ fn dialects_for_model(model: &str) -> Vec<Dialect> {
     toolstream::model::route(model).dialects
 }
 
-#[allow(clippy::large_enum_variant)] // one per process
+/// Where the decoded events go: the event lines or calls object `parse`
+/// prints, or another provider's wire format (the encoder made once the
+/// first read shows the stream's model name).
 enum Sink<W: Write> {
-    Events(W),
-    Calls(W, Vec<Event>),
-    Wire(W, Box<Encoder>, Vec<u8>),
+    Events(crate::EventSink<W>),
+    Wire {
+        out: W,
+        target: Target,
+        model: Option<String>,
+        enc: Option<Box<Encoder>>,
+        buf: Vec<u8>,
+    },
 }
 
 impl<W: Write> Sink<W> {
-    fn push(&mut self, events: &mut Vec<Event>) -> io::Result<()> {
+    fn push(&mut self, events: &mut Vec<Event>, seen: &[u8]) -> Result<(), Failure> {
         match self {
-            Sink::Events(w) => {
+            Sink::Events(s) => s.push("decode", events),
+            Sink::Wire {
+                out,
+                target,
+                model,
+                enc,
+                buf,
+            } => {
+                let enc = enc.get_or_insert_with(|| {
+                    let model = model
+                        .clone()
+                        .or_else(|| source_model(seen))
+                        .unwrap_or_else(|| "toolstream".into());
+                    Box::new(Encoder::new(
+                        *target,
+                        EncodeOptions {
+                            model,
+                            ..EncodeOptions::default()
+                        },
+                    ))
+                });
                 for e in events.drain(..) {
-                    serde_json::to_writer(&mut *w, &event_json(&e))?;
-                    w.write_all(b"\n")?;
-                }
-                w.flush()
-            }
-            Sink::Calls(_, all) => {
-                all.append(events);
-                Ok(())
-            }
-            Sink::Wire(w, enc, buf) => {
-                for e in events.drain(..) {
+                    crate::output::report("decode", &e);
                     enc.encode(&e, buf);
                 }
-                w.write_all(buf)?;
+                out.write_all(buf).map_err(write_failed)?;
                 buf.clear();
-                w.flush()
+                Ok(())
             }
         }
     }
 
-    fn end(self) -> io::Result<()> {
+    fn flush(&mut self) -> Result<(), Failure> {
         match self {
-            Sink::Events(mut w) => w.flush(),
-            Sink::Calls(mut w, all) => {
-                serde_json::to_writer(&mut w, &calls_json(&Parsed::from_events(all)))?;
-                w.write_all(b"\n")?;
-                w.flush()
-            }
-            Sink::Wire(mut w, mut enc, mut buf) => {
-                enc.finish(&mut buf);
-                w.write_all(&buf)?;
-                w.flush()
+            Sink::Events(s) => s.flush(),
+            Sink::Wire { out, .. } => out.flush().map_err(write_failed),
+        }
+    }
+
+    fn end(self, seen: &[u8]) -> Result<(), Failure> {
+        match self {
+            Sink::Events(s) => s.end(),
+            mut wire => {
+                wire.push(&mut Vec::new(), seen)?;
+                let Sink::Wire {
+                    mut out,
+                    enc,
+                    mut buf,
+                    ..
+                } = wire
+                else {
+                    return Ok(());
+                };
+                if let Some(mut enc) = enc {
+                    enc.finish(&mut buf);
+                }
+                out.write_all(&buf).map_err(write_failed)?;
+                out.flush().map_err(write_failed)
             }
         }
     }
+}
+
+/// The model the stream names in its first frames (`"model"` of an OpenAI
+/// chunk or an Ollama line, Anthropic's `message.model`, Responses'
+/// `response.model`, Gemini's `modelVersion`).
+fn source_model(seen: &[u8]) -> Option<String> {
+    for line in seen.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        let json = line
+            .strip_prefix(b"data:")
+            .map(<[u8]>::trim_ascii)
+            .unwrap_or(line);
+        if json.first() != Some(&b'{') {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(json) else {
+            continue;
+        };
+        for m in [
+            &v["model"],
+            &v["message"]["model"],
+            &v["response"]["model"],
+            &v["modelVersion"],
+        ] {
+            if let Some(m) = m.as_str().filter(|m| !m.is_empty()) {
+                return Some(m.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// The provider the first bytes of a stream look like, if any.
+fn looks_like(seen: &[u8]) -> Option<Provider> {
+    let mut d = StreamDecoder::new(DecodeOptions::default());
+    let mut sink = Vec::new();
+    d.feed(seen, &mut sink);
+    d.finish(&mut sink);
+    d.provider().filter(|_| {
+        !sink.iter().any(|e| {
+            matches!(
+                e,
+                Event::Diagnostic {
+                    kind: DiagnosticKind::UnknownEvent,
+                    ..
+                }
+            )
+        })
+    })
+}
+
+/// Whether `seen` (the start of the input) is framed as SSE or NDJSON at all.
+fn is_a_stream(seen: &[u8]) -> bool {
+    let start = seen.trim_ascii_start();
+    let start = start.strip_prefix("\u{feff}".as_bytes()).unwrap_or(start);
+    start.is_empty()
+        || start.first() == Some(&b'{')
+        || start.first() == Some(&b':')
+        || [&b"data:"[..], b"event:", b"id:", b"retry:"]
+            .iter()
+            .any(|f| start.starts_with(f))
+        // AWS eventstream: a binary prelude.
+        || seen.len() >= 12 && seen[..4] != [0; 4] && !seen[..12].is_ascii()
 }
 
 /// Runs `toolstream decode`.
-pub fn run(args: &DecodeArgs) -> ExitCode {
-    match decode(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("toolstream decode: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-fn decode(args: &DecodeArgs) -> io::Result<()> {
+pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
+    let limits = args.limits.limits();
     let mut opts = DecodeOptions {
         provider: provider(args.from),
+        config: Config::default().with_limits(limits.clone()),
+        frame_limits: FrameLimits {
+            max_frame_bytes: args.max_frame_bytes.0,
+        },
         ..DecodeOptions::default()
     };
     if args.reparse_content {
         let dialects = args
             .model
             .as_deref()
-            .map(dialects_for_model)
+            .map(|m| {
+                let route = toolstream::model::route(m);
+                if route.dialect_names.is_empty() {
+                    crate::common::warn(
+                        "decode",
+                        format_args!("model `{m}` is not in the routing table; falling back to auto-detection over every dialect"),
+                    );
+                }
+                dialects_for_model(m)
+            })
             .unwrap_or_default();
-        opts.reparse = Some(Config::default().with_dialects(dialects));
+        opts.reparse = Some(
+            Config::default()
+                .with_dialects(dialects)
+                .with_limits(limits.clone()),
+        );
     }
-    let mut input: Box<dyn Read> = match args.file.as_deref() {
-        None => Box::new(io::stdin().lock()),
-        Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),
-        Some(p) => Box::new(
-            std::fs::File::open(p)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
-        ),
-    };
+    let mut input = crate::common::open_input(args.file.as_deref())?;
     let stdout = BufWriter::new(io::stdout().lock());
-    let enc_opts = EncodeOptions {
-        model: args.model.clone().unwrap_or_else(|| "toolstream".into()),
-        ..EncodeOptions::default()
+    let wire = |target: Target| Sink::Wire {
+        out: BufWriter::new(io::stdout().lock()),
+        target,
+        model: args.model.clone(),
+        enc: None,
+        buf: Vec::new(),
     };
-    let wire = |t: Target| Box::new(Encoder::new(t, enc_opts.clone()));
     let mut sink = match args.output {
-        Output::Events => Sink::Events(stdout),
-        Output::Calls => Sink::Calls(stdout, Vec::new()),
-        Output::Openai => Sink::Wire(stdout, wire(Target::OpenAi), Vec::new()),
-        Output::Anthropic => Sink::Wire(stdout, wire(Target::Anthropic), Vec::new()),
-        Output::Responses => Sink::Wire(stdout, wire(Target::Responses), Vec::new()),
+        Output::Events => Sink::Events(crate::EventSink::new(stdout, true)),
+        Output::Calls => Sink::Events(crate::EventSink::new(stdout, false)),
+        Output::Openai => wire(Target::OpenAi),
+        Output::Anthropic => wire(Target::Anthropic),
+        Output::Responses => wire(Target::Responses),
     };
     let mut dec = StreamDecoder::new(opts);
     let mut events = Vec::new();
+    // The start of the input (at most one read's worth): what it looks like.
+    let mut seen: Vec<u8> = Vec::new();
+    // Whether anything was decoded: text, reasoning, a call or a finish
+    // that is not the decoder's own truncation error.
+    let mut decoded = false;
+    let mut unknown = 0usize;
     let chunk = args
         .chunk_size
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        match chunk {
-            Some(size) => {
-                for piece in buf[..n].chunks(size) {
-                    dec.feed(piece, &mut events);
-                    sink.push(&mut events)?;
+    let note = |events: &[Event], decoded: &mut bool, unknown: &mut usize| {
+        for e in events {
+            match e {
+                Event::Text { .. } | Event::Thinking { .. } | Event::ToolStart { .. } => {
+                    *decoded = true
                 }
-            }
-            None => {
-                dec.feed(&buf[..n], &mut events);
-                sink.push(&mut events)?;
+                Event::Finish { reason, .. } if *reason != toolstream::FinishReason::Error => {
+                    *decoded = true
+                }
+                Event::Diagnostic {
+                    kind: DiagnosticKind::UnknownEvent,
+                    ..
+                } => *unknown += 1,
+                _ => {}
             }
         }
-    }
+    };
+    let over =
+        crate::common::stream_input(
+            &mut *input,
+            chunk,
+            limits.max_input_bytes,
+            |piece| match piece {
+                Some(piece) => {
+                    if seen.len() < SEEN {
+                        seen.extend_from_slice(&piece[..piece.len().min(SEEN - seen.len())]);
+                    }
+                    dec.feed(piece, &mut events);
+                    note(&events, &mut decoded, &mut unknown);
+                    sink.push(&mut events, &seen)
+                }
+                None => sink.flush(),
+            },
+        )?;
     dec.finish(&mut events);
-    sink.push(&mut events)?;
-    sink.end()
+    note(&events, &mut decoded, &mut unknown);
+    if !decoded && !is_a_stream(&seen) {
+        // Nothing to print but the decoder's complaints.
+        return Err(Failure::Input(format!(
+            "the input is neither SSE (`data: …` lines) nor NDJSON (one JSON object per line){}; \
+             for raw model output use `toolstream parse`",
+            start_of(&seen)
+        )));
+    }
+    let given = provider(args.from);
+    let hint = given.and_then(|g| looks_like(&seen).filter(|&p| p != g));
+    sink.push(&mut events, &seen)?;
+    sink.end(&seen)?;
+    if let (Some(g), Some(p)) = (given, hint) {
+        let message = format!(
+            "--from {}: the input looks like {} (`--from {}`, or `--from auto`)",
+            g.name(),
+            p.name(),
+            p.name()
+        );
+        if !decoded || unknown > 0 {
+            return Err(Failure::Input(message));
+        }
+        crate::common::warn("decode", message);
+    }
+    if over {
+        return Err(Failure::Input(format!(
+            "max_input_bytes ({}) reached: the stream was read no further (raise --max-input-bytes)",
+            Size(limits.max_input_bytes)
+        )));
+    }
+    Ok(())
+}
+
+/// How much of the input is kept to say what it looks like.
+const SEEN: usize = 64 << 10;
+
+/// `" (it starts with …)"`: the input's first characters, for a message.
+fn start_of(seen: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&seen[..seen.len().min(40)]);
+    let text: String = text.chars().take(30).collect();
+    if text.trim().is_empty() {
+        String::new()
+    } else {
+        format!(" (it starts with {text:?})")
+    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,17 @@
 //!
 //! ```text
 //! toolstream parse  [--dialect NAME|auto] [--model ID] [--tools FILE] [--prefill TEXT]
-//!                   [--chunk-size N | --chunks FILE] [--output events|calls] [FILE|-]
-//! toolstream repair [--chunk-size N] [FILE|-]
-//! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
-//!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
+//!                   [--chunk-size N | --chunks FILE] [--output events|calls] [LIMITS] [FILE|-]
+//! toolstream repair [--chunk-size N] [LIMITS] [FILE|-]
+//! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content] [--max-frame-bytes SIZE]
+//!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [LIMITS] [FILE|-]
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
 //! ```
+//!
+//! Every subcommand reads its input as it arrives and writes each result
+//! as soon as it is complete, in memory bounded by the limits.
 
+mod common;
 mod decode;
 mod harness;
 mod output;
@@ -19,15 +23,26 @@ use std::process::ExitCode;
 
 use clap::{Parser as ClapParser, Subcommand, ValueEnum};
 use mimalloc::MiMalloc;
-use toolstream::{Config, Dialect, Event, Parsed, Parser, Tools};
+use toolstream::{Config, Dialect, Event, Parsed, Parser, ToolCall, Tools};
+
+use common::{Failure, LimitArgs};
 
 #[derive(ClapParser)]
 #[command(
     name = "toolstream",
     version,
-    about = "Turn streamed LLM output into typed tool calls."
+    about = "Turn streamed LLM output into typed tool calls.",
+    after_help = "Exit codes (every subcommand): 0 done; 1 the input could not give what was \
+                  asked (repair: no JSON, or a limit cut the document; decode: not a provider \
+                  stream); 2 bad options, unreadable input or option files, unwritable output."
 )]
 struct Cli {
+    /// Print nothing on standard error but failures.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print every diagnostic on standard error.
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -41,38 +56,49 @@ enum Command {
     /// Decode a provider stream (SSE / NDJSON) into events, or re-encode it for another provider.
     Decode(decode::DecodeArgs),
     /// Parse with in-process timing and print the peer-harness JSON format
-    /// (used by benches/peers/compare.py).
+    /// (the benchmark protocol of benches/peers/compare.py).
+    #[command(hide = true)]
     Harness(harness::HarnessArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Output {
-    /// NDJSON, one event per line.
+    /// NDJSON, one event per line, each written as soon as it is complete.
     Events,
-    /// One JSON object {"text", "thinking", "calls"}.
+    /// One JSON object {"text", "thinking", "calls"} at the end.
     Calls,
+}
+
+/// The `--dialect` help: the names it takes.
+fn dialect_help() -> String {
+    let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+    format!(
+        "Dialect(s) to recognise, comma-separated, or `auto` for all of them: {}",
+        names.join(", ")
+    )
 }
 
 #[derive(clap::Args)]
 struct ParseArgs {
-    /// Dialect(s) to recognise, comma-separated (`auto`: all of them).
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_name = "NAME[,NAME…]", help = dialect_help())]
     dialect: String,
     /// Model id (`Qwen/Qwen3-Coder-30B-A3B-Instruct`, `llama3.3:70b`, …): picks
     /// the dialects to expect when `--dialect` is `auto`.
-    #[arg(long)]
+    #[arg(long, value_name = "ID")]
     model: Option<String>,
-    /// OpenAI-format tool list (JSON file) for name matching and typing.
-    #[arg(long)]
+    /// Tool list, a JSON file: a list of OpenAI-format tools
+    /// (`[{"type": "function", "function": {"name", "parameters"}}]`) or of
+    /// `{"name", "parameters"}` objects, for name matching and typing.
+    #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
     /// The prompt's tail the output continues (e.g. "<think>\n").
     #[arg(long)]
     prefill: Option<String>,
     /// Feed the input in pieces of N bytes.
-    #[arg(long, conflicts_with = "chunks")]
-    chunk_size: Option<usize>,
+    #[arg(long, value_name = "N", conflicts_with = "chunks", value_parser = clap::value_parser!(u64).range(1..))]
+    chunk_size: Option<u64>,
     /// Feed the chunks of a JSON array of strings (standard input is then ignored).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     chunks: Option<PathBuf>,
     /// What to print.
     #[arg(long, value_enum, default_value = "events")]
@@ -83,200 +109,279 @@ struct ParseArgs {
     file: Option<PathBuf>,
 }
 
-/// Resource limits (defaults: see `toolstream::Limits`).
-#[derive(clap::Args)]
-struct LimitArgs {
-    /// Maximum JSON nesting depth.
-    #[arg(long)]
-    max_depth: Option<usize>,
-    /// Maximum size of one call's arguments, in bytes.
-    #[arg(long)]
-    max_args_bytes: Option<usize>,
-    /// Maximum bytes held back while deciding whether something is a call.
-    #[arg(long)]
-    max_held_bytes: Option<usize>,
-    /// Maximum size of one held token (key, number, bare word).
-    #[arg(long)]
-    max_token_bytes: Option<usize>,
-    /// Maximum length of one markup tag of the XML dialects.
-    #[arg(long)]
-    max_tag_bytes: Option<usize>,
-    /// Maximum number of repairs listed for one call (more are made, not listed).
-    #[arg(long)]
-    max_repairs: Option<usize>,
-}
-
-impl LimitArgs {
-    fn apply(&self, mut l: toolstream::Limits) -> toolstream::Limits {
-        if let Some(v) = self.max_depth {
-            l.max_depth = v;
-        }
-        if let Some(v) = self.max_args_bytes {
-            l.max_args_bytes = v;
-        }
-        if let Some(v) = self.max_held_bytes {
-            l.max_held_bytes = v;
-        }
-        if let Some(v) = self.max_token_bytes {
-            l.max_token_bytes = v;
-        }
-        if let Some(v) = self.max_tag_bytes {
-            l.max_tag_bytes = v;
-        }
-        if let Some(v) = self.max_repairs {
-            l.max_repairs = v;
-        }
-        l
-    }
-}
-
 #[derive(clap::Args)]
 struct RepairArgs {
     /// Feed the input in pieces of N bytes.
-    #[arg(long)]
-    chunk_size: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    chunk_size: Option<u64>,
+    /// (`repair` reads `--max-depth`, `--max-token-bytes`, `--max-args-bytes`
+    /// (per value), `--max-repairs` and `--max-input-bytes`.)
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Input file (`-` or absent: standard input).
     file: Option<PathBuf>,
 }
 
+/// Reads the whole input (`harness`, a benchmark protocol, times whole inputs).
 fn read_input(file: Option<&Path>) -> io::Result<Vec<u8>> {
     let mut buf = Vec::new();
     match file {
-        None => {
-            io::stdin().read_to_end(&mut buf)?;
-        }
-        Some(p) if p == Path::new("-") => {
-            io::stdin().read_to_end(&mut buf)?;
-        }
-        Some(p) => {
+        Some(p) if p != Path::new("-") => {
             buf = std::fs::read(p)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?
+        }
+        _ => {
+            io::stdin().read_to_end(&mut buf)?;
         }
     }
     Ok(buf)
 }
 
+/// `harness`'s failure message and exit code.
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("toolstream: {msg}");
-    ExitCode::from(2)
+    common::finish("harness", Err(Failure::Usage(msg.to_string())))
 }
 
-fn config(args: &ParseArgs) -> Result<Config, String> {
+/// The tool list of `--tools FILE`, with the shape expected named when it
+/// is not one.
+fn tools(path: &PathBuf) -> Result<Tools, Failure> {
+    let text = common::read_option_file("--tools", path)?;
+    Tools::from_json(&text).map_err(|e| {
+        Failure::Usage(format!(
+            "--tools {}: {e}; expected a JSON list of tools, each \
+             {{\"type\": \"function\", \"function\": {{\"name\": …, \"parameters\": {{…}}}}}} \
+             or {{\"name\": …, \"parameters\": {{…}}}}",
+            path.display()
+        ))
+    })
+}
+
+/// The dialects for `--model` (auto-detection, with a warning, for a model
+/// the routing table does not know).
+fn model_dialects(command: &str, model: &str) -> Vec<Dialect> {
+    let route = toolstream::model::route(model);
+    if route.dialect_names.is_empty() {
+        common::warn(
+            command,
+            format_args!(
+                "model `{model}` is not in the routing table; falling back to auto-detection over every dialect"
+            ),
+        );
+    }
+    route.dialects
+}
+
+fn config(args: &ParseArgs) -> Result<Config, Failure> {
     let mut cfg = Config::default();
     if let Some(m) = &args.model {
-        cfg = cfg.with_dialects(toolstream::model::route(m).dialects);
+        if args.dialect.eq_ignore_ascii_case("auto") {
+            cfg = cfg.with_dialects(model_dialects("parse", m));
+        }
     }
     if !args.dialect.eq_ignore_ascii_case("auto") {
         let mut ds = Vec::new();
         for name in args.dialect.split(',') {
-            ds.push(Dialect::from_name(name).map_err(|e| e.to_string())?);
+            ds.push(Dialect::from_name(name.trim()).map_err(|e| {
+                Failure::Usage(format!("--dialect: {e} (see `toolstream parse --help`)"))
+            })?);
         }
         cfg = cfg.with_dialects(ds);
     }
     if let Some(p) = &args.tools {
-        let text =
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        cfg = cfg.with_tools(Tools::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?);
+        cfg = cfg.with_tools(tools(p)?);
     }
     if let Some(p) = &args.prefill {
         cfg = cfg.with_prefill(p.clone());
     }
-    let limits = args.limits.apply(cfg.limits.clone());
-    Ok(cfg.with_limits(limits))
+    Ok(cfg.with_limits(args.limits.limits()))
 }
 
-/// Splits the input into the chunks to feed.
-fn chunks(args: &ParseArgs) -> Result<Vec<Vec<u8>>, String> {
-    if let Some(p) = &args.chunks {
-        let text =
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        let list: Vec<String> = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a JSON array of strings: {e}", p.display()))?;
-        return Ok(list.into_iter().map(String::into_bytes).collect());
-    }
-    let input = read_input(args.file.as_deref()).map_err(|e| format!("cannot read input: {e}"))?;
-    Ok(match args.chunk_size {
-        Some(0) => return Err("--chunk-size must be at least 1".into()),
-        Some(n) => input.chunks(n).map(<[u8]>::to_vec).collect(),
-        None => vec![input],
+/// The chunks of `--chunks FILE`.
+fn chunk_file(p: &PathBuf) -> Result<Vec<String>, Failure> {
+    let text = common::read_option_file("--chunks", p)?;
+    serde_json::from_str(&text).map_err(|e| {
+        Failure::Usage(format!(
+            "--chunks {}: expected a JSON list of strings: {e}",
+            p.display()
+        ))
     })
 }
 
-fn parse(args: &ParseArgs) -> ExitCode {
-    let cfg = match config(args) {
-        Ok(c) => c,
-        Err(e) => return fail(e),
+/// Where `parse` and `decode` put events: written at once (NDJSON), or
+/// folded into the text, thinking and calls of the final object (only
+/// those are kept).
+pub(crate) enum EventSink<W: Write> {
+    /// One line per event.
+    Events(W),
+    /// The final object's parts.
+    Calls {
+        out: W,
+        text: Vec<u8>,
+        thinking: Vec<u8>,
+        calls: Vec<ToolCall>,
+    },
+}
+
+impl<W: Write> EventSink<W> {
+    /// Lines for `--output events`, the final object for `--output calls`.
+    pub(crate) fn new(out: W, lines: bool) -> Self {
+        if lines {
+            EventSink::Events(out)
+        } else {
+            EventSink::Calls {
+                out,
+                text: Vec::new(),
+                thinking: Vec::new(),
+                calls: Vec::new(),
+            }
+        }
+    }
+
+    /// Takes `events` (leaving the list empty).
+    pub(crate) fn push(&mut self, command: &str, events: &mut Vec<Event>) -> Result<(), Failure> {
+        for e in events.drain(..) {
+            output::report(command, &e);
+            match self {
+                EventSink::Events(w) => {
+                    serde_json::to_writer(&mut *w, &output::event_json(&e))
+                        .map_err(|e| common::write_failed(e.into()))?;
+                    w.write_all(b"\n").map_err(common::write_failed)?;
+                    if let Some(d) = output::utf8_diagnostic(&e) {
+                        serde_json::to_writer(&mut *w, &d)
+                            .map_err(|e| common::write_failed(e.into()))?;
+                        w.write_all(b"\n").map_err(common::write_failed)?;
+                    }
+                }
+                EventSink::Calls {
+                    text,
+                    thinking,
+                    calls,
+                    ..
+                } => match e {
+                    Event::Text { text: t, .. } => text.extend_from_slice(&t),
+                    Event::Thinking { text: t, .. } => thinking.extend_from_slice(&t),
+                    Event::ToolEnd { call, .. } => calls.push(*call),
+                    _ => {}
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes what was written.
+    pub(crate) fn flush(&mut self) -> Result<(), Failure> {
+        match self {
+            EventSink::Events(w) => w.flush().map_err(common::write_failed),
+            EventSink::Calls { .. } => Ok(()),
+        }
+    }
+
+    /// Writes the final object (`--output calls`) and flushes.
+    pub(crate) fn end(self) -> Result<(), Failure> {
+        match self {
+            EventSink::Events(mut w) => w.flush().map_err(common::write_failed),
+            EventSink::Calls {
+                mut out,
+                text,
+                thinking,
+                calls,
+            } => {
+                let parsed = Parsed {
+                    text: String::from_utf8_lossy(&text).into_owned(),
+                    thinking: String::from_utf8_lossy(&thinking).into_owned(),
+                    calls,
+                    events: Vec::new(),
+                };
+                serde_json::to_writer(&mut out, &output::calls_json(&parsed))
+                    .map_err(|e| common::write_failed(e.into()))?;
+                out.write_all(b"\n").map_err(common::write_failed)?;
+                out.flush().map_err(common::write_failed)
+            }
+        }
+    }
+}
+
+fn parse(args: &ParseArgs) -> Result<(), Failure> {
+    let cfg = config(args)?;
+    let pieces = args.chunks.as_ref().map(chunk_file).transpose()?;
+    let mut input = match &pieces {
+        Some(_) => None,
+        None => Some(common::open_input(args.file.as_deref())?),
     };
-    let pieces = match chunks(args) {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
-    let stdout = io::stdout();
-    let mut w = BufWriter::new(stdout.lock());
+    let mut sink = EventSink::new(
+        BufWriter::new(io::stdout().lock()),
+        args.output == Output::Events,
+    );
     let mut parser = Parser::new(cfg);
     let mut events: Vec<Event> = Vec::new();
-    let mut all: Vec<Event> = Vec::new();
-    let res = (|| -> io::Result<()> {
-        for piece in &pieces {
-            parser.feed(piece, &mut events);
-            emit(&mut w, args.output, &mut events, &mut all)?;
+    if let Some(pieces) = &pieces {
+        for piece in pieces {
+            parser.feed(piece.as_bytes(), &mut events);
+            sink.push("parse", &mut events)?;
         }
-        parser.finish(&mut events);
-        emit(&mut w, args.output, &mut events, &mut all)?;
-        if args.output == Output::Calls {
-            let parsed = Parsed::from_events(std::mem::take(&mut all));
-            serde_json::to_writer(&mut w, &output::calls_json(&parsed))?;
-            writeln!(w)?;
-        }
-        w.flush()
-    })();
-    match res {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(format!("cannot write output: {e}")),
     }
-}
-
-/// Prints events as they come (NDJSON) or keeps them for the final object.
-fn emit(
-    w: &mut impl Write,
-    output: Output,
-    events: &mut Vec<Event>,
-    all: &mut Vec<Event>,
-) -> io::Result<()> {
-    match output {
-        Output::Events => {
-            for e in events.drain(..) {
-                serde_json::to_writer(&mut *w, &output::event_json(&e))?;
-                writeln!(w)?;
+    if let Some(input) = input.as_mut() {
+        let chunk = args
+            .chunk_size
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        // The parser applies `max_input_bytes` itself.
+        common::stream_input(&mut **input, chunk, usize::MAX, |piece| match piece {
+            Some(piece) => {
+                parser.feed(piece, &mut events);
+                sink.push("parse", &mut events)
             }
-            w.flush()
-        }
-        Output::Calls => {
-            all.append(events);
-            Ok(())
-        }
+            None => sink.flush(),
+        })?;
     }
+    parser.finish(&mut events);
+    sink.push("parse", &mut events)?;
+    sink.end()
 }
 
-fn repair(args: &RepairArgs) -> ExitCode {
-    let input = match read_input(args.file.as_deref()) {
-        Ok(i) => i,
-        Err(e) => return fail(format!("cannot read input: {e}")),
-    };
-    if args.chunk_size == Some(0) {
-        return fail("--chunk-size must be at least 1");
-    }
-    match toolstream::json::repair_document(&input, args.chunk_size.unwrap_or(0)) {
-        Ok(r) => {
-            println!("{}", r.json);
-            ExitCode::SUCCESS
+fn repair(args: &RepairArgs) -> Result<(), Failure> {
+    use toolstream::json::DocumentRepairer;
+    let limits = args.limits.limits();
+    let mut input = common::open_input(args.file.as_deref())?;
+    let mut w = BufWriter::new(io::stdout().lock());
+    let mut doc = DocumentRepairer::new(&limits);
+    let mut out = Vec::new();
+    let chunk = args
+        .chunk_size
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let over = common::stream_input(&mut *input, chunk, limits.max_input_bytes, |piece| {
+        match piece {
+            Some(piece) => {
+                doc.feed(piece, &mut out);
+                w.write_all(&out).map_err(common::write_failed)?;
+                out.clear();
+            }
+            None => w.flush().map_err(common::write_failed)?,
         }
-        Err(e) => {
-            eprintln!("toolstream: {e}");
-            ExitCode::from(1)
-        }
+        Ok(())
+    })?;
+    let end = doc.finish(&mut out);
+    if !out.is_empty() {
+        out.push(b'\n');
     }
+    w.write_all(&out).map_err(common::write_failed)?;
+    w.flush().map_err(common::write_failed)?;
+    let end = end.map_err(|e| Failure::Input(e.to_string()))?;
+    if let Some(hit) = end.limit {
+        return Err(Failure::Input(format!(
+            "{} ({}) reached at byte {}: the output is cut there (raise {} to read the whole document)",
+            hit.limit,
+            common::Size(limits.get(hit.limit)),
+            hit.offset,
+            common::flag(hit.limit)
+        )));
+    }
+    if over {
+        return Err(Failure::Input(format!(
+            "max_input_bytes ({}) reached: the input was read no further (raise --max-input-bytes to read it all)",
+            common::Size(limits.max_input_bytes)
+        )));
+    }
+    Ok(())
 }
 
 /// The tool's allocator. glibc's malloc hands the megabyte buffers of a long
@@ -289,10 +394,11 @@ static GLOBAL: MiMalloc = MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    common::set_verbosity(cli.quiet, cli.verbose);
     match &cli.command {
-        Command::Parse(a) => parse(a),
-        Command::Repair(a) => repair(a),
-        Command::Decode(a) => decode::run(a),
+        Command::Parse(a) => common::finish("parse", parse(a)),
+        Command::Repair(a) => common::finish("repair", repair(a)),
+        Command::Decode(a) => common::finish("decode", decode::run(a)),
         Command::Harness(a) => harness::run_cmd(a),
     }
 }

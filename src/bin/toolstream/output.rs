@@ -9,7 +9,7 @@
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
-use toolstream::{Event, FinishReason, Parsed, Span, ToolCall, Usage};
+use toolstream::{DiagnosticKind, Event, FinishReason, Parsed, Span, ToolCall, Usage};
 
 fn span(s: Span) -> Value {
     json!([s.start, s.end])
@@ -217,5 +217,69 @@ pub fn calls_json(p: &Parsed) -> CallsJson<'_> {
         text: &p.text,
         thinking: &p.thinking,
         calls: p.calls.iter().map(|c| CallJson::new(c, None)).collect(),
+    }
+}
+
+/// For a text or thinking event that is not UTF-8 (printed with U+FFFD in
+/// its place): an `invalid_utf8` diagnostic line over its span, with the
+/// offset of the first bad byte.
+pub fn utf8_diagnostic(e: &Event) -> Option<Value> {
+    let (text, s) = match e {
+        Event::Text { text, span } | Event::Thinking { text, span } => (text, *span),
+        _ => return None,
+    };
+    let bad = std::str::from_utf8(text).err()?;
+    let at = s.start + bad.valid_up_to() as u64;
+    Some(json!({
+        "type": "diagnostic",
+        "kind": DiagnosticKind::InvalidUtf8,
+        "message": format!("text is not UTF-8 from byte {at}; printed with U+FFFD"),
+        "span": span(s),
+    }))
+}
+
+/// With `-v`: a diagnostic or error event, also on standard error.
+pub fn report(command: &str, e: &Event) {
+    if !crate::common::verbose() {
+        return;
+    }
+    match e {
+        Event::Diagnostic {
+            kind,
+            message,
+            span: s,
+        } => {
+            let kind = serde_json::to_value(kind).unwrap_or_default();
+            eprintln!(
+                "toolstream {command}: {} at {}..{}: {message}",
+                kind.as_str().unwrap_or("diagnostic"),
+                s.start,
+                s.end
+            );
+        }
+        Event::Error { kind, message, .. } => {
+            let kind = serde_json::to_value(kind).unwrap_or_default();
+            eprintln!(
+                "toolstream {command}: error {}: {message}",
+                kind.as_str().unwrap_or("error")
+            );
+        }
+        Event::ToolEnd { call, span: s } if !call.repairs.is_empty() || call.truncated => {
+            let kinds: Vec<&str> = call.repairs.iter().map(|r| r.kind.as_str()).collect();
+            eprintln!(
+                "toolstream {command}: call {} `{}` at {}..{}: {}{}",
+                call.index,
+                call.name,
+                s.start,
+                s.end,
+                if call.truncated { "truncated; " } else { "" },
+                if kinds.is_empty() {
+                    "no repairs".to_owned()
+                } else {
+                    format!("repairs {}", kinds.join(", "))
+                }
+            );
+        }
+        _ => {}
     }
 }
