@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::dialect::{
     self, reasoning, Action, Block, BlockArgs, Cx, Dialect, Emitter, Flow, Resume, Trigger,
 };
-use crate::event::{Delta, DiagnosticKind, Event, Span, ToolCall};
+use crate::event::{Delta, DiagnosticKind, Event, Repair, RepairKind, Span, ToolCall};
 use crate::json::Lane;
 use crate::scan::{ByteFinder, Match, Pattern, ScanState};
 
@@ -86,6 +86,11 @@ pub struct Parser {
     lane_resume: u64,
     /// The distance to wait after the next short run (0: none so far).
     lane_backoff: u64,
+    /// Bytes fed in this stream (for [`crate::Limits::max_input_bytes`]).
+    fed: u64,
+    /// [`crate::Limits::max_input_bytes`] was reached: the stream ended
+    /// there and later bytes are passed through as text.
+    capped: bool,
 }
 
 /// A lane run that stops within this many bytes of where it was armed,
@@ -323,6 +328,8 @@ impl Parser {
             lane_armed_at: 0,
             lane_resume: 0,
             lane_backoff: 0,
+            fed: 0,
+            capped: false,
         }
     }
 
@@ -343,6 +350,9 @@ impl Parser {
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         if chunk.is_empty() {
             return;
+        }
+        if self.over_cap(chunk.len()) {
+            return self.feed_capped(Data::borrowed(chunk), out);
         }
         let mut chunk = chunk;
         if self.lane.armed() {
@@ -381,6 +391,9 @@ impl Parser {
     pub fn feed_bytes(&mut self, chunk: Bytes, out: &mut Vec<Event>) {
         if chunk.is_empty() {
             return;
+        }
+        if self.over_cap(chunk.len()) {
+            return self.feed_capped(Data::owned(&chunk), out);
         }
         let mut chunk = chunk;
         if self.lane.armed() {
@@ -595,10 +608,81 @@ impl Parser {
         joined
     }
 
+    /// Counts `len` more bytes fed; true when they would go past
+    /// [`crate::Limits::max_input_bytes`] (or it was reached before).
+    #[inline]
+    fn over_cap(&mut self, len: usize) -> bool {
+        let fed = self.fed.saturating_add(len as u64);
+        if self.capped || fed > self.cfg.limits.max_input_bytes as u64 {
+            return true;
+        }
+        self.fed = fed;
+        false
+    }
+
+    /// A chunk that reaches [`crate::Limits::max_input_bytes`]: its bytes
+    /// up to the cap are parsed, the stream ends there as
+    /// [`Parser::finish`] would end it (an open call is cut, with a
+    /// `limit_exceeded` repair), one diagnostic says so, and the bytes past
+    /// the cap are text, not looked at.
+    #[cold]
+    #[inline(never)]
+    fn feed_capped(&mut self, data: Data<'_>, out: &mut Vec<Event>) {
+        let mut from = 0;
+        if !self.capped {
+            let cap = self.cfg.limits.max_input_bytes as u64;
+            // `over_cap` said the chunk crosses the cap: `room < data.len()`.
+            let room = (cap - self.fed) as usize;
+            if room > 0 {
+                // Counted by that feed: it reaches the cap, not past it.
+                match data.shared {
+                    Some(b) => self.feed_bytes(b.slice(..room), out),
+                    None => self.feed(&data[..room], out),
+                }
+            }
+            let before = out.len();
+            self.end_stream(out);
+            for e in &mut out[before..] {
+                if let Event::ToolEnd { call, .. } = e {
+                    if call.truncated && call.repairs.len() < self.cfg.limits.max_repairs {
+                        call.repairs.push(Repair {
+                            kind: RepairKind::LimitExceeded,
+                            offset: cap,
+                        });
+                    }
+                }
+            }
+            out.push(Event::Diagnostic {
+                kind: DiagnosticKind::LimitExceeded,
+                message: format!(
+                    "input past {cap} bytes (max_input_bytes) is not parsed; kept as text"
+                ),
+                span: Span::new(cap, cap),
+            });
+            self.capped = true;
+            from = room;
+        }
+        if from < data.len() {
+            out.push(Event::Text {
+                text: data.slice(from..data.len()),
+                span: Span::new(self.fed, self.fed + (data.len() - from) as u64),
+            });
+            self.fed += (data.len() - from) as u64;
+        }
+    }
+
     /// Ends the stream: flushes held-back bytes and closes any open call (with
     /// `truncated: true`). The parser is then reset for a new stream (with
     /// the same configuration, keeping its buffers).
     pub fn finish(&mut self, out: &mut Vec<Event>) {
+        if !self.capped {
+            self.end_stream(out);
+        }
+        self.reset();
+    }
+
+    /// [`Parser::finish`] without the reset.
+    fn end_stream(&mut self, out: &mut Vec<Event>) {
         if self.lane.armed() {
             self.disarm(out);
         }
@@ -652,7 +736,7 @@ impl Parser {
                 block.recycle(&self.em.spares);
             }
         }
-        self.reset();
+        self.offset = end;
     }
 
     /// Back to the state of a new parser, keeping the buffers (a parser
@@ -668,6 +752,8 @@ impl Parser {
         self.after_call = false;
         self.lane_resume = 0;
         self.lane_backoff = 0;
+        self.fed = 0;
+        self.capped = false;
         self.em.reset();
     }
 

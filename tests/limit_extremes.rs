@@ -75,15 +75,16 @@ fn limits() -> impl Strategy<Value = Limits> {
         limit_value(),
         limit_value(),
         limit_value(),
+        prop_oneof![3 => Just(usize::MAX), 1 => limit_value()],
     )
-        .prop_map(|(d, a, h, t, g, r)| Limits {
+        .prop_map(|(d, a, h, t, g, r, i)| Limits {
             max_depth: d,
             max_args_bytes: a,
             max_held_bytes: h,
             max_token_bytes: t,
             max_tag_bytes: g,
             max_repairs: r,
-            ..Limits::default()
+            max_input_bytes: i,
         })
 }
 
@@ -231,13 +232,14 @@ fn corpus_streams() -> Vec<Vec<u8>> {
 /// (an overflowing addition, then a bad slice).
 #[test]
 fn every_field_at_its_extremes() {
-    let set: [fn(&mut Limits, usize); 6] = [
+    let set: [fn(&mut Limits, usize); 7] = [
         |l, v| l.max_depth = v,
         |l, v| l.max_args_bytes = v,
         |l, v| l.max_held_bytes = v,
         |l, v| l.max_token_bytes = v,
         |l, v| l.max_tag_bytes = v,
         |l, v| l.max_repairs = v,
+        |l, v| l.max_input_bytes = v,
     ];
     let mut configs = Vec::new();
     for v in [0, 1, usize::MAX] {
@@ -323,5 +325,56 @@ fn a_literal_longer_than_a_token_is_wrapped_from_the_start() {
     let parsed = common::check_all(input, &cfg);
     for c in &parsed.calls {
         assert!(c.truncated, "{c:?}");
+    }
+}
+
+/// `max_input_bytes`: the stream ends at that byte whatever the chunking —
+/// the call open there is cut (`truncated`, a `limit_exceeded` repair at
+/// the cap), one diagnostic says so, and the rest is text, unparsed.
+#[test]
+fn the_input_cap_ends_the_stream_at_its_byte() {
+    let input = br#"Hi <tool_call>{"name":"f","arguments":{"a": "xyz"}}</tool_call> [g(x=1)]"#;
+    for cap in [0, 1, 3, 20, 40, input.len() - 1, input.len(), usize::MAX] {
+        let cfg = Config::default().with_limits(Limits {
+            max_input_bytes: cap,
+            ..Limits::default()
+        });
+        let parsed = common::check_all(input, &cfg);
+        if cap >= input.len() {
+            assert_eq!(parsed.calls.len(), 2, "cap {cap}");
+            continue;
+        }
+        // A call the cap cuts is never presented as clean.
+        assert!(
+            parsed
+                .calls
+                .iter()
+                .all(|c| c.name == "f" || c.truncated || !c.repairs.is_empty()),
+            "cap {cap}: {:?}",
+            parsed.calls
+        );
+        let capped = parsed
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Event::Diagnostic {
+                        kind: DiagnosticKind::LimitExceeded,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(capped, 1, "cap {cap}: {:?}", parsed.events);
+        if cap == 40 {
+            let c = &parsed.calls[0];
+            assert!(c.truncated);
+            assert_eq!(
+                c.repairs.last().map(|r| (r.kind, r.offset)),
+                Some((toolstream::RepairKind::LimitExceeded, 40))
+            );
+            assert!(parsed.text.ends_with("</tool_call> [g(x=1)]"));
+        }
     }
 }
