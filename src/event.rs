@@ -189,6 +189,11 @@ repair_kinds! {
     /// list hold: from this entry's offset on, repairs were made but not all
     /// are listed.
     RepairsOmitted => "repairs_omitted",
+    /// A frame of the provider stream could not be read while this call
+    /// was open (a line its framing ignores, such as one that lost its
+    /// `data:` prefix, or a frame over the size limit): the arguments may
+    /// be missing a fragment, however well the rest joins.
+    LostFrame => "lost_frame",
 }
 
 impl Repair {

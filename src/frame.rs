@@ -51,6 +51,11 @@ pub enum FrameErrorKind {
     /// A binary eventstream message failed its checksum or structure checks.
     /// Its length field cannot be trusted, so decoding stops there.
     Corrupt,
+    /// An SSE line the event-stream rules ignore: a field name that is none
+    /// of `data`, `event`, `id`, `retry` (a line that lost its `data:`
+    /// prefix reads as one). The line is skipped, as the rules say, and
+    /// reported, since the frame it belonged to may be lost.
+    IgnoredLine,
 }
 
 /// A frame that could not be delivered. Framing errors never stop a decoder:
@@ -77,6 +82,13 @@ impl fmt::Display for FrameError {
                 write!(
                     f,
                     "stream ended inside an event at {}; event discarded",
+                    self.span
+                )
+            }
+            FrameErrorKind::IgnoredLine => {
+                write!(
+                    f,
+                    "line at {} has no field the SSE rules know (a lost `data:` prefix?); skipped",
                     self.span
                 )
             }

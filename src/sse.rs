@@ -19,7 +19,9 @@
 //!   joined with `\n`); `event` sets the event type; `id` sets the last event
 //!   id (unless the value holds U+0000) and that id persists across events;
 //!   `retry` sets the reconnection time when the value is all ASCII digits;
-//!   any other field is ignored.
+//!   any other field is ignored, and reported as
+//!   [`FrameErrorKind::IgnoredLine`] (a line that lost its `data:` prefix
+//!   reads as one).
 //! * A blank line dispatches the event, unless no `data` line was seen (then
 //!   the buffers are just reset).
 //! * At end of stream an event without its blank line is discarded, and
@@ -404,12 +406,19 @@ impl SseDecoder {
             self.start_discard(fs, end, out);
             return;
         }
-        self.field(line);
+        if !self.field(line) {
+            out.push(Err(FrameError {
+                kind: FrameErrorKind::IgnoredLine,
+                span: Span::new(start, end),
+            }));
+        }
     }
 
-    fn field(&mut self, line: Bytes) {
+    /// Takes one field line; false when the rules ignore it (an unknown
+    /// field name).
+    fn field(&mut self, line: Bytes) -> bool {
         if line[0] == b':' {
-            return; // comment
+            return true; // comment
         }
         let (name, value) = match memchr::memchr(b':', &line) {
             Some(c) => {
@@ -449,8 +458,10 @@ impl SseDecoder {
                     acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
                 }));
             }
-            _ => {}
+            b"id" | b"retry" => {}
+            _ => return false,
         }
+        true
     }
 
     fn dispatch(&mut self, end: u64, out: &mut Vec<Result<SseEvent, FrameError>>) {

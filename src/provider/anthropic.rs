@@ -254,6 +254,10 @@ pub(crate) fn stop_reason(s: &str) -> FinishReason {
 }
 
 impl Decode for AnthropicDecoder {
+    fn base(&mut self) -> &mut Base {
+        &mut self.base
+    }
+
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>) {
         if f.data.trim_ascii().is_empty() {
             return;

@@ -411,6 +411,10 @@ const EVENT_KEYS: &[&str] = &[
 ];
 
 impl Decode for BedrockDecoder {
+    fn base(&mut self) -> &mut Base {
+        &mut self.base
+    }
+
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>) {
         if f.data.trim_ascii().is_empty() {
             return;

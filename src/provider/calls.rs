@@ -539,6 +539,22 @@ impl Calls {
         });
     }
 
+    /// A frame of the stream was lost at `offset`: every open call gets a
+    /// [`RepairKind::LostFrame`] repair (its arguments may miss a fragment).
+    pub(crate) fn frame_lost(&mut self, offset: u64) {
+        let max = self.limits.max_repairs;
+        for c in &mut self.open {
+            Repair::push_bounded(
+                &mut c.args.repairs,
+                Repair {
+                    kind: RepairKind::LostFrame,
+                    offset,
+                },
+                max,
+            );
+        }
+    }
+
     /// Ends every open call, oldest first.
     pub(crate) fn end_all(&mut self, cut: bool, span: Span, out: &mut Vec<Event>) {
         for handle in self.open_handles() {

@@ -462,6 +462,10 @@ pub(crate) fn finish_reason(s: &str) -> FinishReason {
 }
 
 impl Decode for GeminiDecoder {
+    fn base(&mut self) -> &mut Base {
+        &mut self.base
+    }
+
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>) {
         let data = f.data.trim_ascii();
         if data.is_empty() || data == b"[DONE]" {

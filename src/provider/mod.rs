@@ -242,6 +242,8 @@ pub(crate) struct Frame<'a> {
 pub(crate) trait Decode: Send {
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>);
     fn finish(&mut self, end: u64, out: &mut Vec<Event>);
+    /// The state every decoder shares.
+    fn base(&mut self) -> &mut Base;
 }
 
 /// State every provider decoder shares: the calls, the finish reason and
@@ -746,6 +748,23 @@ impl StreamDecoder {
     }
 
     fn frame_error(&mut self, e: FrameError) {
+        // A frame lost inside open calls: each of them may miss a fragment.
+        if matches!(
+            e.kind,
+            FrameErrorKind::TooLarge { .. } | FrameErrorKind::IgnoredLine
+        ) {
+            if let Some(d) = self.decoder.as_mut() {
+                d.base().calls.frame_lost(e.span.start);
+            }
+        }
+        if e.kind == FrameErrorKind::IgnoredLine {
+            self.tmp.push(Event::Diagnostic {
+                kind: DiagnosticKind::LostFrame,
+                message: e.to_string(),
+                span: e.span,
+            });
+            return;
+        }
         let kind = match e.kind {
             FrameErrorKind::TooLarge { .. } => ErrorKind::Limit,
             _ => ErrorKind::Malformed,

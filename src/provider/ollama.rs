@@ -73,6 +73,10 @@ impl OllamaDecoder {
 }
 
 impl Decode for OllamaDecoder {
+    fn base(&mut self) -> &mut Base {
+        &mut self.base
+    }
+
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>) {
         if f.data.trim_ascii().is_empty() {
             return;

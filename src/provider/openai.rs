@@ -303,6 +303,10 @@ impl OpenAiDecoder {
 }
 
 impl Decode for OpenAiDecoder {
+    fn base(&mut self) -> &mut Base {
+        &mut self.base
+    }
+
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>) {
         let data = f.data.trim_ascii();
         if data.is_empty() {

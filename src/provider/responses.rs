@@ -421,6 +421,10 @@ fn is_known(t: &str) -> bool {
 }
 
 impl Decode for ResponsesDecoder {
+    fn base(&mut self) -> &mut Base {
+        &mut self.base
+    }
+
     fn frame(&mut self, f: &Frame<'_>, p: &mut Payloads, out: &mut Vec<Event>) {
         let data = f.data.trim_ascii();
         if data.is_empty() || data == b"[DONE]" {
