@@ -46,8 +46,8 @@ use std::borrow::Cow;
 use super::json::JsonCalls;
 use super::xmlcalls::{Container, Start, Syntax, XmlCalls};
 use super::{
-    enabled, glm, minimax, qwen3_coder, xml_emulation, Action, Block, BlockArgs, Cx, Dialect, Flow,
-    LaneHost, Resume, Trigger,
+    enabled, glm, minimax, qwen3_coder, unicode_blank, unicode_letter, xml_emulation, Action,
+    Blank, Block, BlockArgs, Cx, Dialect, Flow, LaneHost, Resume, Trigger,
 };
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::Status;
@@ -317,10 +317,40 @@ impl Block for TagBlock {
                 }
                 State::Lead | State::After => {
                     let b = input[i];
+                    if b >= 0x80 {
+                        // Blanks that are not ASCII are blanks here too
+                        // (NBSP, U+3000, a BOM or zero-width space).
+                        match unicode_blank(&input[i..]) {
+                            Blank::Yes(n) => {
+                                i += n;
+                                continue;
+                            }
+                            Blank::Partial => return Flow::Partial(i),
+                            Blank::No => {}
+                        }
+                    }
                     if self.state == State::Lead {
                         if b == b'<' {
                             if let Some(flow) = self.xml_lead(input, i, cx) {
                                 return flow;
+                            }
+                        } else if self.cfg.glm && b >= 0x80 {
+                            // A name may start with a letter that is not
+                            // ASCII, never with another character or a
+                            // stray byte.
+                            match unicode_letter(&input[i..]) {
+                                None => return Flow::Partial(i),
+                                Some(true) => {
+                                    return self.hand_to_xml(
+                                        &glm::SYNTAX,
+                                        Start::GlmName,
+                                        false,
+                                        input,
+                                        i,
+                                        cx,
+                                    )
+                                }
+                                Some(false) => {}
                             }
                         } else if self.cfg.glm && glm_name_start(b) {
                             return self.hand_to_xml(
@@ -484,7 +514,8 @@ fn feed_json(jc: &mut JsonCalls, input: &[u8], cx: &mut Cx<'_>) -> (usize, Statu
     (p.consumed, p.status)
 }
 
-/// Bytes a GLM tool name can start with.
+/// ASCII bytes a GLM tool name can start with (a letter that is not
+/// ASCII may start one too: see [`unicode_letter`]).
 fn glm_name_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+    b.is_ascii_alphabetic() || b == b'_'
 }

@@ -695,6 +695,85 @@ impl Cx<'_> {
 }
 
 /// True when `d` is among the configured dialects (or all are, in auto mode).
+/// What the bytes at a position are, for a reader that skips blanks: a
+/// blank that is not ASCII, and how long it is; no blank; or too few bytes
+/// to tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Blank {
+    /// A Unicode blank of this many bytes.
+    Yes(usize),
+    /// Not a blank (or not UTF-8).
+    No,
+    /// The input ends inside a character that may be one.
+    Partial,
+}
+
+/// Whether `bytes` start with a blank that is not ASCII: a character of
+/// Unicode's `White_Space` (NBSP, U+1680, U+2000–U+200A, U+2028, U+2029,
+/// U+202F, U+205F, U+3000, U+0085) or an invisible format character a model
+/// writes where it means nothing (zero-width space, joiners, word joiner,
+/// BOM). Readers skip these wherever they skip ASCII blanks. Asked only
+/// for a byte ≥ 0x80, so ASCII input costs nothing.
+pub(crate) fn unicode_blank(bytes: &[u8]) -> Blank {
+    let Some(&b) = bytes.first() else {
+        return Blank::No;
+    };
+    let len = match b {
+        0xC2 => 2,
+        0xE1..=0xE3 | 0xEF => 3,
+        _ => return Blank::No,
+    };
+    if bytes.len() < len {
+        // Only the prefixes of a blank are worth waiting for.
+        let may = matches!(
+            (b, bytes.get(1)),
+            (_, None)
+                | (0xE1, Some(&0x9A))
+                | (0xE2, Some(&(0x80 | 0x81)))
+                | (0xE3, Some(&0x80))
+                | (0xEF, Some(&0xBB))
+        );
+        return if may { Blank::Partial } else { Blank::No };
+    }
+    let blank = matches!(
+        (b, bytes[1], bytes.get(2).copied().unwrap_or(0)),
+        (0xC2, 0x85 | 0xA0, _)
+            | (0xE1, 0x9A, 0x80)
+            | (0xE2, 0x80, 0x80..=0x8D | 0xA8 | 0xA9 | 0xAF)
+            | (0xE2, 0x81, 0x9F | 0xA0)
+            | (0xE3, 0x80, 0x80)
+            | (0xEF, 0xBB, 0xBF)
+    );
+    if blank {
+        Blank::Yes(len)
+    } else {
+        Blank::No
+    }
+}
+
+/// Whether `bytes` start with a letter that is not ASCII (a tool name may
+/// start with one): `Some(true)`, `Some(false)`, or `None` when the input
+/// ends inside the character.
+pub(crate) fn unicode_letter(bytes: &[u8]) -> Option<bool> {
+    let len = crate::json::utf8_len(*bytes.first()?);
+    if len < 2 {
+        return Some(false);
+    }
+    if bytes.len() < len {
+        // A valid start of a character: wait for the rest.
+        return match std::str::from_utf8(bytes) {
+            Err(e) if e.error_len().is_none() => None,
+            _ => Some(false),
+        };
+    }
+    Some(
+        std::str::from_utf8(&bytes[..len])
+            .ok()
+            .and_then(|s| s.chars().next())
+            .is_some_and(char::is_alphabetic),
+    )
+}
+
 pub(crate) fn enabled(cfg: &Config, d: Dialect) -> bool {
     cfg.dialects.is_empty() || cfg.dialects.contains(&d)
 }

@@ -78,7 +78,7 @@ pub(crate) mod value;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{Cx, Flow, Resume};
+use super::{Blank, Cx, Flow, Resume};
 use crate::config::{Limits, Tools};
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::{Repairer, Status};
@@ -1235,22 +1235,56 @@ impl XmlCalls {
     /// GLM: the tool name right after `<tool_call>`.
     fn glm_name(&mut self, input: &[u8], i: usize, cx: &mut Cx<'_>) -> Step {
         let rest = &input[i..];
-        let stop = rest.iter().position(|&b| !is_glm_name_byte(b));
+        // The name ends at a blank, ASCII or not (a blank that is not ASCII
+        // is looked at only at a byte >= 0x80).
+        let mut stop = None;
+        let mut partial = false;
+        for (k, &b) in rest.iter().enumerate() {
+            if b >= 0x80 {
+                match super::unicode_blank(&rest[k..]) {
+                    Blank::Yes(_) => {}
+                    Blank::No => continue,
+                    Blank::Partial => partial = true,
+                }
+            } else if is_glm_name_byte(b) {
+                continue;
+            }
+            stop = Some(k);
+            break;
+        }
         let take = stop.unwrap_or(rest.len());
         if self.word.len() + take > MAX_NAME {
             return Step::Out(self.reject(cx, i + (MAX_NAME - self.word.len()).min(take)));
         }
         self.word.extend_from_slice(&rest[..take]);
-        let Some(p) = stop else {
+        let Some(mut p) = stop else {
             return Step::At(input.len());
         };
-        let b = rest[p];
-        if !(b.is_ascii_whitespace() || b == b'<' || b == b'{') || self.word.is_empty() {
+        if partial {
+            // A character that may be a blank: wait for the rest of it.
+            return Step::Out(Flow::Partial(i + p));
+        }
+        // Blanks that are not ASCII after the name are read with it.
+        while rest.get(p).is_some_and(|&b| b >= 0x80) {
+            match super::unicode_blank(&rest[p..]) {
+                Blank::Yes(n) => p += n,
+                Blank::Partial => return Step::Out(Flow::Partial(i + p)),
+                Blank::No => break,
+            }
+        }
+        let Some(&b) = rest.get(p) else {
+            // The blanks run to the end of the chunk: what follows decides.
+            return Step::Out(Flow::Partial(i + take));
+        };
+        let after_blank = p > take;
+        if !(after_blank || b.is_ascii_whitespace() || b == b'<' || b == b'{')
+            || self.word.is_empty()
+        {
             return Step::Out(self.reject(cx, i + p));
         }
         let word = std::mem::take(&mut self.word);
         let name = String::from_utf8_lossy(&word).into_owned();
-        let end = cx.abs(i + p);
+        let end = cx.abs(i + take);
         let start = end.saturating_sub(word.len() as u64);
         self.start_call(cx, name, Span::new(start, end));
         self.st = St::Invoke;
