@@ -328,3 +328,72 @@ fn help_shows_the_limits_and_their_defaults() {
         }
     }
 }
+
+/// Starts `toolstream ARGS` and writes `first` to its standard input,
+/// which stays open; returns what it printed within ten seconds, then ends
+/// it. A tool that reads all its input before writing prints nothing here.
+fn printed_before_eof(args: &[&str], first: &[u8], until: &str) -> String {
+    use std::io::Read;
+    use std::sync::mpsc;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolstream"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the toolstream binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(first).expect("write");
+    stdin.flush().expect("flush");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains(until) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(bytes) => seen.extend(bytes),
+            Err(_) => break,
+        }
+    }
+    drop(stdin);
+    child.kill().ok();
+    child.wait().ok();
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// `tail -f log | toolstream parse` shows a call as soon as it is complete:
+/// standard input is read as it arrives and every read's events are
+/// written and flushed (it read all of its input before printing anything).
+/// The same for `decode` and for `repair`'s values.
+#[test]
+fn output_follows_the_input_as_it_arrives() {
+    let out = printed_before_eof(
+        &["parse"],
+        b"Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n",
+        "tool_end",
+    );
+    assert!(out.contains("\"tool_end\""), "{out:?}");
+    let out = printed_before_eof(
+        &["parse", "--chunk-size", "1"],
+        b"Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n",
+        "tool_end",
+    );
+    assert!(out.contains("\"tool_end\""), "{out:?}");
+    let out = printed_before_eof(
+        &["decode"],
+        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n",
+        "Hello",
+    );
+    assert!(out.contains("Hello"), "{out:?}");
+    let out = printed_before_eof(&["repair"], b"{\"a\": 1} and {'b': 2,} and ", "\"b\"");
+    assert!(out.starts_with(r#"[{"a": 1},{"b": 2}"#), "{out:?}");
+}

@@ -286,9 +286,14 @@ impl<W: Write> EventSink<W> {
                 thinking,
                 calls,
             } => {
+                // Moved, not copied, when UTF-8 (the text may be most of the input).
+                let string = |b: Vec<u8>| {
+                    String::from_utf8(b)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                };
                 let parsed = Parsed {
-                    text: String::from_utf8_lossy(&text).into_owned(),
-                    thinking: String::from_utf8_lossy(&thinking).into_owned(),
+                    text: string(text),
+                    thinking: string(thinking),
                     calls,
                     events: Vec::new(),
                 };
