@@ -47,7 +47,8 @@ pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Prog
 
 #[allow(unused_imports)]
 pub(crate) use repair::{
-    fits_f64, incomplete_utf8_tail, is_json_number, reuse, run_len, run_len_except, utf8_len,
+    ends_in_blank_line, fits_f64, holds_blank_line, incomplete_utf8_tail, is_json_number, reuse,
+    run_len, run_len_except, utf8_len,
 };
 
 use crate::error::NoJson;
@@ -126,9 +127,18 @@ pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
         };
         let mut r = Repairer::new();
         r.set_offset(start as u64);
+        // Prose after a blank line ends a value the model left open, and so
+        // does the closing fence of a value that an opening fence (an odd
+        // number of them before it) put in a code block: neither is read
+        // as a key or a string of the value.
+        let fenced = memchr::memmem::find_iter(&input[..start], b"```").count() % 2 == 1;
+        r.set_stop_on_fence(fenced);
+        r.set_stop_on_prose(true);
         let mut out = Vec::new();
         let mut at = start;
         let mut done = false;
+        // Ended by a fence or prose: closed, not cut off.
+        let mut stopped = false;
         while at < input.len() {
             let end = if chunk == 0 {
                 input.len()
@@ -137,12 +147,30 @@ pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
             };
             let p = r.feed(&input[at..end], &mut out);
             at += p.consumed;
+            if p.status == Status::Stop {
+                // The whole input is at hand: a cut fence at its end is one.
+                let fence = match input[at] {
+                    b'`' => crate::scan::match_lit(b"```", &input[at..]),
+                    b'\n' => closing_fence(&input[at..]),
+                    _ => crate::scan::Match::Full(0),
+                };
+                if fence == crate::scan::Match::No {
+                    r.accept_stop();
+                    continue;
+                }
+                stopped = true;
+                break;
+            }
             if p.status != Status::NeedMore {
                 done = p.status == Status::Done;
                 break;
             }
         }
-        let truncated = if done { false } else { r.finish(&mut out) };
+        let truncated = if done {
+            false
+        } else {
+            r.finish(&mut out) && !stopped
+        };
         repairs.extend(r.take_repairs());
         if !out.is_empty() && serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_ok() {
             values.push((out, truncated));
@@ -179,6 +207,34 @@ pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
                 truncated,
             })
         }
+    }
+}
+
+/// At a raw line break (`at[0]`) inside a fenced value: whether a closing
+/// fence follows — up to three blanks, three backticks, then a blank, a
+/// line break or the end of the input (a line that opens a fence,
+/// ```` ```python ````, is content). `Full(n)`: the fence ends `n` bytes
+/// into `at`. Decided at a fixed byte: the one after the backticks.
+pub(crate) fn closing_fence(at: &[u8]) -> crate::scan::Match {
+    let indent = at
+        .iter()
+        .skip(1)
+        .take(4)
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    if indent > 3 {
+        return crate::scan::Match::No;
+    }
+    let ticks = 1 + indent;
+    match crate::scan::match_lit(b"```", &at[ticks.min(at.len())..]) {
+        crate::scan::Match::Full(n) => match at.get(ticks + n) {
+            None => crate::scan::Match::Partial,
+            Some(b' ' | b'\t' | b'\r' | b'\n') => crate::scan::Match::Full(ticks + n),
+            Some(_) => crate::scan::Match::No,
+        },
+        crate::scan::Match::Partial => crate::scan::Match::Partial,
+        crate::scan::Match::No if ticks >= at.len() => crate::scan::Match::Partial,
+        crate::scan::Match::No => crate::scan::Match::No,
     }
 }
 
