@@ -1,3 +1,8 @@
+// The README is the crate's front page. Its links to the other pages are
+// reference links: these definitions come first, so rustdoc (docs.rs)
+// follows them to the modules of `docs`, while the README's own
+// definitions (paths in the repository) serve where it is read as a file.
+#![doc = "[benchmarks]: crate::docs::benchmarks"]
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -6,6 +11,7 @@
 mod arena;
 pub mod config;
 pub mod dialect;
+pub mod docs;
 pub mod encode;
 mod envelope;
 pub mod error;
