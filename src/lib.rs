@@ -2,6 +2,12 @@
 // reference links: these definitions come first, so rustdoc (docs.rs)
 // follows them to the modules of `docs`, while the README's own
 // definitions (paths in the repository) serve where it is read as a file.
+#![doc = "[docs-contracts]: crate::docs::contracts"]
+#![doc = "[docs-dialects]: crate::docs::dialects"]
+#![doc = "[docs-repairs]: crate::docs::repairs"]
+#![doc = "[docs-configuration]: crate::docs::configuration"]
+#![doc = "[docs-providers]: crate::docs::providers"]
+#![doc = "[docs-engineering]: crate::docs::engineering"]
 #![doc = "[benchmarks]: crate::docs::benchmarks"]
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
