@@ -6,7 +6,8 @@
 //! `tools`, as the peer comparison's harness parses the corpus), or
 //! under callgrind: `valgrind --tool=callgrind --toggle-collect=profile::parse_one target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
-//! With the default features it allocates with mimalloc, as the CLI does.
+//! With `--features cli` it allocates with mimalloc, as the CLI does
+//! (without, with the system allocator).
 
 use toolstream::{Config, Event, Parser, Tools};
 

@@ -905,6 +905,9 @@ pub(crate) struct CallRouter {
     /// the repairer writes goes straight to their writer, and of its marks
     /// only the containers count (see [`CallRouter::mark`]).
     run: bool,
+    /// Line breaks (up to 2) in the blanks that ended the last write
+    /// outside opaque arguments (see [`Sink::blank_line_tail`]).
+    tail_breaks: u8,
 }
 
 /// Progress through a `{"tool_calls": [...]}` wrapper object.
@@ -975,6 +978,7 @@ impl CallRouter {
             tools: None,
             judging: false,
             run: false,
+            tail_breaks: 0,
         }
     }
 
@@ -1066,14 +1070,49 @@ impl Sink for CallRouter {
         }
     }
 
+    fn blank_line_tail(&self) -> bool {
+        match self.calls.last() {
+            Some(c) if self.run || (!c.closed && matches!(c.route, Route::Args)) => {
+                c.args.blank_line_tail()
+            }
+            _ => self.tail_breaks >= 2,
+        }
+    }
+
     fn write(&mut self, bytes: &[u8]) {
         if self.run {
             // Opaque arguments take every byte as it is.
             if let Some(c) = self.calls.last_mut() {
                 c.args.put(bytes);
             }
-        } else if let Some(c) = self.current() {
-            c.write(bytes);
+        } else {
+            // The line breaks in the blanks written last (the envelope
+            // keeps no text of its own to look back at).
+            if let Some(&last) = bytes.last() {
+                self.tail_breaks = if matches!(last, b' ' | b'\t' | b'\n' | b'\r') {
+                    let blanks = bytes
+                        .iter()
+                        .rev()
+                        .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+                        .count();
+                    let breaks = bytes[bytes.len() - blanks..]
+                        .iter()
+                        .filter(|&&c| c == b'\n')
+                        .count()
+                        .min(2) as u8;
+                    let before = if blanks == bytes.len() {
+                        self.tail_breaks
+                    } else {
+                        0
+                    };
+                    before.saturating_add(breaks).min(2)
+                } else {
+                    0
+                };
+            }
+            if let Some(c) = self.current() {
+                c.write(bytes);
+            }
         }
     }
 
@@ -1318,6 +1357,14 @@ impl Sink for ArgsWriter {
                 self.out.last().copied()
             }
             _ => None,
+        }
+    }
+    fn blank_line_tail(&self) -> bool {
+        match self.mode {
+            ArgsMode::Pass | ArgsMode::Unwrap | ArgsMode::Wrap => {
+                crate::json::ends_in_blank_line(&self.out)
+            }
+            _ => false,
         }
     }
 }

@@ -1,3 +1,15 @@
+// The README is the crate's front page. Its links to the other pages are
+// reference links: these definitions come first, so rustdoc (docs.rs)
+// follows them to the modules of `docs`, while the README's own
+// definitions (paths in the repository) serve where it is read as a file.
+#![doc = "[docs-contracts]: crate::docs::contracts"]
+#![doc = "[docs-dialects]: crate::docs::dialects"]
+#![doc = "[docs-repairs]: crate::docs::repairs"]
+#![doc = "[docs-configuration]: crate::docs::configuration"]
+#![doc = "[docs-limits]: crate::docs::limits"]
+#![doc = "[docs-providers]: crate::docs::providers"]
+#![doc = "[docs-engineering]: crate::docs::engineering"]
+#![doc = "[benchmarks]: crate::docs::benchmarks"]
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -6,6 +18,7 @@
 mod arena;
 pub mod config;
 pub mod dialect;
+pub mod docs;
 pub mod encode;
 mod envelope;
 pub mod error;

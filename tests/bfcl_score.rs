@@ -24,11 +24,15 @@ use std::process::Command;
 use serde_json::{json, Value};
 use toolstream::{parse, Config, Tools};
 
+#[path = "common/shared.rs"]
+mod shared;
+
+/// `../shared`, with the BFCL checker and ground truth; `None` (the skip is
+/// reported) when absent.
 fn shared() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    (dir.join("tools/bfcl_check.py").is_file()
-        && dir.join("corpus/public/bfcl_ground_truth.jsonl").is_file())
-    .then_some(dir)
+    shared::path("tools/bfcl_check.py")?;
+    shared::path("corpus/public/bfcl_ground_truth.jsonl")?;
+    Some(shared::root())
 }
 
 fn jsonl(path: &std::path::Path) -> impl Iterator<Item = Value> {
@@ -46,7 +50,6 @@ fn jsonl(path: &std::path::Path) -> impl Iterator<Item = Value> {
 #[test]
 fn bfcl_passes_kept_and_failures_rescued() {
     let Some(shared) = shared() else {
-        eprintln!("SKIPPED: ../shared (BFCL checker and ground truth) is not present");
         return;
     };
     if Command::new("python3").arg("--version").output().is_err() {

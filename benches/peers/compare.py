@@ -10,7 +10,7 @@ Python 3.11, standard library only. Nothing is wired into CI. Takes 10-20 minute
 What it does
   1. Installs the peers when missing: `LITE=1 bash ../shared/peers/reinstall.sh` with
      PEERS_VENV=target/peers/venv and PEERS_NODE_DIR=target/peers/node (PyPI + npm only).
-  2. Builds `toolstream` (cargo build --release --bin toolstream).
+  2. Builds `toolstream` (cargo build --release --features cli --bin toolstream).
   3. Starts three long-lived workers, so process start-up is never measured:
        * `toolstream harness --serve` (src/bin/toolstream/harness.rs),
        * benches/peers/py_worker.py in the peers' venv: runs the Python harnesses of
@@ -89,8 +89,9 @@ def ensure_peers():
 
 
 def build_toolstream():
-    log("cargo build --release --bin toolstream")
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "toolstream"], cwd=ROOT, check=True)
+    log("cargo build --release --features cli --bin toolstream")
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--features", "cli", "--bin", "toolstream"],
+                   cwd=ROOT, check=True)
 
 
 class Budget(Exception):

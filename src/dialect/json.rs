@@ -25,7 +25,7 @@ use super::{Action, Block, BlockArgs, Cx, Emitter, Flow, LaneHost, Resume, Trigg
 use crate::config::{Config, Limits};
 use crate::envelope::{CallRouter, CallShape};
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::{in_pieces, into_string, Lane, Progress, Repairer, Sink, Status};
+use crate::json::{closing_fence, in_pieces, into_string, Lane, Progress, Repairer, Sink, Status};
 use crate::scan::{match_lit, Match, Pattern};
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -76,6 +76,7 @@ fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(BareJson {
         jc: JsonCalls::new(a.cfg, true, false)
             .judging_calls()
+            .prose_ends()
             .reusing(a.spares),
     })
 }
@@ -200,6 +201,28 @@ impl JsonCalls {
             crate::json::reuse(&mut self.track, old.track);
         }
         self
+    }
+
+    /// Prose after a blank line, where the value cannot go on, ends it
+    /// ([`Status::Stop`]; see [`Repairer::set_stop_on_prose`]): for calls
+    /// written bare in text, which nothing else bounds.
+    pub(crate) fn prose_ends(mut self) -> Self {
+        self.rep.set_stop_on_prose(true);
+        self
+    }
+
+    /// The value is inside a code fence: the repairer stops at a backtick
+    /// and at a raw line break in a string ([`Status::Stop`]), where the
+    /// fence reader looks for its closing fence ([`crate::json::closing_fence`]).
+    pub(crate) fn fenced(mut self) -> Self {
+        self.rep.set_stop_on_fence(true);
+        self
+    }
+
+    /// After a [`Status::Stop`] that was no closing fence: the repairer
+    /// reads that byte as JSON.
+    pub(crate) fn accept_stop(&mut self) {
+        self.rep.accept_stop();
     }
 
     /// A value that follows `prev` (at offset `at`) in the same block.
@@ -544,6 +567,13 @@ impl Block for BareJson {
                 self.jc.end_all(cx, cx.abs(p.consumed), Vec::new());
                 Flow::Done(p.consumed)
             }
+            // Prose after a blank line: the call the model left open ends
+            // there, and the prose is text.
+            Status::Stop if cx.committed() => {
+                self.jc.close(cx, false);
+                self.jc.end_all(cx, cx.abs(p.consumed), Vec::new());
+                Flow::Done(p.consumed)
+            }
             Status::Limit if cx.committed() => {
                 self.jc.close(cx, true);
                 self.jc.end_all(cx, cx.abs(p.consumed), Vec::new());
@@ -704,6 +734,33 @@ const CALL_FENCES: &[&[u8]] = &[
 ];
 
 impl Fence {
+    /// The closing fence (bytes `at..end` of the input) came while the JSON
+    /// value was still open: the value is closed there (its repairs say
+    /// what was missing) and the block ends after the fence. A value that
+    /// made no call gives the fence back as text.
+    fn fence_closed(&mut self, cx: &mut Cx<'_>, at: usize, end: usize) -> Flow {
+        let Some(jc) = self.jc.as_mut() else {
+            return Flow::Reject {
+                at: end,
+                then: Resume::Text,
+            };
+        };
+        let mut sub = cx.at(at);
+        let named_before = jc.named();
+        jc.close(&mut sub, false);
+        if !sub.committed() && (named_before || jc.named()) && jc.confirmed(&sub) {
+            sub.commit();
+        }
+        if !sub.committed() {
+            return Flow::Reject {
+                at: end,
+                then: Resume::Text,
+            };
+        }
+        jc.end_all(cx, cx.abs(end), Vec::new());
+        Flow::Done(end)
+    }
+
     /// No closing fence: the block ends before byte `i`.
     fn missing_close(&mut self, cx: &mut Cx<'_>, i: usize) -> Flow {
         let end = cx.abs(i);
@@ -854,6 +911,7 @@ impl Block for Fence {
                         self.jc = Some(
                             JsonCalls::new(&self.cfg, self.cfg_strict, false)
                                 .judging_calls()
+                                .fenced()
                                 .reusing(&cx.em.spares),
                         );
                         self.state = FenceState::Json;
@@ -909,6 +967,24 @@ impl Block for Fence {
                     let mut sub = cx.at(i);
                     let p = jc.feed(&input[i..], &mut sub);
                     i += p.consumed;
+                    if p.status == Status::Stop {
+                        // A backtick where JSON syntax belongs, or a line
+                        // break in a string: a closing fence there ends the
+                        // value, whatever it still had open.
+                        let fence = if input[i] == b'`' {
+                            match_lit(b"```", &input[i..])
+                        } else {
+                            closing_fence(&input[i..])
+                        };
+                        match fence {
+                            Match::Full(n) => return self.fence_closed(cx, i, i + n),
+                            Match::Partial => return Flow::Partial(i),
+                            Match::No => {
+                                jc.accept_stop();
+                                continue;
+                            }
+                        }
+                    }
                     if !sub.committed() {
                         if p.status == Status::Halted || jc.rejected() {
                             return Flow::Reject {
@@ -989,7 +1065,9 @@ impl Block for Fence {
                         self.state = FenceState::Py;
                     } else if self.jc.is_some() && (b == b'{' || b == b'[') {
                         // Another value in the same fence.
-                        let next = JsonCalls::new(&self.cfg, false, false).judging_calls();
+                        let next = JsonCalls::new(&self.cfg, false, false)
+                            .judging_calls()
+                            .fenced();
                         self.jc = Some(match self.jc.take() {
                             Some(prev) => next.after(prev, cx.abs(i)),
                             None => next,

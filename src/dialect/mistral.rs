@@ -94,7 +94,7 @@ impl Block for MistralBlock {
                     if b.is_ascii_whitespace() {
                         i += 1;
                     } else if b == b'{' || b == b'[' {
-                        self.jc = Some(JsonCalls::new(&self.cfg, false, false));
+                        self.jc = Some(JsonCalls::new(&self.cfg, false, false).prose_ends());
                         self.st = St::Json;
                     } else if is_name_byte(b) && b != b'-' && b != b'.' {
                         self.st = St::Name;
@@ -214,6 +214,12 @@ impl Block for MistralBlock {
                         Status::NeedMore => return Flow::More,
                         Status::Limit => {
                             jc.close(&mut sub, true);
+                            self.st = St::After;
+                        }
+                        // Prose after a blank line: the value the model
+                        // left open ends there (the prose is text).
+                        Status::Stop => {
+                            jc.close(&mut sub, false);
                             self.st = St::After;
                         }
                         _ => self.st = St::After,

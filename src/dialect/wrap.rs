@@ -231,7 +231,7 @@ impl Wrap {
         };
         self.body = match kind {
             Kind::Json => {
-                let next = JsonCalls::new(&self.cfg, false, self.stop_bytes == b"<");
+                let next = JsonCalls::new(&self.cfg, false, self.stop_bytes == b"<").prose_ends();
                 Body::Json(match chained {
                     Some((p, at)) => next.after(p, at),
                     None => next,
@@ -397,6 +397,14 @@ impl Block for Wrap {
                             }
                             match p.status {
                                 Status::NeedMore => return Flow::More,
+                                // Prose after a blank line: the value the
+                                // model left open ends there (the prose is text).
+                                Status::Stop
+                                    if input.get(i).is_some_and(u8::is_ascii_alphabetic) =>
+                                {
+                                    jc.close(&mut sub, false);
+                                    return self.done(cx, i, true);
+                                }
                                 Status::Done | Status::Stop | Status::Halted => self.st = St::After,
                                 Status::Limit => {
                                     jc.close(&mut sub, true);

@@ -4,8 +4,9 @@
 use crate::config::{LimitKind, Limits};
 use crate::event::{Repair, RepairKind};
 
-use super::repair::{Repairer, Sink, Status};
-use super::{completion, incomplete_utf8_tail};
+use super::repair::{ends_in_blank_line, Repairer, Sink, Status};
+use super::{closing_fence, completion, incomplete_utf8_tail};
+use crate::scan::{match_lit, Match};
 
 /// The literals a document may be alone (`true`, Python's `None`, …).
 const LITERALS: [&[u8]; 6] = [b"true", b"false", b"null", b"True", b"False", b"None"];
@@ -16,6 +17,19 @@ const LITERALS: [&[u8]; 6] = [b"true", b"false", b"null", b"True", b"False", b"N
 /// values complete: the first once a second one completes (it then opens
 /// the array) or the input ends, each later one at once, so at most two
 /// values' output is held, each bounded by [`Limits::max_args_bytes`].
+///
+/// A value the text left unclosed ends where the text plainly moved on:
+/// at the closing fence of a value that an opening fence (an odd number of
+/// ```` ``` ```` before it) put in a code block — ```` ``` ```` where JSON
+/// syntax belongs, or a line of up to three blanks and ```` ``` ```` in a
+/// string — and at prose after a blank line (a letter where the value
+/// could only go on with a comma, a closer, or a key or element after a
+/// comma). The value is closed there (not `truncated`), and the fence or
+/// the prose is not read as a key or a string of it. Deciding whether a
+/// line is a closing fence takes at most 8 bytes after the line break:
+/// those are held across chunks until it is decided (or the input ends,
+/// where a fence cut short is one), so the result does not depend on how
+/// the input was split.
 ///
 /// Every value is repaired under the limits: [`Limits::max_depth`] and
 /// [`Limits::max_token_bytes`] bound what the repairer holds,
@@ -54,7 +68,20 @@ pub struct DocumentRepairer {
     repairs: Vec<Repair>,
     truncated: bool,
     limit: Option<LimitHit>,
+    /// The bytes from a stop of the open value's repairer (a backtick or a
+    /// line break that may begin a closing fence) that cannot be decided
+    /// yet: at most [`FENCE_LOOKAHEAD`], not yet read.
+    held: Vec<u8>,
+    /// An odd number of ```` ``` ```` were read so far (runs of backticks
+    /// count one per three, as a left-to-right search finds them).
+    fence_odd: bool,
+    /// Backticks at the end of what was read, modulo three.
+    ticks: u8,
 }
+
+/// The most bytes a closing fence needs to be told from content: a line
+/// break, three blanks, three backticks and the byte after them.
+const FENCE_LOOKAHEAD: usize = 8;
 
 #[derive(Debug)]
 enum State {
@@ -131,6 +158,9 @@ impl Sink for Capped {
     fn last_byte(&self) -> Option<u8> {
         self.buf.last().copied()
     }
+    fn blank_line_tail(&self) -> bool {
+        ends_in_blank_line(&self.buf)
+    }
     fn opaque(&self) -> bool {
         true
     }
@@ -153,6 +183,9 @@ impl DocumentRepairer {
             repairs: Vec::new(),
             truncated: false,
             limit: None,
+            held: Vec::new(),
+            fence_odd: false,
+            ticks: 0,
         }
     }
 
@@ -163,9 +196,32 @@ impl DocumentRepairer {
 
     /// Feeds the next chunk, appending the output it completes to `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        let mut rest = chunk;
+        // An undecided stop takes the chunk's bytes one at a time until it
+        // is decided (at most FENCE_LOOKAHEAD of them), then is read again.
+        while !self.held.is_empty() {
+            let Some((&b, tail)) = rest.split_first() else {
+                return;
+            };
+            self.held.push(b);
+            rest = tail;
+            // (A stop still undecided at the bound would be read as at the
+            // end of the input; a closing fence never needs more.)
+            let full = self.held.len() >= FENCE_LOOKAHEAD;
+            if full || stop_at(&self.held) != Match::Partial {
+                let held = std::mem::take(&mut self.held);
+                self.run(&held, full, out);
+            }
+        }
+        self.run(rest, false, out);
+    }
+
+    /// Reads `chunk` (`eof`: the input ends after it). A stop that cannot
+    /// be decided within it is left in `held`, its bytes not yet read.
+    fn run(&mut self, chunk: &[u8], eof: bool, out: &mut Vec<u8>) {
         let mut i = 0;
         while i < chunk.len() {
-            i = match &mut self.state {
+            let next = match &mut self.state {
                 State::Over => chunk.len(),
                 State::Lead => match chunk[i..].iter().position(|b| !b.is_ascii_whitespace()) {
                     None => chunk.len(),
@@ -185,10 +241,12 @@ impl DocumentRepairer {
                 State::Literal => self.literal(chunk, i),
                 State::Scan => match memchr::memchr2(b'{', b'[', &chunk[i..]) {
                     None => chunk.len(),
-                    Some(k) => {
-                        self.open(self.abs(i + k), false);
-                        i + k
+                    // Opened once the bytes before it are counted (fences).
+                    Some(0) => {
+                        self.open(self.abs(i), false);
+                        i
                     }
+                    Some(k) => i + k,
                 },
                 State::Value(open) => {
                     let p = open.repairer.feed(&chunk[i..], &mut open.out);
@@ -199,10 +257,30 @@ impl DocumentRepairer {
                     } else {
                         match p.status {
                             Status::NeedMore => at,
+                            Status::Stop => match stop_at(&chunk[at..]) {
+                                // Not a closing fence: that byte is JSON.
+                                Match::No => {
+                                    open.repairer.accept_stop();
+                                    at
+                                }
+                                Match::Partial if !eof && chunk.len() - at < FENCE_LOOKAHEAD => {
+                                    self.held.extend_from_slice(&chunk[at..]);
+                                    self.count_fences(&chunk[i..at]);
+                                    self.offset += at as u64;
+                                    return;
+                                }
+                                // A closing fence (one cut short by the end
+                                // of the input too) or prose: the value
+                                // ends, closed; the rest is read as text.
+                                _ => {
+                                    self.end_value(End::Stop, out);
+                                    at
+                                }
+                            },
                             Status::Done => {
                                 // A value that took nothing is skipped by its first byte.
                                 let start = open.start;
-                                self.end_value(false, out);
+                                self.end_value(End::Done, out);
                                 if self.abs(at) == start {
                                     at + 1
                                 } else {
@@ -217,14 +295,44 @@ impl DocumentRepairer {
                     }
                 }
             };
+            // Once over, no value opens again: what is left needs no count.
+            if !matches!(self.state, State::Over) {
+                self.count_fences(&chunk[i..next]);
+            }
+            i = next;
         }
         self.offset += chunk.len() as u64;
+    }
+
+    /// Counts the fences in `bytes`, read after what was counted before.
+    fn count_fences(&mut self, bytes: &[u8]) {
+        let mut last = None;
+        for p in memchr::memchr_iter(b'`', bytes) {
+            // A backtick after another (or first, after one that ended the
+            // last bytes) adds to the run; any other byte starts a new one.
+            if p > 0 && last != Some(p - 1) {
+                self.ticks = 0;
+            }
+            self.ticks += 1;
+            if self.ticks == 3 {
+                self.ticks = 0;
+                self.fence_odd = !self.fence_odd;
+            }
+            last = Some(p);
+        }
+        if !bytes.is_empty() && last != Some(bytes.len() - 1) {
+            self.ticks = 0;
+        }
     }
 
     /// Ends the document: closes a value the input left open and writes
     /// what is still held. `Err` when the input held no JSON value (and no
     /// limit was reached).
     pub fn finish(&mut self, out: &mut Vec<u8>) -> Result<DocumentEnd, crate::error::NoJson> {
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            self.run(&held, true, out);
+        }
         match std::mem::replace(&mut self.state, State::Over) {
             State::Literal => {
                 // The literal and at most one blank after it (a blank ends
@@ -236,12 +344,12 @@ impl DocumentRepairer {
                     if let State::Value(open) = &mut self.state {
                         done = open.repairer.feed(&lit, &mut open.out).status == Status::Done;
                     }
-                    self.end_value(!done, out);
+                    self.end_value(if done { End::Done } else { End::Input }, out);
                 }
             }
             State::Value(open) => {
                 self.state = State::Value(open);
-                self.end_value(true, out);
+                self.end_value(End::Input, out);
             }
             _ => {}
         }
@@ -297,6 +405,8 @@ impl DocumentRepairer {
     fn open(&mut self, start: u64, scalar: bool) {
         let mut repairer = Repairer::with_limits(&self.limits).one_call(self.limits.max_repairs);
         repairer.set_offset(start);
+        repairer.set_stop_on_fence(self.fence_odd);
+        repairer.set_stop_on_prose(true);
         self.state = State::Value(Box::new(Open {
             repairer,
             out: Capped {
@@ -309,13 +419,17 @@ impl DocumentRepairer {
         }));
     }
 
-    /// The value ends (`at_end`: with the input, so the repairer closes what is open).
-    fn end_value(&mut self, at_end: bool, out: &mut Vec<u8>) {
+    /// The value ends: the repairer closes what is open unless it was complete.
+    fn end_value(&mut self, end: End, out: &mut Vec<u8>) {
         let State::Value(mut open) = std::mem::replace(&mut self.state, State::Scan) else {
             return;
         };
-        if at_end {
-            self.truncated |= open.repairer.finish(&mut open.out);
+        match end {
+            End::Done => {}
+            End::Input => self.truncated |= open.repairer.finish(&mut open.out),
+            End::Stop => {
+                open.repairer.finish(&mut open.out);
+            }
         }
         if open.out.over {
             let start = open.start;
@@ -411,5 +525,27 @@ impl DocumentRepairer {
                 out.extend_from_slice(&value);
             }
         }
+    }
+}
+
+/// How a value ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// Complete.
+    Done,
+    /// Cut off by the end of the input.
+    Input,
+    /// At a closing fence or prose: closed, not cut off.
+    Stop,
+}
+
+/// At a stop of the repairer (`at[0]`, not read): `No` when it is no
+/// closing fence (the byte is read as JSON), `Partial` while that cannot
+/// be told from `at`, otherwise the value ends there.
+fn stop_at(at: &[u8]) -> Match {
+    match at.first() {
+        Some(b'`') => match_lit(b"```", at),
+        Some(b'\n') => closing_fence(at),
+        _ => Match::Full(0),
     }
 }

@@ -49,7 +49,8 @@ pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Prog
 
 #[allow(unused_imports)]
 pub(crate) use repair::{
-    fits_f64, incomplete_utf8_tail, is_json_number, reuse, run_len, run_len_except, utf8_len,
+    ends_in_blank_line, fits_f64, holds_blank_line, incomplete_utf8_tail, is_json_number, reuse,
+    run_len, run_len_except, utf8_len,
 };
 
 use crate::error::NoJson;
@@ -124,6 +125,34 @@ pub fn repair_document(input: &[u8], chunk: usize) -> Result<Repaired, NoJson> {
         repairs: end.repairs,
         truncated: end.truncated,
     })
+}
+
+/// At a raw line break (`at[0]`) inside a fenced value: whether a closing
+/// fence follows — up to three blanks, three backticks, then a blank, a
+/// line break or the end of the input (a line that opens a fence,
+/// ```` ```python ````, is content). `Full(n)`: the fence ends `n` bytes
+/// into `at`. Decided at a fixed byte: the one after the backticks.
+pub(crate) fn closing_fence(at: &[u8]) -> crate::scan::Match {
+    let indent = at
+        .iter()
+        .skip(1)
+        .take(4)
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    if indent > 3 {
+        return crate::scan::Match::No;
+    }
+    let ticks = 1 + indent;
+    match crate::scan::match_lit(b"```", &at[ticks.min(at.len())..]) {
+        crate::scan::Match::Full(n) => match at.get(ticks + n) {
+            None => crate::scan::Match::Partial,
+            Some(b' ' | b'\t' | b'\r' | b'\n') => crate::scan::Match::Full(ticks + n),
+            Some(_) => crate::scan::Match::No,
+        },
+        crate::scan::Match::Partial => crate::scan::Match::Partial,
+        crate::scan::Match::No if ticks >= at.len() => crate::scan::Match::Partial,
+        crate::scan::Match::No => crate::scan::Match::No,
+    }
 }
 
 /// Output of the repairer is valid UTF-8 by construction; this never copies.

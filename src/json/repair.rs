@@ -141,6 +141,25 @@ pub trait Sink {
     fn last_byte(&self) -> Option<u8> {
         None
     }
+
+    /// True when what was written since the last token ends in blanks that
+    /// hold a blank line (two line breaks): asked only where prose may end
+    /// a value (a repairer told to stop on prose), at a byte that needs a repair
+    /// anyway. The default: not known.
+    fn blank_line_tail(&self) -> bool {
+        false
+    }
+}
+
+/// True when `ws` (blanks) holds a blank line: two line breaks.
+pub(crate) fn holds_blank_line(ws: &[u8]) -> bool {
+    memchr::memchr_iter(b'\n', ws).nth(1).is_some()
+}
+
+/// The trailing blanks of `out`, when they hold a blank line.
+pub(crate) fn ends_in_blank_line(out: &[u8]) -> bool {
+    let blanks = out.iter().rev().take_while(|&&c| is_ws(c)).count();
+    holds_blank_line(&out[out.len() - blanks..])
 }
 
 impl Sink for Vec<u8> {
@@ -149,6 +168,9 @@ impl Sink for Vec<u8> {
     }
     fn last_byte(&self) -> Option<u8> {
         self.last().copied()
+    }
+    fn blank_line_tail(&self) -> bool {
+        ends_in_blank_line(self)
     }
     fn opaque(&self) -> bool {
         true
@@ -165,8 +187,11 @@ pub enum Status {
     NeedMore,
     /// The top-level value is complete; bytes after `consumed` are not part of it.
     Done,
-    /// A `<` was found where JSON syntax was expected and stop-on-`<` is set:
-    /// the caller decides whether it is a closing tag. It was not consumed.
+    /// A `<` was found where JSON syntax was expected and stop-on-`<` is set
+    /// (the caller decides whether it is a closing tag), or, when the
+    /// caller asked for it, a backtick or a line break in a string of a
+    /// fenced value (a closing fence?) or prose after a blank line. The
+    /// byte was not consumed.
     Stop,
     /// A limit was reached at `consumed`; call [`Repairer::finish`] to close the value.
     Limit,
@@ -558,7 +583,15 @@ pub struct Repairer {
     max_depth: usize,
     max_token: usize,
     stop_on_lt: bool,
-    /// The next `<` in structural position is read as JSON (a bare token).
+    /// A backtick in structural position, and a raw line break inside a
+    /// string, stop the repairer: the value is fenced, and the caller looks
+    /// for the closing fence ([`Repairer::set_stop_on_fence`]).
+    stop_on_fence: bool,
+    /// Prose after a blank line stops the repairer where it cannot continue
+    /// the value ([`Repairer::set_stop_on_prose`]).
+    stop_on_prose: bool,
+    /// The byte the repairer last stopped on (a `<`, a backtick, a line
+    /// break in a string) is read as JSON this once.
     lt_once: bool,
     limited: bool,
     /// Where `max_token_bytes` first cut a token (a key cut, a number
@@ -653,6 +686,8 @@ impl Repairer {
             max_depth: limits.max_depth.max(1),
             max_token: limits.max_token_bytes.max(16),
             stop_on_lt: false,
+            stop_on_fence: false,
+            stop_on_prose: false,
             lt_once: false,
             limited: false,
             token_cut: None,
@@ -707,6 +742,30 @@ impl Repairer {
     pub fn stop_on_lt(mut self, yes: bool) -> Self {
         self.stop_on_lt = yes;
         self
+    }
+
+    /// Makes the repairer stop ([`Status::Stop`], the byte not consumed) at
+    /// a backtick in structural position and at a raw line break inside a
+    /// string, so that a caller reading a fenced value can end it at the
+    /// closing fence (which JSON never continues into). A stop the caller
+    /// finds is no fence is read on with [`Repairer::accept_stop`].
+    pub(crate) fn set_stop_on_fence(&mut self, yes: bool) {
+        self.stop_on_fence = yes;
+    }
+
+    /// Makes the repairer stop ([`Status::Stop`], the byte not consumed) at
+    /// a letter that follows a blank line where the value expects a comma,
+    /// a closer or (after a comma) a key or element: prose that cannot
+    /// continue the value, written after a call the model left unclosed.
+    /// The caller ends the value there ([`Repairer::finish`]).
+    pub(crate) fn set_stop_on_prose(&mut self, yes: bool) {
+        self.stop_on_prose = yes;
+    }
+
+    /// After a [`Status::Stop`] at a backtick or line break that the caller
+    /// found is no closing fence: that byte is read as JSON.
+    pub(crate) fn accept_stop(&mut self) {
+        self.lt_once = true;
     }
 
     /// After a [`Status::Stop`] on a `<` that the caller found is not its
@@ -1091,6 +1150,7 @@ impl Repairer {
                 Step::Consumed(1)
             }
             b'<' if self.stop_on_lt && !self.lt_once => Step::Halt(0, Status::Stop),
+            b'`' if self.stop_on_fence && !self.lt_once => Step::Halt(0, Status::Stop),
             b'<' => match self.begin_bare(&[], self.offset, sink) {
                 Some(step) => step,
                 None => Step::Consumed(0),
@@ -1110,6 +1170,11 @@ impl Repairer {
             0x00..=0x1F | 0x7F | b';' => {
                 self.repair(RepairKind::TrailingGarbage, self.offset);
                 Step::Consumed(1)
+            }
+            b'A'..=b'Z' | b'a'..=b'z'
+                if self.stop_on_prose && !self.lt_once && self.prose_ends_value(sink) =>
+            {
+                Step::Halt(0, Status::Stop)
             }
             _ => match self.begin_bare(&[], self.offset, sink) {
                 Some(step) => step,
@@ -1171,6 +1236,20 @@ impl Repairer {
         };
         self.offset = step_offset;
         step
+    }
+
+    /// A letter here, after a blank line, is prose that cannot continue the
+    /// value: inside a container, where a comma or a closer is expected, or
+    /// a key or element after a comma (whose blanks the comma holds).
+    fn prose_ends_value<S: Sink + ?Sized>(&self, sink: &S) -> bool {
+        if self.stack.is_empty() {
+            return false;
+        }
+        match self.pos {
+            Pos::AfterValue => sink.blank_line_tail(),
+            Pos::ObjKey | Pos::Value if self.comma.is_some() => holds_blank_line(&self.comma_ws),
+            _ => false,
+        }
     }
 
     fn whitespace<S: Sink + ?Sized>(&mut self, ws: &[u8], sink: &mut S) {
@@ -1570,7 +1649,9 @@ impl Repairer {
                 self.out(s.key, sink, b"\\\"");
                 Step::Consumed(1)
             }
+            b'\n' if self.stop_on_fence && !self.lt_once => Step::Halt(0, Status::Stop),
             0x00..=0x1F => {
+                self.lt_once = false;
                 self.repair(RepairKind::ControlCharacter, at);
                 let esc: &[u8] = match b {
                     b'\n' => b"\\n",
@@ -1763,6 +1844,15 @@ impl Repairer {
                 Step::Consumed(0)
             }
             b'<' if self.stop_on_lt => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
+            // A closing fence, or prose after a blank line: the string ended.
+            b'`' if self.stop_on_fence => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
+            b'A'..=b'Z' | b'a'..=b'z' if self.stop_on_prose && holds_blank_line(&self.quote_ws) => {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)
             }
@@ -2013,10 +2103,12 @@ impl Repairer {
         let key = in_obj && matches!(self.pos, Pos::ObjKey | Pos::AfterValue);
         if key {
             if !self.before_key(start) {
+                self.lt_once = false;
                 self.repair(RepairKind::TrailingGarbage, start);
                 return Some(Step::Consumed(if prefix.is_empty() { 1 } else { 0 }));
             }
         } else if !self.before_value(sink, start) {
+            self.lt_once = false;
             self.repair(RepairKind::TrailingGarbage, start);
             return Some(Step::Consumed(if prefix.is_empty() { 1 } else { 0 }));
         }
@@ -2049,6 +2141,12 @@ impl Repairer {
         } else {
             matches!(b, b',' | b'}' | b']' | b')' | b'\n' | b'\r')
         };
+        if b == b'`' && self.stop_on_fence && !self.lt_once {
+            // Maybe a closing fence: the caller looks (a backtick always
+            // starts a step, so this is asked at the same byte however the
+            // input was split), and if not, the token goes on with it.
+            return Step::Halt(0, Status::Stop);
+        }
         let ends = delimiter || (b == b'<' && self.stop_on_lt && !self.lt_once);
         if ends {
             self.end_bare(t, sink, false);
@@ -2135,6 +2233,7 @@ impl Repairer {
                         | b'/'
                         | b'{'
                         | b'['
+                        | b'`'
                 )
             })
             .unwrap_or(input.len())

@@ -8,20 +8,27 @@ use serde_json::Value;
 use toolstream::provider::{decode_chunks, DecodeOptions};
 use toolstream::{Event, FinishReason, ToolCall};
 
-/// The shared captures directory (`$TOOLSTREAM_CAPTURES`, else `../shared/captures`).
+/// The lookup of `../shared/` (skipped with a message when absent).
+#[path = "../common/shared.rs"]
+pub(crate) mod shared;
+
+/// The shared captures directory (`$TOOLSTREAM_CAPTURES`, else
+/// `../shared/captures`); `None` (the test reports a skip) when absent.
 pub(crate) fn captures_dir() -> Option<PathBuf> {
-    let p = match std::env::var_os("TOOLSTREAM_CAPTURES") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures"),
-    };
-    p.join("INDEX.json").exists().then_some(p)
+    shared::path_or_env("TOOLSTREAM_CAPTURES", "captures", "INDEX.json")
 }
 
-/// Every capture with an `expected_summary`: (file name, bytes, provenance).
-pub(crate) fn captures() -> Vec<(String, Vec<u8>, Value)> {
-    let dir = captures_dir().expect(
-        "the shared captures are missing: set TOOLSTREAM_CAPTURES or check out ../shared next to the crate",
-    );
+/// One capture's bytes; `None` (the test reports a skip) when the captures
+/// are absent.
+pub(crate) fn capture_bytes(name: &str) -> Option<Vec<u8>> {
+    let p = captures_dir()?.join(name);
+    Some(std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+}
+
+/// Every capture with an `expected_summary`: (file name, bytes, provenance);
+/// `None` (the test reports a skip) when the captures are absent.
+pub(crate) fn captures() -> Option<Vec<(String, Vec<u8>, Value)>> {
+    let dir = captures_dir()?;
     let mut out = Vec::new();
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -40,7 +47,7 @@ pub(crate) fn captures() -> Vec<(String, Vec<u8>, Value)> {
         let bytes = std::fs::read(dir.join(&file)).unwrap();
         out.push((file, bytes, prov));
     }
-    out
+    Some(out)
 }
 
 /// Decodes `input` split at the given offsets.

@@ -95,6 +95,9 @@ pub(crate) fn calls(events: &[Event]) -> Vec<ToolCall> {
     Parsed::from_events(events.to_vec()).calls
 }
 
+/// The lookup of `../shared/` (skipped with a message when absent).
+pub(crate) mod shared;
+
 // The contract checks are the fuzz targets' own (one definition of each
 // contract, whichever harness finds a violation).
 #[path = "../../fuzz/src/lib.rs"]

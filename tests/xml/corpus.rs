@@ -9,12 +9,10 @@ use std::path::PathBuf;
 use crate::common::check_all;
 use crate::util::auto;
 
-fn corpus_dir() -> PathBuf {
-    std::env::var("TOOLSTREAM_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/public")
-        })
+/// `$TOOLSTREAM_CORPUS`, else `../shared/corpus/public`; `None` (the skip
+/// is reported) when absent.
+fn corpus_dir() -> Option<PathBuf> {
+    crate::common::shared::path_or_env("TOOLSTREAM_CORPUS", "corpus/public", "")
 }
 
 /// A row is ours when its guess is an XML dialect, or when it is `unknown`
@@ -32,14 +30,10 @@ fn selected(guess: &str, note: &str, raw: &str) -> bool {
 
 #[test]
 fn corpus_rows() {
-    let dir = corpus_dir();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "corpus not found at {} (set TOOLSTREAM_CORPUS); skipping",
-            dir.display()
-        );
+    let Some(dir) = corpus_dir() else {
         return;
     };
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
