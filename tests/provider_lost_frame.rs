@@ -152,3 +152,35 @@ fn clean_streams_and_lines_outside_calls() {
     assert_eq!(lost_diagnostics(&events), 1);
     assert!(Parsed::from_events(events).calls[0].repairs.is_empty());
 }
+
+/// `--reparse-content`: the repairs of a call found in the content are in
+/// stream positions, like its spans — at the start of the frame whose
+/// content held the repaired byte (they were offsets in the content text).
+#[test]
+fn reparsed_content_repairs_are_stream_positions() {
+    let pieces = [
+        "Sure. <tool_call>{\"name\": \"f\", ",
+        "\"arguments\": {'a': 1,}}",
+        "</tool_call>",
+    ];
+    let mut input = String::new();
+    let mut starts = Vec::new();
+    for p in pieces {
+        starts.push(input.len() as u64);
+        input.push_str(&chunk(json!({"content": p}), None));
+    }
+    input.push_str(&chunk(json!({}), Some("stop")));
+    input.push_str("data: [DONE]\n\n");
+    let opts = DecodeOptions::default().with_reparse(toolstream::Config::default());
+    let events = decode_all(input.as_bytes(), &opts);
+    let calls = Parsed::from_events(events).calls;
+    assert_eq!(calls.len(), 1);
+    let c = &calls[0];
+    assert!(!c.repairs.is_empty(), "{c:?}");
+    for r in &c.repairs {
+        assert_eq!(
+            r.offset, starts[1],
+            "{r:?} not at the second frame ({starts:?})"
+        );
+    }
+}

@@ -183,6 +183,13 @@ pub fn check_contracts(input: &[u8], events: &[Event]) {
                     call.arguments
                 );
                 assert_json_object(&call.arguments);
+                for r in &call.repairs {
+                    assert!(
+                        r.offset <= input.len() as u64,
+                        "repair {r:?} past the end of the input ({} bytes) in {call:?}",
+                        input.len()
+                    );
+                }
                 next += 1;
             }
             _ => {}

@@ -419,7 +419,9 @@ impl JsonCalls {
         for k in self.settled..n {
             if self.router.calls[k].closed && !self.track[k].finalized {
                 self.track[k].finalized = true;
-                let at = self.router.calls[k].end;
+                // After the closing brace; a brace the end of the input
+                // supplied is at the input's end, not past it.
+                let at = self.router.calls[k].end.min(span.end);
                 if let Some(r) = self.router.calls[k].finish_args(at) {
                     self.router.calls[k].args.repairs.push(r);
                 }

@@ -17,7 +17,7 @@
 //! dropped. Frames are whole within one batch of decoder events, so the
 //! decision depends on the bytes only, never on how they were read.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::config::{Config, IdGenerator};
 use crate::event::{Delta, DiagnosticKind, Event, FinishReason, Span, ToolCall};
@@ -97,6 +97,15 @@ pub(crate) struct Reparser {
     pending: Vec<Pending>,
     /// The span of the frame they began in.
     pending_span: Span,
+    /// Where the content fed to the parser came from: (the parser's offset
+    /// of a feed's first byte, the start of its frame in the stream), so
+    /// that a content call's repairs are given in stream positions, as its
+    /// spans are. Kept back to where an open call may have begun.
+    feeds: VecDeque<(u64, u64)>,
+    /// Bytes fed to the parser since it last started over.
+    fed: u64,
+    /// The parser's offset where its open call's name became known.
+    call_from: Option<u64>,
 }
 
 impl Reparser {
@@ -115,6 +124,30 @@ impl Reparser {
             next_at_response: 0,
             pending: Vec::new(),
             pending_span: Span::default(),
+            feeds: VecDeque::new(),
+            fed: 0,
+            call_from: None,
+        }
+    }
+
+    /// The stream position of the parser's offset `at`: the start of the
+    /// frame whose content held that byte (`here` when it is not known).
+    fn stream_pos(&self, at: u64, here: u64) -> u64 {
+        let k = self.feeds.partition_point(|&(c, _)| c <= at);
+        if k == 0 {
+            return here;
+        }
+        self.feeds[k - 1].1
+    }
+
+    /// Forgets feeds no repair can point into any more: those before the
+    /// open call's block could have begun (or, with none open, before the
+    /// bytes the parser may hold undecided).
+    fn prune_feeds(&mut self) {
+        let held = self.parser.config().limits.max_held_bytes as u64;
+        let from = self.call_from.unwrap_or(self.fed).saturating_sub(held);
+        while self.feeds.len() > 1 && self.feeds[1].0 <= from {
+            self.feeds.pop_front();
         }
     }
 
@@ -128,6 +161,8 @@ impl Reparser {
             match ev {
                 Event::Text { text, span } => {
                     let mut tmp = std::mem::take(&mut self.tmp);
+                    self.feeds.push_back((self.fed, span.start));
+                    self.fed += text.len() as u64;
                     self.parser.feed_bytes(Bytes::from(text), &mut tmp);
                     self.content(&mut tmp, span, out);
                     self.tmp = tmp;
@@ -202,6 +237,10 @@ impl Reparser {
         self.parser.finish(&mut tmp);
         self.content(&mut tmp, span, out);
         self.tmp = tmp;
+        // The parser's offsets start over with it.
+        self.feeds.clear();
+        self.fed = 0;
+        self.call_from = None;
         // The response (or the stream) is over: its calls have all been seen.
         self.release(out);
         // The parser starts over: its call indexes restart at 0.
@@ -221,26 +260,38 @@ impl Reparser {
                 // Like every other content event, it is placed at its frame.
                 Event::Markup { .. } => out.push(Event::Markup { span }),
                 Event::ToolStart {
-                    index, id, name, ..
-                } => self.call_event(
-                    Src::Content,
-                    Event::ToolStart {
-                        index,
-                        id,
-                        name,
-                        span,
-                    },
-                    out,
-                ),
+                    index,
+                    id,
+                    name,
+                    span: at,
+                } => {
+                    self.call_from = Some(at.start);
+                    self.call_event(
+                        Src::Content,
+                        Event::ToolStart {
+                            index,
+                            id,
+                            name,
+                            span,
+                        },
+                        out,
+                    )
+                }
                 Event::ToolArgs { index, delta, .. } => {
                     self.call_event(Src::Content, Event::ToolArgs { index, delta, span }, out)
                 }
-                Event::ToolEnd { call, .. } => {
+                Event::ToolEnd { mut call, .. } => {
+                    // Repairs in stream positions, like the spans.
+                    for r in &mut call.repairs {
+                        r.offset = self.stream_pos(r.offset, span.start);
+                    }
+                    self.call_from = None;
                     self.call_event(Src::Content, Event::ToolEnd { call, span }, out)
                 }
                 other => out.push(other),
             }
         }
+        self.prune_feeds();
     }
 
     fn unmatched(&self, src: Src) -> bool {

@@ -374,9 +374,10 @@ impl XmlCalls {
             && self.started == 0
             && self.st == St::Invoke
         {
-            let name = String::from_utf8_lossy(&self.morph).into_owned();
+            let name = std::mem::take(&mut self.morph);
             let at = cx.base;
-            self.start_call(cx, name, Span::new(at, at));
+            self.start_call_raw(cx, &name, Span::new(at, at));
+            self.morph = name;
         }
     }
 
@@ -510,6 +511,22 @@ impl XmlCalls {
 
     // ----- calls and arguments --------------------------------------------
 
+    /// Starts a call named by the raw bytes `raw`: not UTF-8, they are read
+    /// with U+FFFD and an `invalid_utf8` repair at the name's start.
+    fn start_call_raw(&mut self, cx: &mut Cx<'_>, raw: &[u8], span: Span) {
+        let name = String::from_utf8_lossy(raw).into_owned();
+        let bad = std::str::from_utf8(raw).is_err();
+        self.start_call(cx, name, span);
+        if bad {
+            if let Some(c) = self.call.as_mut() {
+                c.repairs.push(Repair {
+                    kind: RepairKind::InvalidUtf8,
+                    offset: span.start,
+                });
+            }
+        }
+    }
+
     fn start_call(&mut self, cx: &mut Cx<'_>, name: String, span: Span) {
         // A previous call of this block whose end event waits.
         if let Some(c) = self.call.as_ref() {
@@ -581,6 +598,12 @@ impl XmlCalls {
             return;
         };
         let key = String::from_utf8_lossy(name).into_owned();
+        if std::str::from_utf8(name).is_err() {
+            call.repairs.push(Repair {
+                kind: RepairKind::InvalidUtf8,
+                offset: at,
+            });
+        }
         let mut v = Value::new(ty, ws, decode, &self.limits);
         if call.seen.contains(&key) {
             call.discard = true;
@@ -1047,14 +1070,14 @@ impl XmlCalls {
                 let Some(name) = self.invoke_name(tag) else {
                     return Step::Out(self.stray(cx, i));
                 };
-                let name = String::from_utf8_lossy(name).into_owned();
+                let name = name.to_vec();
                 if self.st == St::AfterInvoke {
                     if let Some(c) = self.call.as_ref() {
                         let at = c.closed_at;
                         self.end_call(cx, at, false);
                     }
                 }
-                self.start_call(cx, name, Span::new(start, end));
+                self.start_call_raw(cx, &name, Span::new(start, end));
                 self.st = St::Invoke;
                 Step::At(i + n)
             }
@@ -1221,10 +1244,9 @@ impl XmlCalls {
                 if t.is_empty() {
                     return Step::Out(self.reject(cx, i + p));
                 }
-                let name = String::from_utf8_lossy(t).into_owned();
                 // The span runs from the block's `<function=` to the `>`.
                 let span = Span::new(cx.em.span_cursor(), cx.abs(i + p + 1));
-                self.start_call(cx, name, span);
+                self.start_call_raw(cx, t, span);
                 self.st = St::Invoke;
                 Step::At(i + p + 1)
             }
@@ -1283,10 +1305,9 @@ impl XmlCalls {
             return Step::Out(self.reject(cx, i + p));
         }
         let word = std::mem::take(&mut self.word);
-        let name = String::from_utf8_lossy(&word).into_owned();
         let end = cx.abs(i + take);
         let start = end.saturating_sub(word.len() as u64);
-        self.start_call(cx, name, Span::new(start, end));
+        self.start_call_raw(cx, &word, Span::new(start, end));
         self.st = St::Invoke;
         Step::At(i + p)
     }
@@ -1330,6 +1351,12 @@ impl XmlCalls {
                 if self.st == St::GlmKey {
                     if let Some(c) = self.call.as_mut() {
                         c.key = Some(text);
+                        if std::str::from_utf8(&word).is_err() {
+                            c.repairs.push(Repair {
+                                kind: RepairKind::InvalidUtf8,
+                                offset: start,
+                            });
+                        }
                     }
                     self.st = St::GlmAfterKey;
                 } else {

@@ -129,6 +129,11 @@ pub(crate) struct Value {
     rep_stopped: bool,
     /// A partial UTF-8 character waiting for its continuation bytes.
     utf8: Vec<u8>,
+    /// The input offset of `utf8[0]`.
+    utf8_at: u64,
+    /// The input offset just past the held bytes (`held`), as far as it is
+    /// known (reference decoding changes lengths).
+    held_end: u64,
     hold_max: usize,
     limits: Limits,
     /// Absolute offset of the value's first content byte: where repairs
@@ -165,6 +170,8 @@ impl Value {
             rep_done: false,
             rep_stopped: false,
             utf8: Vec::new(),
+            utf8_at: 0,
+            held_end: 0,
             hold_max: limits.max_token_bytes.max(16),
             limits: limits.clone(),
             start_at: None,
@@ -419,6 +426,7 @@ impl Value {
                     self.held.extend_from_slice(&b[..k]);
                     b = &b[k..];
                     at += k as u64;
+                    self.held_end = at;
                     let Some(&first) = b.first() else {
                         return;
                     };
@@ -446,7 +454,7 @@ impl Value {
                     }
                 }
                 Mode::Str => {
-                    self.escape(b, out);
+                    self.escape(b, at, out);
                     return;
                 }
                 Mode::Json => {
@@ -461,6 +469,7 @@ impl Value {
                         self.held.extend_from_slice(&b[..k]);
                         b = &b[k..];
                         at += k as u64;
+                        self.held_end = at;
                         if !b.is_empty() {
                             self.become_str(out);
                         }
@@ -489,6 +498,7 @@ impl Value {
                     }
                     b = &b[k..];
                     at += k as u64;
+                    self.held_end = at;
                     if invalid {
                         self.rep = None;
                         self.scratch.clear();
@@ -510,7 +520,8 @@ impl Value {
         out.push(b'"');
         self.mode = Mode::Str;
         let held = std::mem::take(&mut self.held);
-        self.escape(&held, out);
+        let at = self.held_end.saturating_sub(held.len() as u64);
+        self.escape(&held, at, out);
     }
 
     fn json(&mut self, b: &[u8], at: u64, out: &mut Vec<u8>) {
@@ -542,12 +553,17 @@ impl Value {
         }
     }
 
-    /// Writes string content, JSON-escaped, never splitting a UTF-8 character.
-    fn escape(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
+    /// Writes string content, JSON-escaped, never splitting a UTF-8
+    /// character; `at` is the input offset of `bytes[0]`. Each sequence that
+    /// is not UTF-8 is written as U+FFFD with an `invalid_utf8` repair at
+    /// its own offset.
+    fn escape(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
         let joined;
+        let mut at = at;
         let mut s: &[u8] = if self.utf8.is_empty() {
             bytes
         } else {
+            at = self.utf8_at;
             let mut j = std::mem::take(&mut self.utf8);
             j.extend_from_slice(bytes);
             joined = j;
@@ -563,13 +579,18 @@ impl Value {
                     escape_bytes(&s[..good], out);
                     match error_len {
                         None => {
+                            self.utf8_at = at + good as u64;
                             self.utf8.extend_from_slice(&s[good..]);
                             return;
                         }
                         Some(n) => {
                             out.extend_from_slice("\u{FFFD}".as_bytes());
-                            self.note(RepairKind::InvalidUtf8, 0);
+                            self.repairs.push(Repair {
+                                kind: RepairKind::InvalidUtf8,
+                                offset: at + good as u64,
+                            });
                             s = &s[good + n..];
+                            at += (good + n) as u64;
                         }
                     }
                 }
@@ -627,7 +648,10 @@ impl Value {
         if !self.utf8.is_empty() {
             self.utf8.clear();
             out.extend_from_slice("\u{FFFD}".as_bytes());
-            self.note(RepairKind::InvalidUtf8, 0);
+            self.repairs.push(Repair {
+                kind: RepairKind::InvalidUtf8,
+                offset: self.utf8_at,
+            });
         }
         out.push(b'"');
     }
