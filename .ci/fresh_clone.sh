@@ -8,7 +8,10 @@
 #
 # The clone builds into this checkout's target/ (CARGO_TARGET_DIR), so the
 # dependencies built for the main run are reused; only toolstream itself is
-# compiled again (its path differs).
+# compiled again (its sources are new files). Cargo names artifacts
+# independently of the checkout's path, so the clone's replace the main
+# checkout's toolstream artifacts (built from the same commit on CI; a
+# local run afterwards recompiles toolstream in the main checkout).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
