@@ -7,11 +7,11 @@
 # tests/zz_shared_summary.rs).
 #
 # The clone builds into this checkout's target/ (CARGO_TARGET_DIR), so the
-# dependencies built for the main run are reused; only toolstream itself is
-# compiled again (its sources are new files). Cargo names artifacts
-# independently of the checkout's path, so the clone's replace the main
-# checkout's toolstream artifacts (built from the same commit on CI; a
-# local run afterwards recompiles toolstream in the main checkout).
+# dependencies built for the main run are reused. Cargo names toolstream's
+# own artifacts independently of the checkout's path and can take the main
+# checkout's as fresh for the clone (their sources, in the main checkout,
+# are unchanged): they are removed first, so the clone compiles its own (and
+# the main checkout recompiles toolstream the next time it builds).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
@@ -38,6 +38,9 @@ if [ "${#commands[@]}" -ne 2 ]; then
     echo "fresh clone: expected two commands in the README's \"Two commands\" block, found ${#commands[@]}" >&2
     exit 1
 fi
+
+cargo clean --quiet -p toolstream --release
+cargo clean --quiet -p toolstream --profile test-release
 
 log="$CARGO_TARGET_DIR/fresh-clone.log"
 : > "$log"
