@@ -7,14 +7,24 @@
 # tests/zz_shared_summary.rs).
 #
 # The clone builds into this checkout's target/ (CARGO_TARGET_DIR), so the
-# dependencies built for the main run are reused; only toolstream itself is
-# compiled again (its path differs).
+# dependencies built for the main run are reused. Cargo names toolstream's
+# own artifacts independently of the checkout's path and can take the main
+# checkout's as fresh for the clone (their sources, in the main checkout,
+# are unchanged): they are removed first, so the clone compiles its own, and
+# again at the end, so the main checkout compiles its own the next time.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# Cargo would take the clone's toolstream artifacts as fresh for the main
+# checkout too (with the clone's paths compiled in): they go with the clone.
+cleanup() {
+    (cd "$repo" && cargo clean --quiet -p toolstream --release \
+        && cargo clean --quiet -p toolstream --profile test-release) || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
 git clone --quiet "$repo" "$work/toolstream"
 cd "$work/toolstream"
 if [ -e ../shared ]; then
@@ -35,6 +45,9 @@ if [ "${#commands[@]}" -ne 2 ]; then
     echo "fresh clone: expected two commands in the README's \"Two commands\" block, found ${#commands[@]}" >&2
     exit 1
 fi
+
+cargo clean --quiet -p toolstream --release
+cargo clean --quiet -p toolstream --profile test-release
 
 log="$CARGO_TARGET_DIR/fresh-clone.log"
 : > "$log"
