@@ -14,6 +14,8 @@ pub mod frame;
 pub mod json;
 pub mod model;
 pub mod ndjson;
+#[cfg(feature = "normalize")]
+pub mod normalize;
 mod parser;
 pub mod provider;
 mod scan;
