@@ -327,7 +327,8 @@ impl Catalog {
     }
 
     /// For a placeholder name: the one tool whose schema accepts the
-    /// arguments (after normalization), with its result.
+    /// arguments (after normalization, with nothing dropped and every key
+    /// declared), with its result.
     pub(crate) fn rescue(&self, arguments: &[u8]) -> Option<(usize, Vec<u8>, Vec<Fix>)> {
         let mut found = None;
         for i in 0..self.tools.len() {
@@ -335,7 +336,23 @@ impl Catalog {
                 continue;
             }
             let (out, fixes, errors) = self.rewrite(i, arguments);
-            if errors.is_empty() {
+            // Fits: valid, nothing dropped, every key declared (a tool
+            // that declares no properties fits only `{}`).
+            let declared = |v: &Value| {
+                v.as_object().is_some_and(|m| {
+                    m.keys()
+                        .all(|k| self.tools[i].props().is_some_and(|p| p.contains_key(k)))
+                })
+            };
+            let fits = errors.is_empty()
+                && !fixes.iter().any(|f| {
+                    matches!(
+                        f.kind,
+                        FixKind::DroppedParameter | FixKind::DuplicateParameter
+                    )
+                })
+                && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
+            if fits {
                 if found.is_some() {
                     return None;
                 }

@@ -13,6 +13,7 @@ use toolstream::encode::{EncodeOptions, Encoder, Target};
 use toolstream::provider::{DecodeOptions, Provider, StreamDecoder};
 use toolstream::{Config, Dialect, Event, Parsed};
 
+use crate::normalize::{DecodeNormalizeArgs, Stage};
 use crate::output::{calls_json, event_json};
 
 /// The provider to decode (`--from`).
@@ -72,6 +73,8 @@ pub struct DecodeArgs {
     /// What to print.
     #[arg(long, value_enum, default_value = "events")]
     pub output: Output,
+    #[command(flatten)]
+    pub normalize: DecodeNormalizeArgs,
     /// The stream to decode (`-` or nothing: standard input).
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
@@ -104,12 +107,16 @@ enum Sink<W: Write> {
 }
 
 impl<W: Write> Sink<W> {
-    fn push(&mut self, events: &mut Vec<Event>) -> io::Result<()> {
+    fn push(&mut self, events: &mut Vec<Event>, stage: &Stage) -> io::Result<()> {
         match self {
             Sink::Events(w) => {
                 for e in events.drain(..) {
                     serde_json::to_writer(&mut *w, &event_json(&e))?;
                     w.write_all(b"\n")?;
+                    if let Some(line) = stage.report_line(&e) {
+                        serde_json::to_writer(&mut *w, &line)?;
+                        w.write_all(b"\n")?;
+                    }
                 }
                 w.flush()
             }
@@ -128,11 +135,13 @@ impl<W: Write> Sink<W> {
         }
     }
 
-    fn end(self) -> io::Result<()> {
+    fn end(self, stage: &Stage) -> io::Result<()> {
         match self {
             Sink::Events(mut w) => w.flush(),
             Sink::Calls(mut w, all) => {
-                serde_json::to_writer(&mut w, &calls_json(&Parsed::from_events(all)))?;
+                let mut doc = serde_json::to_value(calls_json(&Parsed::from_events(all)))?;
+                stage.annotate(&mut doc);
+                serde_json::to_writer(&mut w, &doc)?;
                 w.write_all(b"\n")?;
                 w.flush()
             }
@@ -191,6 +200,13 @@ fn decode(args: &DecodeArgs) -> io::Result<()> {
         Output::Anthropic => Sink::Wire(stdout, wire(Target::Anthropic), Vec::new()),
         Output::Responses => Sink::Wire(stdout, wire(Target::Responses), Vec::new()),
     };
+    let tools = args
+        .normalize
+        .tools
+        .as_deref()
+        .filter(|_| args.normalize.normalize);
+    let mut stage = Stage::new(tools, &args.normalize.switches)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let mut dec = StreamDecoder::new(opts);
     let mut events = Vec::new();
     let chunk = args
@@ -208,18 +224,22 @@ fn decode(args: &DecodeArgs) -> io::Result<()> {
             Some(size) => {
                 for piece in buf[..n].chunks(size) {
                     dec.feed(piece, &mut events);
-                    sink.push(&mut events)?;
+                    stage.apply(&mut events);
+                    sink.push(&mut events, &stage)?;
                 }
             }
             None => {
                 dec.feed(&buf[..n], &mut events);
-                sink.push(&mut events)?;
+                stage.apply(&mut events);
+                sink.push(&mut events, &stage)?;
             }
         }
     }
     dec.finish(&mut events);
-    sink.push(&mut events)?;
-    sink.end()
+    stage.apply(&mut events);
+    stage.finish(&mut events);
+    sink.push(&mut events, &stage)?;
+    sink.end(&stage)
 }
 
 #[cfg(test)]

@@ -7,10 +7,12 @@
 //! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
 //!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
+//! toolstream normalize --tools FILE [--strict] [FILE|-]
 //! ```
 
 mod decode;
 mod harness;
+mod normalize;
 mod output;
 
 use std::io::{self, BufWriter, Read, Write};
@@ -43,6 +45,8 @@ enum Command {
     /// Parse with in-process timing and print the peer-harness JSON format
     /// (used by benches/peers/compare.py).
     Harness(harness::HarnessArgs),
+    /// Check and fix tool calls (NDJSON, one per line) against the offered tools.
+    Normalize(normalize::NormalizeArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -62,9 +66,12 @@ struct ParseArgs {
     /// the dialects to expect when `--dialect` is `auto`.
     #[arg(long)]
     model: Option<String>,
-    /// OpenAI-format tool list (JSON file) for name matching and typing.
+    /// Tool list (JSON file: OpenAI, Anthropic, Gemini, MCP or bare shape)
+    /// for name matching and typing.
     #[arg(long)]
     tools: Option<PathBuf>,
+    #[command(flatten)]
+    normalize: normalize::ParseNormalizeArgs,
     /// The prompt's tail the output continues (e.g. "<think>\n").
     #[arg(long)]
     prefill: Option<String>,
@@ -176,7 +183,11 @@ fn config(args: &ParseArgs) -> Result<Config, String> {
     if let Some(p) = &args.tools {
         let text =
             std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        cfg = cfg.with_tools(Tools::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?);
+        let tools = match Tools::from_json(&text) {
+            Ok(t) => t,
+            Err(_) => normalize::load_tools(p)?,
+        };
+        cfg = cfg.with_tools(tools);
     }
     if let Some(p) = &args.prefill {
         cfg = cfg.with_prefill(p.clone());
@@ -213,19 +224,29 @@ fn parse(args: &ParseArgs) -> ExitCode {
     };
     let stdout = io::stdout();
     let mut w = BufWriter::new(stdout.lock());
+    let tools = args.tools.as_deref().filter(|_| args.normalize.normalize);
+    let mut stage = match normalize::Stage::new(tools, &args.normalize.switches) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
     let mut parser = Parser::new(cfg);
     let mut events: Vec<Event> = Vec::new();
     let mut all: Vec<Event> = Vec::new();
     let res = (|| -> io::Result<()> {
         for piece in &pieces {
             parser.feed(piece, &mut events);
-            emit(&mut w, args.output, &mut events, &mut all)?;
+            stage.apply(&mut events);
+            emit(&mut w, args.output, &mut events, &mut all, &stage)?;
         }
         parser.finish(&mut events);
-        emit(&mut w, args.output, &mut events, &mut all)?;
+        stage.apply(&mut events);
+        stage.finish(&mut events);
+        emit(&mut w, args.output, &mut events, &mut all, &stage)?;
         if args.output == Output::Calls {
             let parsed = Parsed::from_events(std::mem::take(&mut all));
-            serde_json::to_writer(&mut w, &output::calls_json(&parsed))?;
+            let mut doc = serde_json::to_value(output::calls_json(&parsed))?;
+            stage.annotate(&mut doc);
+            serde_json::to_writer(&mut w, &doc)?;
             writeln!(w)?;
         }
         w.flush()
@@ -243,12 +264,17 @@ fn emit(
     output: Output,
     events: &mut Vec<Event>,
     all: &mut Vec<Event>,
+    stage: &normalize::Stage,
 ) -> io::Result<()> {
     match output {
         Output::Events => {
             for e in events.drain(..) {
                 serde_json::to_writer(&mut *w, &output::event_json(&e))?;
                 writeln!(w)?;
+                if let Some(line) = stage.report_line(&e) {
+                    serde_json::to_writer(&mut *w, &line)?;
+                    writeln!(w)?;
+                }
             }
             w.flush()
         }
@@ -294,5 +320,6 @@ fn main() -> ExitCode {
         Command::Repair(a) => repair(a),
         Command::Decode(a) => decode::run(a),
         Command::Harness(a) => harness::run_cmd(a),
+        Command::Normalize(a) => normalize::run(a),
     }
 }
