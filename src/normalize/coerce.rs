@@ -251,7 +251,9 @@ impl<'a> Coercer<'a> {
     }
 
     /// What to do with key `key` of an object of `schema`, given the keys
-    /// already kept (`taken`).
+    /// already kept (`taken`: a rename never lands on one). A key written
+    /// twice is left as it is: which one counts is the JSON reader's rule
+    /// (the last, for serde_json and Python), not the normalizer's.
     pub(crate) fn plan_key<'s>(
         &self,
         schema: &'s Value,
@@ -261,9 +263,6 @@ impl<'a> Coercer<'a> {
     where
         'a: 's,
     {
-        if taken(key) {
-            return KeyPlan::Drop(FixKind::DuplicateParameter);
-        }
         let s = self.resolve(schema);
         let props = s.get("properties").and_then(Value::as_object);
         if props.is_some_and(|p| p.contains_key(key)) {
@@ -566,9 +565,17 @@ impl<'a> Coercer<'a> {
     {
         let mut inner = Vec::new();
         let item = match item_schema(s, 0) {
-            Some(is) => self
-                .coerce(v, is, &pointer_push(path, "0"), depth + 1, &mut inner)
-                .unwrap_or_else(|| v.clone()),
+            Some(is) => {
+                let item = self
+                    .coerce(v, is, &pointer_push(path, "0"), depth + 1, &mut inner)
+                    .unwrap_or_else(|| v.clone());
+                // Wrapped only when that makes a valid item: a string for
+                // an array of numbers stays as it is (and is reported).
+                if !self.conforms(&item, is, depth + 1) {
+                    return None;
+                }
+                item
+            }
             None => v.clone(),
         };
         let wrapped = Value::Array(vec![item]);

@@ -59,8 +59,6 @@ kinds! {
         ParameterName => "parameter_name",
         /// An undeclared parameter was dropped (`additionalProperties: false`).
         DroppedParameter => "dropped_parameter",
-        /// A parameter given twice (once under another spelling): the later was dropped.
-        DuplicateParameter => "duplicate_parameter",
         /// `null` for an optional parameter that does not accept it was removed.
         NullRemoved => "null_removed",
         /// Arguments given as a JSON string (once or twice encoded) were decoded.
@@ -108,7 +106,7 @@ impl FixKind {
             | FixKind::StringifiedValue
             | FixKind::NumberToString => 2,
             FixKind::BooleanToString | FixKind::ScalarToArray => 3,
-            FixKind::DroppedParameter | FixKind::DuplicateParameter => 4,
+            FixKind::DroppedParameter => 4,
             _ => 5,
         }
     }

@@ -345,12 +345,7 @@ impl Catalog {
                 })
             };
             let fits = errors.is_empty()
-                && !fixes.iter().any(|f| {
-                    matches!(
-                        f.kind,
-                        FixKind::DroppedParameter | FixKind::DuplicateParameter
-                    )
-                })
+                && !fixes.iter().any(|f| f.kind == FixKind::DroppedParameter)
                 && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
             if fits {
                 if found.is_some() {
