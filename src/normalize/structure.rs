@@ -1,14 +1,16 @@
 //! Structural fixes: arguments given as a JSON string (also encoded twice),
 //! wrapped (`{"arguments": …}`, `{"parameters": …}`, `{"input": …}`,
 //! `{"params": …}`, `{"args": …}`, `{"<tool name>": …}`) when that key is not
-//! itself a declared parameter, or a bare value for a tool with exactly one
-//! required parameter.
+//! itself a declared parameter, values wrapped in a schema's shell
+//! (`{"type": "object", "properties": {"city": "Paris"}}`), or a bare value
+//! for a tool with exactly one required parameter.
 
 use serde_json::{Map, Value};
 
 use super::error::{pointer_push, short, CallError, ErrorKind, Fix, FixKind, InvalidReason};
 use super::names::fold;
 use super::rewrite::Rewriter;
+use super::template;
 use super::{Catalog, CompiledTool};
 
 /// Keys models wrap arguments in.
@@ -17,10 +19,46 @@ const WRAPPERS: &[&str] = &["arguments", "parameters", "input", "params", "args"
 /// Encodings undone at most (a string in a string in a string).
 const MAX_DECODES: usize = 3;
 
+/// Keys of a schema's shell that models wrap real values in
+/// (`{"type": "object", "properties": {"city": "Paris"}}`).
+const SHELL: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "title",
+    "description",
+    "$schema",
+    "additionalProperties",
+];
+
 /// True when `key`, first in the arguments, may wrap the real ones.
 pub(crate) fn is_wrapper(tool: &CompiledTool, key: &str) -> bool {
     let declared = tool.props().is_some_and(|p| p.contains_key(key));
-    !declared && (WRAPPERS.contains(&key) || key == tool.name || fold(key) == fold(&tool.name))
+    !declared
+        && (WRAPPERS.contains(&key)
+            || key == "type"
+            || key == "properties"
+            || key == tool.name
+            || fold(key) == fold(&tool.name))
+}
+
+/// The values of a schema-shaped wrapper: `{"type": "object", "properties":
+/// {…}}` whose `properties` hold values (none a schema) for at least one
+/// declared parameter.
+fn schema_shell(tool: &CompiledTool, m: &Map<String, Value>) -> Option<Map<String, Value>> {
+    if !m.keys().all(|k| SHELL.contains(&k.as_str()))
+        || m.get("type").is_some_and(|t| t != "object")
+    {
+        return None;
+    }
+    let Some(Value::Object(props)) = m.get("properties") else {
+        return None;
+    };
+    let declared = tool.props()?;
+    let values = !props.is_empty()
+        && props.keys().any(|k| declared.contains_key(k))
+        && !props.values().any(template::is_schema_like);
+    values.then(|| props.clone())
 }
 
 /// A string holding JSON (once or more encoded) that ends in an object.
@@ -67,6 +105,17 @@ pub(crate) fn finish_held(rw: &mut Rewriter, cat: &Catalog, held: &[u8]) {
                     }
                     None => break,
                 },
+                Value::Object(m) if schema_shell(tool, m).is_some() => {
+                    let inner = schema_shell(tool, m).unwrap_or_default();
+                    rw.fixes.push(Fix {
+                        kind: FixKind::UnwrappedArguments,
+                        path: String::new(),
+                        from: Some("properties".into()),
+                        to: None,
+                    });
+                    v = Value::Object(inner);
+                    changed = true;
+                }
                 Value::Object(m) if m.len() == 1 => {
                     let (k, inner) = m.iter().next().expect("one member");
                     if !is_wrapper(tool, k) {

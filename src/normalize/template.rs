@@ -33,7 +33,7 @@ const JSON_TYPES: &[&str] = &[
 
 /// True for a schema fragment: an object of schema keywords only, with a
 /// `type` naming a JSON type (or `properties`).
-fn is_schema_like(v: &Value) -> bool {
+pub(crate) fn is_schema_like(v: &Value) -> bool {
     let Some(m) = v.as_object() else { return false };
     if m.is_empty() || !m.keys().all(|k| SCHEMA_KEYS.contains(&k.as_str())) {
         return false;

@@ -189,6 +189,11 @@ fn structural_fixes() {
             json!({"arguments": r#"{"command": "ls"}"#}),
             vec![FixKind::UnwrappedArguments],
         ),
+        // Values in a schema's shell (Gemma-3-270M in corpus/real/).
+        (
+            json!({"type": "object", "properties": {"command": "ls"}}),
+            vec![FixKind::UnwrappedArguments],
+        ),
         // A bare value for the one required parameter.
         (json!("ls"), vec![FixKind::BareValue]),
     ];
