@@ -270,14 +270,19 @@ impl Catalog {
             return errors;
         }
         let tool = self.tool(rw.tool());
-        let input = rw
-            .decoded
-            .clone()
-            .or_else(|| serde_json::from_slice(&rw.input).ok());
-        if let Some(reason) = input
-            .as_ref()
-            .and_then(|v| template::detect(v, tool.props()))
-        {
+        let output = serde_json::from_slice::<Value>(&rw.output).ok();
+        // The arguments as written: the output itself when nothing changed
+        // (read once), else read apart.
+        let read_apart: Option<Value>;
+        let input = if let Some(d) = &rw.decoded {
+            Some(d)
+        } else if rw.input.trim_ascii() == rw.output.as_slice() {
+            output.as_ref()
+        } else {
+            read_apart = serde_json::from_slice(&rw.input).ok();
+            read_apart.as_ref()
+        };
+        if let Some(reason) = input.and_then(|v| template::detect(v, tool.props())) {
             let mut e = CallError::new(
                 ErrorKind::InvalidArguments,
                 "",
@@ -289,13 +294,13 @@ impl Catalog {
                 },
             );
             e.reason = Some(reason);
-            e.received = input.as_ref().map(|v| error::short(v, 60));
+            e.received = input.map(|v| error::short(v, 60));
             errors.push(e);
             return errors;
         }
-        match serde_json::from_slice::<Value>(&rw.output) {
-            Ok(v @ Value::Object(_)) => {
-                if let Some(validator) = &tool.validator {
+        match output {
+            Some(v @ Value::Object(_)) => {
+                if let Some(validator) = tool.validator.as_ref().filter(|va| !va.is_valid(&v)) {
                     errors.extend(validate::errors(
                         validator,
                         &v,

@@ -230,9 +230,6 @@ impl Rewriter {
         self.output.append(&mut self.key_raw);
         self.output.append(&mut self.colon);
         self.output.append(&mut self.held);
-        if self.st == St::HoldAll {
-            // (held already written above)
-        }
         self.st = St::Broken;
     }
 

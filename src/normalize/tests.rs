@@ -604,3 +604,11 @@ fn a_long_string_argument_streams_through() {
         args.len() - streamed
     );
 }
+
+#[test]
+fn a_catalog_and_a_normalizer_can_be_shared_across_threads() {
+    fn shared<T: Send + Sync>() {}
+    fn sent<T: Send>() {}
+    shared::<Catalog>();
+    sent::<Normalizer>();
+}
