@@ -16,6 +16,8 @@ pub mod model;
 pub mod ndjson;
 mod parser;
 pub mod provider;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 mod scan;
 pub mod sse;
 #[cfg(feature = "tokio")]

@@ -7,11 +7,13 @@
 //! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
 //!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
+//! toolstream proxy  --upstream URL [--listen ADDR] [--model ID] [--mode native|emulate|auto] [--config FILE]
 //! ```
 
 mod decode;
 mod harness;
 mod output;
+mod proxy;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -43,6 +45,9 @@ enum Command {
     /// Parse with in-process timing and print the peer-harness JSON format
     /// (used by benches/peers/compare.py).
     Harness(harness::HarnessArgs),
+    /// Serve native tool calls from a local OpenAI-compatible server to
+    /// OpenAI- and Anthropic-style clients (Claude Code, Codex, the SDKs).
+    Proxy(proxy::ProxyArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -294,5 +299,6 @@ fn main() -> ExitCode {
         Command::Repair(a) => repair(a),
         Command::Decode(a) => decode::run(a),
         Command::Harness(a) => harness::run_cmd(a),
+        Command::Proxy(a) => proxy::run(a),
     }
 }
