@@ -55,6 +55,7 @@ mod anthropic;
 mod openai;
 mod responses;
 
+#[cfg(feature = "proxy")]
 pub(crate) use responses::custom_input;
 
 use std::fmt;
