@@ -391,3 +391,53 @@ pub(crate) async fn read_stream(r: reqwest::Response) -> String {
     }
     String::from_utf8(out).unwrap()
 }
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// A venv under `target/` with the official `openai` and `anthropic` SDKs
+/// (the same one `tests/codec_python_sdk.rs` builds), or `None` with a
+/// message when Python or PyPI cannot be had (a failure under CI).
+pub(crate) fn sdk_python(test: &str) -> Option<PathBuf> {
+    use std::process::Command;
+    let skip = |msg: &str| -> Option<PathBuf> {
+        if std::env::var_os("CI").is_some() {
+            panic!("{msg} (required under CI)");
+        }
+        eprintln!("SKIPPED {test}: {msg}");
+        None
+    };
+    let venv = target_dir().join("sdk-venv");
+    let py = venv.join("bin/python");
+    if venv.join(".toolstream-sdks").exists() {
+        return Some(py);
+    }
+    let base = std::env::var("TOOLSTREAM_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&base)
+        .args(["-m", "venv", venv.to_str().unwrap()])
+        .status()
+        .map(|s| s.success());
+    if ok.ok() != Some(true) {
+        return skip(&format!("could not create a venv with `{base} -m venv`"));
+    }
+    let ok = Command::new(&py)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "openai>=1.50",
+            "anthropic>=0.40",
+        ])
+        .status()
+        .map(|s| s.success());
+    if ok.ok() != Some(true) {
+        return skip("`pip install openai anthropic` failed (no pip or no access to PyPI)");
+    }
+    std::fs::write(venv.join(".toolstream-sdks"), b"openai anthropic\n").unwrap();
+    Some(py)
+}
