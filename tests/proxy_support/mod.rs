@@ -16,6 +16,7 @@
 //! | `cut:<scenario>` | the first half of the scenario's events, then the connection is reset |
 //! | `stall:<scenario>` | the first half, then nothing (the proxy's idle timeout) |
 //! | `hold` | one text chunk, then one more every 50 ms until the client goes away (cancellation test) |
+//! | `agent` | for agent clients (Claude Code, Codex): after a tool result, or without a shell tool, `stream:smollm2-chat-plain.sse`; else a **scripted** (not model-written) native call of the client's shell tool that writes `toolstream-agent-ok` to `marker.txt` |
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
@@ -252,6 +253,9 @@ async fn chat(State(st): State<St>, Json(body): Json<Value>) -> Response {
         )];
         return sse(first, st.pace, seen, End::Forever);
     }
+    if scenario == "agent" {
+        return sse(agent_reply(&body), st.pace, seen, End::Done);
+    }
     for (prefix, end) in [("cut:", End::Reset), ("stall:", End::Stall)] {
         if let Some(inner) = scenario.strip_prefix(prefix) {
             let mut ev = events_for(inner).expect("scenario");
@@ -267,6 +271,68 @@ async fn chat(State(st): State<St>, Json(body): Json<Value>) -> Response {
         )
             .into_response(),
     }
+}
+
+/// The `agent` scenario: a scripted call of the client's shell tool (a
+/// test fixture in llama.cpp's chunk framing, not model output), or the
+/// recorded plain reply once the tool has run.
+fn agent_reply(body: &Value) -> Vec<Bytes> {
+    let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+    let after_tool = msgs.last().is_some_and(|m| m["role"] == "tool");
+    let tools: Vec<String> = body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let cmd = "echo toolstream-agent-ok > marker.txt";
+    let call = if after_tool {
+        None
+    } else if tools.iter().any(|t| t == "Bash") {
+        Some((
+            "Bash",
+            json!({"command": cmd, "description": "Write the marker file"}),
+        ))
+    } else if tools.iter().any(|t| t == "shell") {
+        Some(("shell", json!({"command": ["bash", "-lc", cmd]})))
+    } else if tools.iter().any(|t| t == "shell_command") {
+        Some(("shell_command", json!({"command": cmd})))
+    } else if tools.iter().any(|t| t == "exec_command") {
+        Some(("exec_command", json!({"cmd": cmd})))
+    } else {
+        None
+    };
+    let Some((name, args)) = call else {
+        return events_for("stream:smollm2-chat-plain.sse").unwrap();
+    };
+    let chunk = |delta: Value, finish: Value| {
+        Bytes::from(format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-scripted", "model": "scripted", "created": 1, "object": "chat.completion.chunk",
+                   "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
+        ))
+    };
+    let args = args.to_string();
+    let (a, b) = args.split_at(args.len() / 2);
+    vec![
+        chunk(json!({"role": "assistant"}), Value::Null),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_scripted_1", "type": "function", "function": {"name": name, "arguments": ""}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": a}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": b}}]}),
+            Value::Null,
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        Bytes::from_static(b"data: [DONE]\n\n"),
+    ]
 }
 
 async fn models() -> Json<Value> {
