@@ -582,3 +582,64 @@ async fn shutdown_lets_open_streams_finish() {
         .await
         .is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_freeform_tool_answered_as_custom_tool_call() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let url = format!("{proxy}/v1/responses");
+    let patch = "*** Begin Patch\n*** Add File: marker.txt\n+toolstream-agent-ok\n*** End Patch\n";
+    let req = |stream: bool| {
+        json!({"model": "gpt-5-codex", "stream": stream, "store": false,
+               "tools": [{"type": "custom", "name": "apply_patch", "description": "Edit files.",
+                          "format": {"type": "grammar", "syntax": "lark", "definition": "start: begin_patch hunk+ end_patch"}},
+                         {"type": "web_search"}],
+               "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "scenario:agent"}]}]})
+    };
+    let (st, _, body) = post(&url, &req(true)).await;
+    assert_eq!(st, 200, "{body}");
+    assert!(
+        body.contains("event: response.custom_tool_call_input.done"),
+        "{body}"
+    );
+    let done: Vec<Value> = body
+        .split("\n\n")
+        .filter(|e| e.starts_with("event: response.output_item.done"))
+        .map(|e| serde_json::from_str(e.split_once("data: ").unwrap().1).unwrap())
+        .collect();
+    assert_eq!(done.len(), 1);
+    let item = &done[0]["item"];
+    assert_eq!(item["type"], "custom_tool_call");
+    assert_eq!(item["name"], "apply_patch");
+    assert_eq!(item["input"], patch);
+    // Offered upstream as a function with one string parameter; web_search dropped.
+    let seen = up.seen.requests.lock().unwrap()[0].clone();
+    assert_eq!(seen["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        seen["tools"][0]["function"]["parameters"]["required"],
+        json!(["input"])
+    );
+
+    let (st, _, body) = post(&url, &req(false)).await;
+    assert_eq!(st, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["output"][0]["type"], "custom_tool_call");
+    assert_eq!(v["output"][0]["input"], patch);
+
+    // The follow-up carries the call and its output back.
+    let follow = json!({"model": "gpt-5-codex", "stream": false,
+        "tools": [{"type": "custom", "name": "apply_patch", "description": "Edit files."}],
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "scenario:agent"}]},
+                  {"type": "custom_tool_call", "call_id": item["call_id"], "name": "apply_patch", "input": patch},
+                  {"type": "custom_tool_call_output", "call_id": item["call_id"], "output": "Success. Updated: A marker.txt"}]});
+    let (st, _, body) = post(&url, &follow).await;
+    assert_eq!(st, 200, "{body}");
+    let seen = up.seen.requests.lock().unwrap().last().unwrap().clone();
+    let m = seen["messages"].as_array().unwrap();
+    assert_eq!(
+        m[1]["tool_calls"][0]["function"]["arguments"],
+        json!({"input": patch}).to_string()
+    );
+    assert_eq!(m[2]["role"], "tool");
+    assert_eq!(m[2]["content"], "Success. Updated: A marker.txt");
+}

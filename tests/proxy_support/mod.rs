@@ -16,7 +16,7 @@
 //! | `cut:<scenario>` | the first half of the scenario's events, then the connection is reset |
 //! | `stall:<scenario>` | the first half, then nothing (the proxy's idle timeout) |
 //! | `hold` | one text chunk, then one more every 50 ms until the client goes away (cancellation test) |
-//! | `agent` | for agent clients (Claude Code, Codex): after a tool result, or without a shell tool, `stream:smollm2-chat-plain.sse`; else a **scripted** (not model-written) native call of the client's shell tool that writes `toolstream-agent-ok` to `marker.txt` |
+//! | `agent` | for agent clients (Claude Code, Codex): after a tool result, or without a shell tool, `stream:smollm2-chat-plain.sse`; else a **scripted** (not model-written) native call of the client's `apply_patch` (freeform) or shell tool that writes `toolstream-agent-ok` to `marker.txt` |
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
@@ -288,8 +288,12 @@ fn agent_reply(body: &Value) -> Vec<Bytes> {
         })
         .unwrap_or_default();
     let cmd = "echo toolstream-agent-ok > marker.txt";
+    let patch = "*** Begin Patch\n*** Add File: marker.txt\n+toolstream-agent-ok\n*** End Patch\n";
     let call = if after_tool {
         None
+    } else if tools.iter().any(|t| t == "apply_patch") {
+        // Codex's freeform tool, offered as a function with one string parameter.
+        Some(("apply_patch", json!({"input": patch})))
     } else if tools.iter().any(|t| t == "Bash") {
         Some((
             "Bash",
