@@ -282,4 +282,58 @@ mod tests {
         assert_eq!(c["choices"][0]["finish_reason"], "tool_calls");
         assert_eq!(s.calls(), 1);
     }
+
+    /// A stage that holds every call until it ends and passes it on with
+    /// its arguments as one delta: checks that the slot sees every event,
+    /// and that what it emits is what is encoded.
+    struct Hold {
+        held: Vec<Event>,
+    }
+
+    impl CallStage for Hold {
+        fn process(&mut self, input: &mut Vec<Event>, out: &mut Vec<Event>) {
+            for e in input.drain(..) {
+                match e {
+                    Event::ToolStart { .. } | Event::ToolArgs { .. } => self.held.push(e),
+                    Event::ToolEnd { call, span } => {
+                        if let Some(start) = self.held.drain(..).next() {
+                            out.push(start);
+                        }
+                        out.push(Event::ToolArgs {
+                            index: call.index,
+                            delta: call.arguments.as_bytes().into(),
+                            span,
+                        });
+                        out.push(Event::ToolEnd { call, span });
+                    }
+                    other => out.push(other),
+                }
+            }
+        }
+        fn finish(&mut self, out: &mut Vec<Event>) {
+            out.append(&mut self.held);
+        }
+    }
+
+    #[test]
+    fn stage_sits_between_decoder_and_encoder() {
+        let mut s = Session::new(
+            opts(Api::Chat, true),
+            Some(Box::new(Hold { held: Vec::new() })),
+        );
+        let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\": 1}\"}}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+        let mut out = Vec::new();
+        s.feed(Bytes::from_static(sse.as_bytes()), &mut out);
+        s.finish(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        // One arguments delta: the stage's, not the upstream's two.
+        assert_eq!(
+            text.matches("\"arguments\":\"{\\\"a\\\": 1}\"").count(),
+            1,
+            "{text}"
+        );
+        assert!(!text.contains("\"arguments\":\": 1}\""), "{text}");
+        assert!(text.contains("\"finish_reason\":\"tool_calls\""));
+        assert_eq!(s.calls(), 1);
+    }
 }
