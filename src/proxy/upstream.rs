@@ -176,44 +176,21 @@ impl Upstream {
     }
 }
 
-/// An error's chain, without the URL's query (keys never go in URLs here,
-/// but the text is logged).
+/// An error and its causes, on one line ("connection refused" is in the
+/// cause, not in reqwest's own message).
 fn describe(e: &reqwest::Error) -> String {
     use std::error::Error;
-    let mut s = e.without_url_ref().to_string();
+    let mut s = e.to_string();
     let mut src = e.source();
     while let Some(x) = src {
-        s.push_str(": ");
-        s.push_str(&x.to_string());
+        let m = x.to_string();
+        if !s.contains(&m) {
+            s.push_str(": ");
+            s.push_str(&m);
+        }
         src = x.source();
     }
     s
-}
-
-trait WithoutUrl {
-    fn without_url_ref(&self) -> String;
-}
-
-impl WithoutUrl for reqwest::Error {
-    fn without_url_ref(&self) -> String {
-        let kind = if self.is_connect() {
-            "connection failed"
-        } else if self.is_timeout() {
-            "timed out"
-        } else if self.is_body() || self.is_decode() {
-            "reading the reply failed"
-        } else {
-            "request failed"
-        };
-        match self.url() {
-            Some(u) => format!(
-                "{kind} ({}{})",
-                u.host_str().unwrap_or(""),
-                u.port().map(|p| format!(":{p}")).unwrap_or_default()
-            ),
-            None => kind.to_string(),
-        }
-    }
 }
 
 /// The message of an upstream error reply (its `error.message`, else its
