@@ -643,3 +643,29 @@ async fn codex_freeform_tool_answered_as_custom_tool_call() {
     assert_eq!(m[2]["role"], "tool");
     assert_eq!(m[2]["content"], "Success. Updated: A marker.txt");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_longer_than_the_context_window_are_refused() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |c| c.context_tokens = Some(400)).await;
+    let (st, _, body) = post(
+        &format!("{proxy}/v1/messages"),
+        &messages_req("real:smollm2-hermes-weather-001", false),
+    )
+    .await;
+    assert_eq!(st, 200, "{body}");
+    let mut long = messages_req("real:smollm2-hermes-weather-001", false);
+    long["messages"][0]["content"][0]["text"] = json!(format!(
+        "{} scenario:real:smollm2-hermes-weather-001",
+        "word ".repeat(400)
+    ));
+    let (st, _, body) = post(&format!("{proxy}/v1/messages"), &long).await;
+    assert_eq!(st, 400, "{body}");
+    assert_eq!(err_type("messages", &body), "invalid_request_error");
+    assert!(body.contains("context window of 400 tokens"), "{body}");
+    assert_eq!(
+        up.seen.requests.lock().unwrap().len(),
+        1,
+        "the long request must not reach the upstream"
+    );
+}

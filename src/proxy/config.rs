@@ -11,6 +11,7 @@
 //! forward_client_key = false            # send the client's own key upstream instead
 //! strip_attribution = true              # drop Claude Code's per-request attribution line
 //! max_tool_name = 64                    # longer tool names are shortened and mapped back
+//! context_tokens = 8192                 # the upstream's context window (default: llama.cpp's /props)
 //!
 //! [models]                              # client model name -> upstream model
 //! "claude-sonnet-4-5" = "qwen2.5-coder-7b"
@@ -183,6 +184,12 @@ pub struct ProxyConfig {
     /// Longest tool name the upstream accepts; longer names are shortened
     /// and mapped back in the reply.
     pub max_tool_name: usize,
+    /// The upstream's context window in tokens (default: what llama.cpp's
+    /// `/props` reports at start-up; unknown otherwise). A request whose
+    /// estimated size (one token per 4 bytes of its messages and tools as
+    /// JSON) exceeds it gets a 400 in the client's format instead of being
+    /// sent.
+    pub context_tokens: Option<u64>,
     /// Limits.
     pub limits: ProxyLimits,
     /// Retries.
@@ -202,6 +209,7 @@ impl Default for ProxyConfig {
             forward_client_key: false,
             strip_attribution: true,
             max_tool_name: 64,
+            context_tokens: None,
             limits: ProxyLimits::default(),
             retries: Retries::default(),
         }

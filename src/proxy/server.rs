@@ -66,6 +66,8 @@ struct Shared {
     translate: TranslateOptions,
     ids: AtomicU64,
     probe: Probe,
+    /// The upstream's context window, when known (config, else `/props`).
+    context: Option<u64>,
 }
 
 /// A configured proxy, ready to serve.
@@ -136,6 +138,7 @@ impl Proxy {
             strip_attribution: cfg.strip_attribution,
         };
         let slots = Arc::new(Semaphore::new(cfg.limits.max_concurrent));
+        let context = cfg.context_tokens.or(probe.n_ctx);
         Proxy {
             shared: Arc::new(Shared {
                 cfg,
@@ -149,6 +152,7 @@ impl Proxy {
                 translate,
                 ids: AtomicU64::new(0),
                 probe,
+                context,
             }),
         }
     }
@@ -171,7 +175,7 @@ impl Proxy {
             Some(e) => out.push_str(&format!(" (not reachable at start-up: {e})")),
             None => out.push_str(&format!(" serving {}", s.probe.models.join(", "))),
         }
-        if let Some(n) = s.probe.n_ctx {
+        if let Some(n) = s.context {
             out.push_str(&format!(", context {n} tokens"));
         }
         match &s.default_model {
@@ -472,6 +476,18 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         .or_else(|| s.default_model.clone())
         .unwrap_or_else(|| up.client_model.clone());
     up.body.insert("model".into(), Value::String(model.clone()));
+    if let Some(window) = s.context {
+        let need = estimate_tokens(&up.body);
+        if need > window {
+            return fail(
+                &s,
+                api,
+                ProxyError::BadRequest(format!(
+                    "the request needs about {need} tokens (estimate: one per 4 bytes of its messages and tools), more than the upstream's context window of {window} tokens"
+                )),
+            );
+        }
+    }
     tracing::info!(
         api = api.name(),
         client_model = %up.client_model,
@@ -659,6 +675,18 @@ async fn collect_reply(
     ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 
+/// The token estimate of an upstream request: one per 4 bytes of its
+/// messages and tools as JSON, rounded up.
+fn estimate_tokens(body: &serde_json::Map<String, Value>) -> u64 {
+    let mut n = 0usize;
+    for k in ["messages", "tools"] {
+        if let Some(v) = body.get(k) {
+            n += serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
+        }
+    }
+    n.div_ceil(4) as u64
+}
+
 /// `count_tokens`: an estimate, one token per 4 bytes of the request as the
 /// upstream would see it (messages, system prompt and tools, as JSON),
 /// rounded up. Local servers have no counting endpoint in the OpenAI API;
@@ -676,13 +704,7 @@ async fn count_tokens(State(s): St, req: Request) -> Response {
         Ok(u) => u,
         Err(e) => return fail(&s, api, e),
     };
-    let mut n = 0usize;
-    for k in ["messages", "tools"] {
-        if let Some(v) = up.body.get(k) {
-            n += serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
-        }
-    }
-    let tokens = n.div_ceil(4);
+    let tokens = estimate_tokens(&up.body);
     (
         [(header::CONTENT_TYPE, "application/json")],
         serde_json::to_vec(&json!({"input_tokens": tokens})).unwrap_or_default(),
