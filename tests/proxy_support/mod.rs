@@ -176,7 +176,9 @@ fn sse(events: Vec<Bytes>, pace: Duration, seen: Arc<Seen>, end: End) -> Respons
         move |(mut it, mut guard)| async move {
             match it.next() {
                 Some((i, e)) => {
-                    tokio::time::sleep(pace).await;
+                    if !pace.is_zero() {
+                        tokio::time::sleep(pace).await;
+                    }
                     if i + 1 == n && end == End::Done {
                         guard.done = true;
                     }
