@@ -18,6 +18,8 @@ pub mod ndjson;
 pub mod normalize;
 mod parser;
 pub mod provider;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 mod scan;
 pub mod sse;
 #[cfg(feature = "tokio")]

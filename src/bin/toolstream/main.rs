@@ -8,12 +8,14 @@
 //!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
 //! toolstream normalize --tools FILE [--strict] [FILE|-]
+//! toolstream proxy  --upstream URL [--listen ADDR] [--model ID] [--mode native|emulate|auto] [--config FILE]
 //! ```
 
 mod decode;
 mod harness;
 mod normalize;
 mod output;
+mod proxy;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -47,6 +49,9 @@ enum Command {
     Harness(harness::HarnessArgs),
     /// Check and fix tool calls (NDJSON, one per line) against the offered tools.
     Normalize(normalize::NormalizeArgs),
+    /// Serve native tool calls from a local OpenAI-compatible server to
+    /// OpenAI- and Anthropic-style clients (Claude Code, Codex, the SDKs).
+    Proxy(proxy::ProxyArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -321,5 +326,6 @@ fn main() -> ExitCode {
         Command::Decode(a) => decode::run(a),
         Command::Harness(a) => harness::run_cmd(a),
         Command::Normalize(a) => normalize::run(a),
+        Command::Proxy(a) => proxy::run(a),
     }
 }
