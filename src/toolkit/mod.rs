@@ -17,8 +17,11 @@
 //!
 //! See `docs/toolkit.md` for the design decisions.
 
+pub mod adapt;
+pub mod convert;
 pub mod registry;
 
+pub use convert::{Tool, ToolFormat};
 pub use registry::{Capabilities, EmulationFormat, ModelInfo, Registry, SizeClass};
 
 /// Estimated token count of a text: one token per four bytes of UTF-8,
