@@ -20,6 +20,7 @@
 pub mod adapt;
 pub mod convert;
 pub mod registry;
+pub mod simplify;
 
 pub use convert::{Tool, ToolFormat};
 pub use registry::{Capabilities, EmulationFormat, ModelInfo, Registry, SizeClass};
