@@ -21,6 +21,7 @@ pub mod adapt;
 pub mod convert;
 pub mod prompt;
 pub mod registry;
+pub mod search;
 pub mod simplify;
 
 pub use convert::{Tool, ToolFormat};
