@@ -19,6 +19,7 @@
 
 pub mod adapt;
 pub mod convert;
+pub mod planning;
 pub mod prompt;
 pub mod registry;
 pub mod search;
