@@ -7,11 +7,17 @@
 //! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content]
 //!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [FILE|-]
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
+//! toolstream tools convert|adapt|simplify|audit|search …   (see `toolstream tools --help`)
+//! toolstream prompt --tools FILE [--format F] [--model ID | --size S] [--query TEXT] [--budget N]
+//! toolstream models show ID [--models FILE]
 //! ```
 
 mod decode;
 mod harness;
+mod models;
 mod output;
+mod prompt;
+mod tools;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -43,6 +49,12 @@ enum Command {
     /// Parse with in-process timing and print the peer-harness JSON format
     /// (used by benches/peers/compare.py).
     Harness(harness::HarnessArgs),
+    /// Tool lists: convert between providers, adapt schemas, simplify, audit, search.
+    Tools(tools::ToolsArgs),
+    /// Render the emulation prompt for a tool list (models without native tools).
+    Prompt(prompt::PromptArgs),
+    /// What the capability registry knows of a model id.
+    Models(models::ModelsArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -294,5 +306,8 @@ fn main() -> ExitCode {
         Command::Repair(a) => repair(a),
         Command::Decode(a) => decode::run(a),
         Command::Harness(a) => harness::run_cmd(a),
+        Command::Tools(a) => tools::run(a),
+        Command::Prompt(a) => prompt::run(a),
+        Command::Models(a) => models::run(a),
     }
 }
