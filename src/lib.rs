@@ -24,6 +24,8 @@ mod scan;
 pub mod sse;
 #[cfg(feature = "tokio")]
 pub mod stream;
+#[cfg(feature = "toolkit")]
+pub mod toolkit;
 pub mod xml;
 
 pub use config::{Config, IdGenerator, Limits, ToolSpec, Tools};

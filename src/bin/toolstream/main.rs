@@ -9,13 +9,19 @@
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
 //! toolstream normalize --tools FILE [--strict] [FILE|-]
 //! toolstream proxy  --upstream URL [--listen ADDR] [--model ID] [--mode native|emulate|auto] [--config FILE]
+//! toolstream tools convert|adapt|simplify|audit|search …   (see `toolstream tools --help`)
+//! toolstream prompt --tools FILE [--format F] [--model ID | --size S] [--query TEXT] [--budget N]
+//! toolstream models show ID [--models FILE]
 //! ```
 
 mod decode;
 mod harness;
+mod models;
 mod normalize;
 mod output;
+mod prompt;
 mod proxy;
+mod tools;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -52,6 +58,12 @@ enum Command {
     /// Serve native tool calls from a local OpenAI-compatible server to
     /// OpenAI- and Anthropic-style clients (Claude Code, Codex, the SDKs).
     Proxy(proxy::ProxyArgs),
+    /// Tool lists: convert between providers, adapt schemas, simplify, audit, search.
+    Tools(tools::ToolsArgs),
+    /// Render the emulation prompt for a tool list (models without native tools).
+    Prompt(prompt::PromptArgs),
+    /// What the capability registry knows of a model id.
+    Models(models::ModelsArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -327,5 +339,8 @@ fn main() -> ExitCode {
         Command::Harness(a) => harness::run_cmd(a),
         Command::Normalize(a) => normalize::run(a),
         Command::Proxy(a) => proxy::run(a),
+        Command::Tools(a) => tools::run(a),
+        Command::Prompt(a) => prompt::run(a),
+        Command::Models(a) => models::run(a),
     }
 }
