@@ -27,12 +27,18 @@ pub mod frame;
 pub mod json;
 pub mod model;
 pub mod ndjson;
+#[cfg(feature = "normalize")]
+pub mod normalize;
 mod parser;
 pub mod provider;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 mod scan;
 pub mod sse;
 #[cfg(feature = "tokio")]
 pub mod stream;
+#[cfg(feature = "toolkit")]
+pub mod toolkit;
 pub mod xml;
 
 pub use config::{Config, IdGenerator, LimitKind, Limits, ToolSpec, Tools};

@@ -55,6 +55,9 @@ mod anthropic;
 mod openai;
 mod responses;
 
+#[cfg(feature = "proxy")]
+pub(crate) use responses::custom_input;
+
 use std::fmt;
 
 use crate::event::{ErrorKind, Event, FinishReason, OpaqueKind, ToolCall, Usage};
@@ -132,7 +135,7 @@ pub struct Encoder {
 enum Inner {
     OpenAi(openai::OpenAiEncoder),
     Anthropic(anthropic::AnthropicEncoder),
-    Responses(responses::ResponsesEncoder),
+    Responses(Box<responses::ResponsesEncoder>),
 }
 
 impl Encoder {
@@ -142,9 +145,22 @@ impl Encoder {
             inner: match target {
                 Target::OpenAi => Inner::OpenAi(openai::OpenAiEncoder::new(opts)),
                 Target::Anthropic => Inner::Anthropic(anthropic::AnthropicEncoder::new(opts)),
-                Target::Responses => Inner::Responses(responses::ResponsesEncoder::new(opts)),
+                Target::Responses => {
+                    Inner::Responses(Box::new(responses::ResponsesEncoder::new(opts)))
+                }
             },
         }
+    }
+
+    /// Names the freeform (`custom`) tools of a Responses request: their
+    /// calls, offered to the model as a function with one string parameter,
+    /// are written as `custom_tool_call` items whose `input` is that string.
+    /// Other targets ignore it.
+    pub fn with_custom_tools(mut self, names: std::collections::HashSet<String>) -> Self {
+        if let Inner::Responses(e) = &mut self.inner {
+            e.set_custom_tools(names);
+        }
+        self
     }
 
     /// Encodes one event, appending wire bytes to `out`.

@@ -1,6 +1,6 @@
 //! Events → OpenAI Responses SSE.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
@@ -36,9 +36,30 @@ pub(crate) struct ResponsesEncoder {
     truncated: bool,
     failed: bool,
     responses: usize,
+    /// Names of freeform tools: their calls are `custom_tool_call` items.
+    custom: HashSet<String>,
+    /// Output indexes of the open custom calls.
+    custom_open: HashSet<usize>,
+}
+
+/// The free text of a freeform (`custom`) tool call offered as a function
+/// with one string parameter: that string, or the arguments as written
+/// when the model used another shape.
+pub(crate) fn custom_input(arguments: &str) -> String {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(o)) if o.len() == 1 => match o.values().next() {
+            Some(Value::String(s)) => s.clone(),
+            _ => arguments.to_string(),
+        },
+        _ => arguments.to_string(),
+    }
 }
 
 impl ResponsesEncoder {
+    pub(crate) fn set_custom_tools(&mut self, names: HashSet<String>) {
+        self.custom = names;
+    }
+
     pub(crate) fn new(opts: EncodeOptions) -> Self {
         ResponsesEncoder {
             opts,
@@ -54,6 +75,8 @@ impl ResponsesEncoder {
             truncated: false,
             failed: false,
             responses: 0,
+            custom: HashSet::new(),
+            custom_open: HashSet::new(),
         }
     }
 
@@ -244,8 +267,14 @@ impl ResponsesEncoder {
                 self.close_open(out);
                 self.ncalls += 1;
                 let oi = self.output.len();
-                let item = json!({"id": Self::item_id("fc", oi), "type": "function_call", "status": "in_progress",
-                                  "arguments": "", "call_id": id, "name": name});
+                let item = if self.custom.contains(name) {
+                    self.custom_open.insert(oi);
+                    json!({"id": Self::item_id("ctc", oi), "type": "custom_tool_call", "status": "in_progress",
+                           "input": "", "call_id": id, "name": name})
+                } else {
+                    json!({"id": Self::item_id("fc", oi), "type": "function_call", "status": "in_progress",
+                           "arguments": "", "call_id": id, "name": name})
+                };
                 self.output.push(item.clone());
                 self.calls.insert(*index, oi);
                 self.emit(
@@ -258,6 +287,10 @@ impl ResponsesEncoder {
                 if let Some(&oi) = self.calls.get(index) {
                     let d = String::from_utf8_lossy(delta);
                     self.args.entry(oi).or_default().push_str(&d);
+                    if self.custom_open.contains(&oi) {
+                        // The input is the decoded string: written whole at the end.
+                        return;
+                    }
                     self.emit(
                         "response.function_call_arguments.delta",
                         json!({"item_id": Self::item_id("fc", oi), "output_index": oi, "delta": d}),
@@ -268,6 +301,28 @@ impl ResponsesEncoder {
             Event::ToolEnd { call, .. } => {
                 if let Some(oi) = self.calls.remove(&call.index) {
                     self.args.remove(&oi);
+                    if self.custom_open.remove(&oi) {
+                        let input = custom_input(&call.arguments);
+                        self.output[oi]["input"] = json!(input);
+                        if call.truncated {
+                            self.truncated = true;
+                            self.output[oi]["status"] = json!("incomplete");
+                            return;
+                        }
+                        self.output[oi]["status"] = json!("completed");
+                        self.emit(
+                            "response.custom_tool_call_input.done",
+                            json!({"item_id": Self::item_id("ctc", oi), "output_index": oi, "input": input}),
+                            out,
+                        );
+                        let item = self.output[oi].clone();
+                        self.emit(
+                            "response.output_item.done",
+                            json!({"output_index": oi, "item": item}),
+                            out,
+                        );
+                        return;
+                    }
                     self.output[oi]["arguments"] = json!(call.arguments);
                     if call.truncated {
                         // Left open: `response.incomplete` ends it, as a cut call.
@@ -348,7 +403,11 @@ impl ResponsesEncoder {
                 // Calls that never ended go out as they stand, incomplete.
                 self.truncated = true;
                 for (oi, a) in self.args.drain() {
-                    self.output[oi]["arguments"] = json!(a);
+                    if self.custom_open.remove(&oi) {
+                        self.output[oi]["input"] = json!(custom_input(&a));
+                    } else {
+                        self.output[oi]["arguments"] = json!(a);
+                    }
                     self.output[oi]["status"] = json!("incomplete");
                 }
             }
@@ -376,6 +435,7 @@ impl ResponsesEncoder {
         self.encrypted = None;
         self.calls.clear();
         self.args.clear();
+        self.custom_open.clear();
         self.ncalls = 0;
         self.truncated = false;
         self.failed = false;

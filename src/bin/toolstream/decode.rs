@@ -13,6 +13,7 @@ use toolstream::provider::{DecodeOptions, Provider, StreamDecoder};
 use toolstream::{Config, DiagnosticKind, Dialect, Event, FrameLimits};
 
 use crate::common::{write_failed, Failure, LimitArgs, Size};
+use crate::normalize::{DecodeNormalizeArgs, Stage};
 
 /// The provider to decode (`--from`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -78,6 +79,8 @@ pub struct DecodeArgs {
     pub max_frame_bytes: Size,
     #[command(flatten)]
     pub limits: LimitArgs,
+    #[command(flatten)]
+    pub normalize: DecodeNormalizeArgs,
     /// The stream to decode (`-` or nothing: standard input).
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
@@ -117,9 +120,9 @@ enum Sink<W: Write> {
 }
 
 impl<W: Write> Sink<W> {
-    fn push(&mut self, events: &mut Vec<Event>, seen: &[u8]) -> Result<(), Failure> {
+    fn push(&mut self, events: &mut Vec<Event>, seen: &[u8], stage: &Stage) -> Result<(), Failure> {
         match self {
-            Sink::Events(s) => s.push("decode", events),
+            Sink::Events(s) => s.push("decode", events, stage),
             Sink::Wire {
                 out,
                 target,
@@ -158,11 +161,11 @@ impl<W: Write> Sink<W> {
         }
     }
 
-    fn end(self, seen: &[u8]) -> Result<(), Failure> {
+    fn end(self, seen: &[u8], stage: &Stage) -> Result<(), Failure> {
         match self {
-            Sink::Events(s) => s.end(),
+            Sink::Events(s) => s.end(stage),
             mut wire => {
-                wire.push(&mut Vec::new(), seen)?;
+                wire.push(&mut Vec::new(), seen, stage)?;
                 let Sink::Wire {
                     mut out,
                     enc,
@@ -293,6 +296,12 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
         Output::Anthropic => wire(Target::Anthropic),
         Output::Responses => wire(Target::Responses),
     };
+    let tools = args
+        .normalize
+        .tools
+        .as_deref()
+        .filter(|_| args.normalize.normalize);
+    let mut stage = Stage::new(tools, &args.normalize.switches).map_err(Failure::Usage)?;
     let mut dec = StreamDecoder::new(opts);
     let mut events = Vec::new();
     // The start of the input (at most one read's worth): what it looks like.
@@ -333,7 +342,8 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
                     }
                     dec.feed(piece, &mut events);
                     note(&events, &mut decoded, &mut unknown);
-                    sink.push(&mut events, &seen)
+                    stage.apply(&mut events);
+                    sink.push(&mut events, &seen, &stage)
                 }
                 None => sink.flush(),
             },
@@ -350,8 +360,10 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
     }
     let given = provider(args.from);
     let hint = given.and_then(|g| looks_like(&seen).filter(|&p| p != g));
-    sink.push(&mut events, &seen)?;
-    sink.end(&seen)?;
+    stage.apply(&mut events);
+    stage.finish(&mut events);
+    sink.push(&mut events, &seen, &stage)?;
+    sink.end(&seen, &stage)?;
     if let (Some(g), Some(p)) = (given, hint) {
         let message = format!(
             "--from {}: the input looks like {} (`--from {}`, or `--from auto`)",

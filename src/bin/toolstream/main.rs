@@ -7,6 +7,11 @@
 //! toolstream decode [--from PROVIDER|auto] [--model ID] [--reparse-content] [--max-frame-bytes SIZE]
 //!                   [--chunk-size N] [--output events|calls|openai|anthropic|responses] [LIMITS] [FILE|-]
 //! toolstream harness [--chunk N] [--repeat K] [--dialect NAME|auto] [--tools FILE] [--serve] [FILE|-]
+//! toolstream normalize --tools FILE [--strict] [FILE|-]
+//! toolstream proxy  --upstream URL [--listen ADDR] [--model ID] [--mode native|emulate|auto] [--config FILE]
+//! toolstream tools convert|adapt|simplify|audit|search …   (see `toolstream tools --help`)
+//! toolstream prompt --tools FILE [--format F] [--model ID | --size S] [--query TEXT] [--budget N]
+//! toolstream models show ID [--models FILE]
 //! ```
 //!
 //! Every subcommand reads its input as it arrives and writes each result
@@ -15,7 +20,12 @@
 mod common;
 mod decode;
 mod harness;
+mod models;
+mod normalize;
 mod output;
+mod prompt;
+mod proxy;
+mod tools;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -59,6 +69,17 @@ enum Command {
     /// (the benchmark protocol of benches/peers/compare.py).
     #[command(hide = true)]
     Harness(harness::HarnessArgs),
+    /// Check and fix tool calls (NDJSON, one per line) against the offered tools.
+    Normalize(normalize::NormalizeArgs),
+    /// Serve native tool calls from a local OpenAI-compatible server to
+    /// OpenAI- and Anthropic-style clients (Claude Code, Codex, the SDKs).
+    Proxy(proxy::ProxyArgs),
+    /// Tool lists: convert between providers, adapt schemas, simplify, audit, search.
+    Tools(tools::ToolsArgs),
+    /// Render the emulation prompt for a tool list (models without native tools).
+    Prompt(prompt::PromptArgs),
+    /// What the capability registry knows of a model id.
+    Models(models::ModelsArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -86,11 +107,13 @@ struct ParseArgs {
     /// the dialects to expect when `--dialect` is `auto`.
     #[arg(long, value_name = "ID")]
     model: Option<String>,
-    /// Tool list, a JSON file: a list of OpenAI-format tools
-    /// (`[{"type": "function", "function": {"name", "parameters"}}]`) or of
+    /// Tool list, a JSON file: OpenAI chat or Responses tools, Anthropic
+    /// tools, Gemini `functionDeclarations`, an MCP `tools/list` result, or
     /// `{"name", "parameters"}` objects, for name matching and typing.
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
+    #[command(flatten)]
+    normalize: normalize::ParseNormalizeArgs,
     /// The prompt's tail the output continues (e.g. "<think>\n").
     #[arg(long)]
     prefill: Option<String>,
@@ -146,14 +169,19 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 /// is not one.
 fn tools(path: &PathBuf) -> Result<Tools, Failure> {
     let text = common::read_option_file("--tools", path)?;
-    Tools::from_json(&text).map_err(|e| {
-        Failure::Usage(format!(
-            "--tools {}: {e}; expected a JSON list of tools, each \
-             {{\"type\": \"function\", \"function\": {{\"name\": …, \"parameters\": {{…}}}}}} \
-             or {{\"name\": …, \"parameters\": {{…}}}}",
-            path.display()
-        ))
-    })
+    // The OpenAI shape first (the parser's own reader), then every shape the
+    // normalizer reads (Responses, Anthropic, Gemini, MCP `tools/list`).
+    Tools::from_json(&text)
+        .or_else(|_| toolstream::normalize::read_tools(&text).map(|(tools, _)| tools))
+        .map_err(|e| {
+            Failure::Usage(format!(
+                "--tools {}: {e}; expected a JSON list of tools, each \
+                 {{\"type\": \"function\", \"function\": {{\"name\": …, \"parameters\": {{…}}}}}} \
+                 or {{\"name\": …, \"parameters\": {{…}}}}, or the tools of another API \
+                 (Responses, Anthropic `input_schema`, Gemini `functionDeclarations`, MCP `tools/list`)",
+                path.display()
+            ))
+        })
 }
 
 /// The dialects for `--model` (auto-detection, with a warning, for a model
@@ -238,7 +266,12 @@ impl<W: Write> EventSink<W> {
     }
 
     /// Takes `events` (leaving the list empty).
-    pub(crate) fn push(&mut self, command: &str, events: &mut Vec<Event>) -> Result<(), Failure> {
+    pub(crate) fn push(
+        &mut self,
+        command: &str,
+        events: &mut Vec<Event>,
+        stage: &normalize::Stage,
+    ) -> Result<(), Failure> {
         for e in events.drain(..) {
             output::report(command, &e);
             match self {
@@ -248,6 +281,11 @@ impl<W: Write> EventSink<W> {
                     w.write_all(b"\n").map_err(common::write_failed)?;
                     if let Some(d) = output::utf8_diagnostic(&e) {
                         serde_json::to_writer(&mut *w, &d)
+                            .map_err(|e| common::write_failed(e.into()))?;
+                        w.write_all(b"\n").map_err(common::write_failed)?;
+                    }
+                    if let Some(line) = stage.report_line(&e) {
+                        serde_json::to_writer(&mut *w, &line)
                             .map_err(|e| common::write_failed(e.into()))?;
                         w.write_all(b"\n").map_err(common::write_failed)?;
                     }
@@ -277,7 +315,7 @@ impl<W: Write> EventSink<W> {
     }
 
     /// Writes the final object (`--output calls`) and flushes.
-    pub(crate) fn end(self) -> Result<(), Failure> {
+    pub(crate) fn end(self, stage: &normalize::Stage) -> Result<(), Failure> {
         match self {
             EventSink::Events(mut w) => w.flush().map_err(common::write_failed),
             EventSink::Calls {
@@ -297,7 +335,10 @@ impl<W: Write> EventSink<W> {
                     calls,
                     events: Vec::new(),
                 };
-                serde_json::to_writer(&mut out, &output::calls_json(&parsed))
+                let mut doc = serde_json::to_value(output::calls_json(&parsed))
+                    .map_err(|e| common::write_failed(e.into()))?;
+                stage.annotate(&mut doc);
+                serde_json::to_writer(&mut out, &doc)
                     .map_err(|e| common::write_failed(e.into()))?;
                 out.write_all(b"\n").map_err(common::write_failed)?;
                 out.flush().map_err(common::write_failed)
@@ -317,12 +358,16 @@ fn parse(args: &ParseArgs) -> Result<(), Failure> {
         BufWriter::new(io::stdout().lock()),
         args.output == Output::Events,
     );
+    let tools = args.tools.as_deref().filter(|_| args.normalize.normalize);
+    let mut stage =
+        normalize::Stage::new(tools, &args.normalize.switches).map_err(Failure::Usage)?;
     let mut parser = Parser::new(cfg);
     let mut events: Vec<Event> = Vec::new();
     if let Some(pieces) = &pieces {
         for piece in pieces {
             parser.feed(piece.as_bytes(), &mut events);
-            sink.push("parse", &mut events)?;
+            stage.apply(&mut events);
+            sink.push("parse", &mut events, &stage)?;
         }
     }
     if let Some(input) = input.as_mut() {
@@ -333,14 +378,17 @@ fn parse(args: &ParseArgs) -> Result<(), Failure> {
         common::stream_input(&mut **input, chunk, usize::MAX, |piece| match piece {
             Some(piece) => {
                 parser.feed(piece, &mut events);
-                sink.push("parse", &mut events)
+                stage.apply(&mut events);
+                sink.push("parse", &mut events, &stage)
             }
             None => sink.flush(),
         })?;
     }
     parser.finish(&mut events);
-    sink.push("parse", &mut events)?;
-    sink.end()
+    stage.apply(&mut events);
+    stage.finish(&mut events);
+    sink.push("parse", &mut events, &stage)?;
+    sink.end(&stage)
 }
 
 fn repair(args: &RepairArgs) -> Result<(), Failure> {
@@ -405,5 +453,10 @@ fn main() -> ExitCode {
         Command::Repair(a) => common::finish("repair", repair(a)),
         Command::Decode(a) => common::finish("decode", decode::run(a)),
         Command::Harness(a) => harness::run_cmd(a),
+        Command::Normalize(a) => normalize::run(a),
+        Command::Proxy(a) => proxy::run(a),
+        Command::Tools(a) => tools::run(a),
+        Command::Prompt(a) => prompt::run(a),
+        Command::Models(a) => models::run(a),
     }
 }

@@ -1,0 +1,184 @@
+//! Criterion benchmarks of the normalizer, next to the parser's cost.
+//!
+//! * `corpus/parse` and `corpus/parse_normalize`: every reply of
+//!   `corpus/real/` (SmolLM2-135M, Gemma-3-270M, with the tools each was
+//!   offered) parsed whole, then parsed and run through the streaming
+//!   normalizer. The difference is what normalizing adds (target: < 20 %).
+//!   Each tool set's [`Catalog`] is built once, outside the timing, as a
+//!   proxy builds it once per request's tool list.
+//! * `call/{valid,fixed}`: one call normalized one-shot against Claude Code's
+//!   real tool list (a valid `Read`; a `read` call needing a name, a
+//!   parameter name, a coercion and a null removed).
+//! * `mb/string_arg_{parse,normalize}`: a Hermes call whose 1 MB string
+//!   argument streams through in 4 KB chunks: parsed; parsed and normalized.
+//! * `mb/held_values`: 1 MB of arguments that must each be held and coerced
+//!   (an array of integers written as strings), normalized one-shot.
+//!
+//! Every timed closure checks its result, so a broken normalizer cannot look fast.
+//! Run: `cargo bench --bench normalize`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use serde_json::Value;
+use toolstream::normalize::{read_tools, read_tools_value, Catalog, Normalizer};
+use toolstream::{parse, Config, Event, Parser};
+
+struct Reply {
+    text: String,
+    cfg: Config,
+    catalog: Arc<Catalog>,
+}
+
+fn corpus() -> Vec<Reply> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/real");
+    let mut out = Vec::new();
+    for f in ["smollm2-135m.jsonl", "gemma3-270m.jsonl"] {
+        let text = std::fs::read_to_string(dir.join(f)).expect("corpus/real");
+        for line in text.lines() {
+            let Ok(row) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let Ok((tools, _)) = read_tools_value(&row["tools"]) else {
+                continue;
+            };
+            out.push(Reply {
+                text: row["text"].as_str().unwrap_or_default().to_owned(),
+                cfg: Config::default().with_tools(tools.clone()),
+                catalog: Arc::new(Catalog::new(&tools)),
+            });
+        }
+    }
+    out
+}
+
+fn claude_code() -> Arc<Catalog> {
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/tools/claude_code.json"),
+    )
+    .expect("corpus/tools/claude_code.json");
+    Arc::new(Catalog::new(&read_tools(&text).expect("tools").0))
+}
+
+/// Parses `text` (and normalizes its events when `catalog` is given);
+/// returns the calls ended.
+fn run(text: &[u8], chunk: usize, cfg: &Config, catalog: Option<&Arc<Catalog>>) -> usize {
+    let mut parser = Parser::new(cfg.clone());
+    let mut norm = catalog.map(|c| Normalizer::new(c.clone()));
+    let mut events = Vec::new();
+    let mut calls = 0;
+    let mut take = |events: &mut Vec<Event>, norm: &mut Option<Normalizer>| {
+        for e in events.drain(..) {
+            match norm {
+                Some(n) => {
+                    for o in n.push(e) {
+                        calls += usize::from(matches!(o.event, Event::ToolEnd { .. }));
+                    }
+                }
+                None => calls += usize::from(matches!(e, Event::ToolEnd { .. })),
+            }
+        }
+    };
+    let step = if chunk == 0 { text.len().max(1) } else { chunk };
+    for piece in text.chunks(step) {
+        parser.feed(piece, &mut events);
+        take(&mut events, &mut norm);
+    }
+    parser.finish(&mut events);
+    take(&mut events, &mut norm);
+    calls
+}
+
+fn benches(c: &mut Criterion) {
+    let replies = corpus();
+    let bytes: usize = replies.iter().map(|r| r.text.len()).sum();
+    let expected: usize = replies
+        .iter()
+        .map(|r| parse(r.text.as_bytes(), &r.cfg).calls.len())
+        .sum();
+    let mut g = c.benchmark_group("corpus");
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("parse", |b| {
+        b.iter(|| {
+            let n: usize = replies
+                .iter()
+                .map(|r| run(black_box(r.text.as_bytes()), 0, &r.cfg, None))
+                .sum();
+            assert_eq!(n, expected);
+        })
+    });
+    g.bench_function("parse_normalize", |b| {
+        b.iter(|| {
+            let n: usize = replies
+                .iter()
+                .map(|r| run(black_box(r.text.as_bytes()), 0, &r.cfg, Some(&r.catalog)))
+                .sum();
+            assert_eq!(n, expected);
+        })
+    });
+    g.finish();
+
+    let cc = claude_code();
+    let mut g = c.benchmark_group("call");
+    g.bench_function("valid", |b| {
+        b.iter(|| {
+            let o = cc.normalize(
+                black_box("Read"),
+                black_box(r#"{"file_path": "/etc/hosts", "limit": 20}"#),
+            );
+            assert!(o.report.is_ok() && o.report.fixes.is_empty());
+        })
+    });
+    g.bench_function("fixed", |b| {
+        b.iter(|| {
+            let o = cc.normalize(
+                black_box("read"),
+                black_box(r#"{"filePath": "/etc/hosts", "limit": "20", "offset": null}"#),
+            );
+            assert!(o.report.is_ok() && o.report.fixes.len() == 4);
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("mb");
+    let content = "x".repeat(1 << 20);
+    let call = format!(
+        r#"<tool_call>{{"name": "Write", "arguments": {{"file_path": "/big", "content": "{content}"}}}}</tool_call>"#
+    );
+    let cfg = Config::default();
+    g.throughput(Throughput::Bytes(call.len() as u64));
+    g.bench_function("string_arg_parse", |b| {
+        b.iter(|| assert_eq!(run(black_box(call.as_bytes()), 4096, &cfg, None), 1))
+    });
+    g.bench_function("string_arg_normalize", |b| {
+        b.iter(|| assert_eq!(run(black_box(call.as_bytes()), 4096, &cfg, Some(&cc)), 1))
+    });
+    let tools = read_tools(
+        r#"[{"name": "sort_list", "parameters": {"type": "object",
+            "properties": {"elements": {"type": "array", "items": {"type": "integer"}}}}}]"#,
+    )
+    .unwrap()
+    .0;
+    let held = Catalog::new(&tools);
+    let items: Vec<String> = (0..(1 << 20) / 10)
+        .map(|i| format!("\"{}\"", 100_000 + i))
+        .collect();
+    let args = format!(r#"{{"elements": [{}]}}"#, items.join(", "));
+    g.throughput(Throughput::Bytes(args.len() as u64));
+    g.bench_function("held_values", |b| {
+        b.iter(|| {
+            let o = held.normalize("sort_list", black_box(&args));
+            assert!(o.report.is_ok());
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = normalize;
+    config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(3)).warm_up_time(std::time::Duration::from_secs(1));
+    targets = benches
+}
+criterion_main!(normalize);

@@ -1,0 +1,443 @@
+//! The schema-aware normalizer: tool calls checked and fixed against the
+//! tools the model was offered, or a precise error the model can act on.
+//!
+//! Small models name tools that do not exist (`Get_Weather`,
+//! `functions.get_weather`, `tool_name` copied from a format example), write
+//! parameter names in the wrong case, send numbers as strings, a single item
+//! where an array is declared, stringified or wrapped arguments, `null` for
+//! an optional parameter, or a copy of the schema itself. The normalizer
+//! resolves the name ([`names`](self#steps)), the parameter names, undoes
+//! wrappers and encodings, coerces values by JSON Schema (unions scored by
+//! the cost of their coercions), then validates with the `jsonschema` crate
+//! and reports what is still wrong as typed [`CallError`]s with JSON
+//! pointers, renderable as a retry message ([`feedback`]).
+//!
+//! A value that is already valid is never touched: a valid call comes out
+//! byte for byte as it went in, with no repair.
+//!
+//! # Steps
+//! 1. tool name: exact, case/separators, namespaces, edit distance,
+//!    placeholder (from the arguments) — [`FixKind::NameCase`] …;
+//! 2. structure: stringified, wrapped, bare value;
+//! 3. parameter names, undeclared keys (`additionalProperties: false`),
+//!    `null` for optional parameters;
+//! 4. coercion by schema;
+//! 5. copied templates (schema copies, placeholders) and validation.
+//!
+//! Each step has a switch in [`Options`].
+//!
+//! # One call
+//! ```
+//! use toolstream::normalize::{Catalog, FixKind};
+//! use toolstream::Tools;
+//! let tools = Tools::from_json(r#"[{"name": "get_weather", "parameters": {"type": "object",
+//!     "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+//!                    "unit": {"enum": ["celsius", "fahrenheit"]}},
+//!     "required": ["city"], "additionalProperties": false}}]"#).unwrap();
+//! let catalog = Catalog::new(&tools);
+//! let out = catalog.normalize("Get_Weather", r#"{"City": "Paris", "days": "3", "unit": "Celsius"}"#);
+//! assert!(out.report.is_ok());
+//! assert_eq!(out.name, "get_weather");
+//! assert_eq!(out.arguments, r#"{"city": "Paris", "days": 3, "unit": "celsius"}"#);
+//! let kinds: Vec<FixKind> = out.report.fixes.iter().map(|f| f.kind).collect();
+//! assert_eq!(kinds, [FixKind::NameCase, FixKind::ParameterName, FixKind::StringToInteger, FixKind::EnumValue]);
+//! ```
+//!
+//! # A stream
+//! [`Normalizer`] sits on an [`Event`](crate::Event) stream and rewrites the
+//! calls in it while they stream; see its docs.
+
+mod coerce;
+mod error;
+pub mod feedback;
+mod names;
+mod options;
+mod params;
+mod rewrite;
+mod stream;
+mod structure;
+mod template;
+mod tools_file;
+mod validate;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+pub use error::{CallError, ErrorKind, Fix, FixKind, InvalidReason};
+pub use options::{NormalizeLimits, Options};
+pub use stream::{Normalized, Normalizer};
+pub use tools_file::{read_tools, read_tools_value, ToolsFileError, ToolsShape};
+
+use crate::{ToolCall, Tools};
+use coerce::Coercer;
+use names::Resolution;
+use rewrite::Rewriter;
+
+/// One offered tool, its schema read and compiled once.
+pub(crate) struct CompiledTool {
+    pub(crate) name: String,
+    /// The schema, sanitized (BFCL/Python type names → JSON Schema's); `{}` when none was given.
+    pub(crate) schema: Value,
+    validator: Option<jsonschema::Validator>,
+    schema_error: Option<String>,
+}
+
+impl CompiledTool {
+    pub(crate) fn props(&self) -> Option<&Map<String, Value>> {
+        self.schema.get("properties").and_then(Value::as_object)
+    }
+
+    /// The tool's only required parameter, if it has exactly one.
+    pub(crate) fn single_required(&self) -> Option<&str> {
+        match self
+            .schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([one]) => one.as_str(),
+            _ => None,
+        }
+    }
+}
+
+/// The offered tools, each schema compiled once: what the normalizer checks
+/// calls against. Build one per tool set and share it (it is `Send + Sync`;
+/// a [`Normalizer`] holds it in an `Arc`).
+pub struct Catalog {
+    tools: Vec<CompiledTool>,
+    names: Vec<String>,
+    by_name: HashMap<String, usize>,
+    options: Options,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("tools", &self.names)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// What the normalizer did to one call, and what is still wrong with it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The tool name as the model wrote it.
+    pub written_name: String,
+    /// The repairs made, in order (the name's first).
+    pub fixes: Vec<Fix>,
+    /// The problems left; empty for a valid call.
+    pub errors: Vec<CallError>,
+}
+
+impl Report {
+    /// True when the call is valid for its tool (after the repairs).
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The retry message for the model (see [`feedback::message`]); `None`
+    /// when the call is valid.
+    pub fn feedback(&self, tool: &str) -> Option<String> {
+        (!self.is_ok()).then(|| feedback::message(tool, &self.errors))
+    }
+}
+
+/// A normalized call: the one-shot API's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// The resolved tool name (as written when it resolved to no tool).
+    pub name: String,
+    /// The normalized arguments text: the input itself when nothing was
+    /// repaired; a JSON object unless the arguments could not be made one
+    /// (then an [`ErrorKind::InvalidArguments`] error says so).
+    pub arguments: String,
+    /// Repairs and errors.
+    pub report: Report,
+}
+
+impl Outcome {
+    /// The normalized arguments as a value (`Value::Null` if they are not JSON).
+    pub fn arguments_value(&self) -> Value {
+        serde_json::from_str(&self.arguments).unwrap_or(Value::Null)
+    }
+
+    /// The retry message for the model, when the call is not valid.
+    pub fn feedback(&self) -> Option<String> {
+        self.report.feedback(&self.name)
+    }
+}
+
+impl Catalog {
+    /// Compiles the schemas of `tools` with the default [`Options`].
+    pub fn new(tools: &Tools) -> Self {
+        Catalog::with_options(tools, Options::default())
+    }
+
+    /// Compiles the schemas of `tools`. A schema that does not compile (a
+    /// remote `$ref`, a malformed keyword) leaves its tool without
+    /// validation; coercion still runs ([`Catalog::schema_errors`] lists them).
+    pub fn with_options(tools: &Tools, options: Options) -> Self {
+        let mut compiled = Vec::with_capacity(tools.specs().len());
+        let mut by_name = HashMap::new();
+        for (i, spec) in tools.specs().iter().enumerate() {
+            let mut schema = spec
+                .parameters
+                .clone()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            validate::sanitize(&mut schema);
+            let (validator, schema_error) = match validate::compile(&schema) {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e)),
+            };
+            by_name.entry(spec.name.clone()).or_insert(i);
+            compiled.push(CompiledTool {
+                name: spec.name.clone(),
+                schema,
+                validator,
+                schema_error,
+            });
+        }
+        Catalog {
+            names: compiled.iter().map(|t| t.name.clone()).collect(),
+            tools: compiled,
+            by_name,
+            options,
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The offered tool names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The tools whose schema did not compile, with the compiler's message.
+    pub fn schema_errors(&self) -> Vec<(&str, &str)> {
+        self.tools
+            .iter()
+            .filter_map(|t| Some((t.name.as_str(), t.schema_error.as_deref()?)))
+            .collect()
+    }
+
+    pub(crate) fn tool(&self, i: usize) -> &CompiledTool {
+        &self.tools[i]
+    }
+
+    pub(crate) fn coercer(&self, i: usize) -> Coercer<'_> {
+        Coercer {
+            root: &self.tools[i].schema,
+            opts: &self.options,
+        }
+    }
+
+    /// Resolves a name without looking at arguments.
+    pub(crate) fn resolve(&self, name: &str) -> Resolution {
+        if let Some(&i) = self.by_name.get(name) {
+            return Resolution::Tool(i, None);
+        }
+        names::resolve(&self.names, name, &self.options)
+    }
+
+    /// The `unknown_tool` error for `name`.
+    pub(crate) fn unknown(&self, name: &str, placeholder: bool) -> CallError {
+        let mut e = CallError::new(
+            ErrorKind::UnknownTool,
+            "",
+            if placeholder {
+                format!("`{name}` is a placeholder, not a tool name, and no single tool fits the arguments")
+            } else {
+                format!("unknown tool `{name}`")
+            },
+        );
+        e.candidates = names::closest(&self.names, name, self.options.limits.max_suggestions);
+        e.suggestion = Some("call one of the offered tools by its exact name".into());
+        e
+    }
+
+    /// The end-of-call checks of a rewritten call: copied templates, then
+    /// validation of the output.
+    pub(crate) fn check(&self, rw: &Rewriter) -> Vec<CallError> {
+        let mut errors = rw.errors.clone();
+        if !errors.is_empty() {
+            return errors;
+        }
+        let tool = self.tool(rw.tool());
+        let output = serde_json::from_slice::<Value>(&rw.output).ok();
+        // The arguments as written: the output itself when nothing changed
+        // (read once), else read apart.
+        let read_apart: Option<Value>;
+        let input = if let Some(d) = &rw.decoded {
+            Some(d)
+        } else if rw.input.trim_ascii() == rw.output.as_slice() {
+            output.as_ref()
+        } else {
+            read_apart = serde_json::from_slice(&rw.input).ok();
+            read_apart.as_ref()
+        };
+        if let Some(reason) = input.and_then(|v| template::detect(v, tool.props())) {
+            let mut e = CallError::new(
+                ErrorKind::InvalidArguments,
+                "",
+                match reason {
+                    InvalidReason::SchemaCopy => {
+                        "the arguments are a copy of the tool's schema, not values"
+                    }
+                    _ => "the arguments are a placeholder from an example, not values",
+                },
+            );
+            e.reason = Some(reason);
+            e.received = input.map(|v| error::short(v, 60));
+            errors.push(e);
+            return errors;
+        }
+        match output {
+            Some(v @ Value::Object(_)) => {
+                if let Some(validator) = tool.validator.as_ref().filter(|va| !va.is_valid(&v)) {
+                    errors.extend(validate::errors(
+                        validator,
+                        &v,
+                        tool.props(),
+                        self.options.limits.max_errors,
+                    ));
+                }
+            }
+            _ => {
+                let mut e = CallError::new(
+                    ErrorKind::InvalidArguments,
+                    "",
+                    "the arguments are not a complete JSON object",
+                );
+                e.reason = Some(InvalidReason::NotAnObject);
+                errors.push(e);
+            }
+        }
+        errors
+    }
+
+    /// Runs the rewriter for tool `i` over the whole `arguments`.
+    fn rewrite(&self, i: usize, arguments: &[u8]) -> (Vec<u8>, Vec<Fix>, Vec<CallError>) {
+        let mut rw = Rewriter::new(i);
+        rw.feed(self, arguments);
+        rw.finish(self);
+        let errors = self.check(&rw);
+        (std::mem::take(&mut rw.output), rw.fixes, errors)
+    }
+
+    /// For a placeholder name: the one tool whose schema accepts the
+    /// arguments (after normalization, with nothing dropped and every key
+    /// declared), with its result.
+    pub(crate) fn rescue(&self, arguments: &[u8]) -> Option<(usize, Vec<u8>, Vec<Fix>)> {
+        let mut found = None;
+        for i in 0..self.tools.len() {
+            if self.names[..i].contains(&self.names[i]) {
+                continue;
+            }
+            let (out, fixes, errors) = self.rewrite(i, arguments);
+            // Fits: valid, nothing dropped, every key declared (a tool
+            // that declares no properties fits only `{}`).
+            let declared = |v: &Value| {
+                v.as_object().is_some_and(|m| {
+                    m.keys()
+                        .all(|k| self.tools[i].props().is_some_and(|p| p.contains_key(k)))
+                })
+            };
+            let fits = errors.is_empty()
+                && !fixes.iter().any(|f| f.kind == FixKind::DroppedParameter)
+                && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
+            if fits {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((i, out, fixes));
+            }
+        }
+        found
+    }
+
+    /// Normalizes one call: `name` as the model wrote it, `arguments` its
+    /// arguments text (an object, a JSON string of one, a bare value, …).
+    pub fn normalize(&self, name: &str, arguments: &str) -> Outcome {
+        self.normalize_bytes(name, arguments.as_bytes())
+    }
+
+    /// Like [`Catalog::normalize`], for arguments already parsed (a string
+    /// value is taken as arguments given as a JSON string).
+    pub fn normalize_value(&self, name: &str, arguments: &Value) -> Outcome {
+        let text = serde_json::to_vec(arguments).unwrap_or_default();
+        self.normalize_bytes(name, &text)
+    }
+
+    /// Normalizes a parsed [`ToolCall`]: the call with its resolved name and
+    /// normalized arguments (its id, index and parser repairs kept), and the report.
+    pub fn normalize_call(&self, call: &ToolCall) -> (ToolCall, Report) {
+        let out = self.normalize(&call.name, &call.arguments);
+        let mut c = call.clone();
+        c.name = out.name;
+        c.arguments = out.arguments;
+        (c, out.report)
+    }
+
+    fn normalize_bytes(&self, name: &str, arguments: &[u8]) -> Outcome {
+        let mut report = Report {
+            written_name: name.to_owned(),
+            ..Report::default()
+        };
+        let verbatim = || String::from_utf8_lossy(arguments).into_owned();
+        match self.resolve(name) {
+            Resolution::Tool(i, fix) => {
+                report.fixes.extend(fix);
+                let (out, fixes, errors) = self.rewrite(i, arguments);
+                report.fixes.extend(fixes);
+                report.errors = errors;
+                Outcome {
+                    name: self.names[i].clone(),
+                    arguments: String::from_utf8_lossy(&out).into_owned(),
+                    report,
+                }
+            }
+            Resolution::Placeholder => match self.rescue(arguments) {
+                Some((i, out, fixes)) => {
+                    report.fixes.push(Fix {
+                        kind: FixKind::NamePlaceholder,
+                        path: String::new(),
+                        from: Some(name.to_owned()),
+                        to: Some(self.names[i].clone()),
+                    });
+                    report.fixes.extend(fixes);
+                    Outcome {
+                        name: self.names[i].clone(),
+                        arguments: String::from_utf8_lossy(&out).into_owned(),
+                        report,
+                    }
+                }
+                None => {
+                    report.errors.push(self.unknown(name, true));
+                    Outcome {
+                        name: name.to_owned(),
+                        arguments: verbatim(),
+                        report,
+                    }
+                }
+            },
+            Resolution::Unknown => {
+                report.errors.push(self.unknown(name, false));
+                Outcome {
+                    name: name.to_owned(),
+                    arguments: verbatim(),
+                    report,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,118 @@
+//! What the normalizer may do, and the limits it works within.
+
+/// Per-step switches of the normalizer. Every step is on by default; turn
+/// one off to have what it would fix reported as an error instead.
+///
+/// ```
+/// use toolstream::normalize::Options;
+/// // Validate only: resolve nothing, coerce nothing, report everything.
+/// let strict = Options::strict();
+/// assert!(!strict.coerce && !strict.fuzzy_names);
+/// // Everything, but never guess a tool from a placeholder name.
+/// let careful = Options { placeholder_names: false, ..Options::default() };
+/// assert!(careful.coerce);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Tool names that differ from an offered one only in case or separators
+    /// (`Get_Weather`, `get-weather`, `getWeather`) are resolved.
+    pub name_case: bool,
+    /// Namespace prefixes (`functions.`, `default_api.`, `tools.`,
+    /// `mcp__server__`) are stripped from a called name, and an offered
+    /// prefixed name is found from its bare form when that is unique.
+    pub name_namespaces: bool,
+    /// A name within [`NormalizeLimits::max_name_distance`] edits of exactly
+    /// one offered name (closer than any other) is resolved to it.
+    pub fuzzy_names: bool,
+    /// A placeholder name copied from a format example (`tool_name`,
+    /// `function_name`, `<function-name>`, …) is resolved to the one offered
+    /// tool whose schema accepts the arguments.
+    pub placeholder_names: bool,
+    /// Parameter names are matched to the schema's `properties` by case and
+    /// separator, then by one edit when that match is unique.
+    pub param_names: bool,
+    /// A key the schema does not declare is dropped when the schema says
+    /// `additionalProperties: false` (else it stays, and is reported as
+    /// `unknown_parameter`).
+    pub drop_unknown: bool,
+    /// Structural fixes: arguments given as a JSON string, wrapped in
+    /// `{"arguments": …}` (or `parameters`, `input`, `params`, `args`, the
+    /// tool's own name), or a bare value for a tool with one required
+    /// parameter.
+    pub structure: bool,
+    /// Values are coerced to the type their schema declares (`"5"` → `5`,
+    /// a scalar → a one-item array, an enum in the wrong case, …).
+    pub coerce: bool,
+    /// `null` given for an optional parameter that does not accept `null`
+    /// is removed.
+    pub drop_null: bool,
+    /// Limits.
+    pub limits: NormalizeLimits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            name_case: true,
+            name_namespaces: true,
+            fuzzy_names: true,
+            placeholder_names: true,
+            param_names: true,
+            drop_unknown: true,
+            structure: true,
+            coerce: true,
+            drop_null: true,
+            limits: NormalizeLimits::default(),
+        }
+    }
+}
+
+impl Options {
+    /// Strict mode: nothing is resolved or coerced (an exact tool name is
+    /// still required), every problem is reported.
+    pub fn strict() -> Self {
+        Options {
+            name_case: false,
+            name_namespaces: false,
+            fuzzy_names: false,
+            placeholder_names: false,
+            param_names: false,
+            drop_unknown: false,
+            structure: false,
+            coerce: false,
+            drop_null: false,
+            limits: NormalizeLimits::default(),
+        }
+    }
+}
+
+/// Limits of the normalizer, in the style of [`crate::Limits`]: any value is
+/// safe (0 included); they bound work and memory, never correctness of what
+/// is emitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NormalizeLimits {
+    /// Largest edit distance for a fuzzy tool-name match (also at most a
+    /// third of the name's length).
+    pub max_name_distance: usize,
+    /// A held value (one that may need coercion, held back while it
+    /// streams) longer than this is passed through as written, uncoerced.
+    pub max_held_bytes: usize,
+    /// Nesting depth up to which values are coerced and `$ref`s followed.
+    pub max_depth: usize,
+    /// Errors reported per call (validation stops there).
+    pub max_errors: usize,
+    /// Offered names listed in an `unknown_tool` error and its feedback.
+    pub max_suggestions: usize,
+}
+
+impl Default for NormalizeLimits {
+    fn default() -> Self {
+        NormalizeLimits {
+            max_name_distance: 2,
+            max_held_bytes: 1 << 20,
+            max_depth: 32,
+            max_errors: 16,
+            max_suggestions: 8,
+        }
+    }
+}

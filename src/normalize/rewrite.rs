@@ -1,0 +1,517 @@
+//! The arguments rewriter: the normalizer's core, a transducer from a call's
+//! arguments text to its normalized text that both the one-shot API and the
+//! streaming [`super::Normalizer`] run (the one-shot API feeds it the whole
+//! text at once), so the two agree by construction.
+//!
+//! It reads the top-level object member by member. A member whose value
+//! cannot need coercion (a string for a plain string parameter, any value
+//! of an undeclared parameter that is kept) streams through byte for byte
+//! as it arrives; any other value is held back until it is complete, then
+//! coerced (and re-serialized) or passed on as written. Only the value
+//! being coerced is ever held, never the call — except arguments that are
+//! not an object or start with a wrapper key (`{"arguments": …}`), which
+//! are held whole and fixed at the end (see [`super::structure`]).
+//!
+//! Output is the input with edits only where a fix was made: kept members
+//! keep their bytes, separators and whitespace; a dropped member takes its
+//! separator with it. Leading and trailing whitespace around the object is
+//! dropped. Every decision depends on whole tokens only, so the output does
+//! not depend on how the input was split; each byte is looked at a bounded
+//! number of times (strings are skipped with `memchr`), so the work is
+//! linear.
+
+use serde_json::Value;
+
+use super::coerce::KeyPlan;
+use super::error::{pointer_push, CallError, Fix, FixKind};
+use super::structure;
+use super::Catalog;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Emit the value's bytes as they come.
+    Stream,
+    /// Hold the value until it is complete.
+    Hold,
+    /// Drop the member.
+    Skip,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    /// Before the first non-whitespace byte.
+    Lead,
+    /// Not an object, or a wrapper candidate: held whole until the end.
+    HoldAll,
+    /// In the object, between members.
+    Between,
+    /// In a key string.
+    Key { esc: bool },
+    /// Between a key and its value.
+    AfterKey { colon: bool },
+    /// In a value.
+    Value(Mode),
+    /// After the object's closing brace.
+    Done,
+    /// The input is not the JSON it should be: the rest passes through.
+    Broken,
+}
+
+/// Where a value ends.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scan {
+    started: bool,
+    depth: u32,
+    in_str: bool,
+    esc: bool,
+    scalar: bool,
+}
+
+enum Step {
+    /// The byte belongs to the value, which goes on.
+    More,
+    /// The byte ends the value.
+    EndWith,
+    /// The value ended before this byte.
+    EndBefore,
+}
+
+impl Scan {
+    fn step(&mut self, b: u8) -> Step {
+        if !self.started {
+            // The value's first byte.
+            self.started = true;
+            self.depth = u32::from(matches!(b, b'{' | b'['));
+            self.in_str = b == b'"';
+            self.scalar = !matches!(b, b'{' | b'[' | b'"');
+            return Step::More;
+        }
+        if self.in_str {
+            if self.esc {
+                self.esc = false;
+            } else if b == b'\\' {
+                self.esc = true;
+            } else if b == b'"' {
+                self.in_str = false;
+                if self.depth == 0 {
+                    return Step::EndWith;
+                }
+            }
+            return Step::More;
+        }
+        if self.scalar {
+            return if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                Step::EndBefore
+            } else {
+                Step::More
+            };
+        }
+        match b {
+            b'"' => self.in_str = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 0 {
+                    return Step::EndWith;
+                }
+            }
+            _ => {}
+        }
+        Step::More
+    }
+}
+
+/// The rewriter of one call's arguments for one tool.
+#[derive(Debug)]
+pub(crate) struct Rewriter {
+    tool: usize,
+    st: St,
+    /// Whether a first key may be a wrapper.
+    wrappers: bool,
+    /// The `{` is written (with the first member kept, or the close).
+    open: bool,
+    /// Separator bytes (whitespace, comma) before the next member.
+    sep: Vec<u8>,
+    key_raw: Vec<u8>,
+    /// The member's key as it will be written.
+    key: String,
+    plan: KeyPlan,
+    /// Bytes between the key and the value.
+    colon: Vec<u8>,
+    held: Vec<u8>,
+    scan: Scan,
+    emitted_any: bool,
+    members: usize,
+    taken: Vec<String>,
+    pub(crate) fixes: Vec<Fix>,
+    pub(crate) errors: Vec<CallError>,
+    /// Every input byte (for the end-of-call checks).
+    pub(crate) input: Vec<u8>,
+    /// Every output byte.
+    pub(crate) output: Vec<u8>,
+    /// The arguments as a value, when the held path already decoded them.
+    pub(crate) decoded: Option<Value>,
+}
+
+impl Rewriter {
+    pub(crate) fn new(tool: usize) -> Self {
+        Rewriter {
+            tool,
+            st: St::Lead,
+            wrappers: true,
+            open: false,
+            sep: Vec::new(),
+            key_raw: Vec::new(),
+            key: String::new(),
+            plan: KeyPlan::Keep,
+            colon: Vec::new(),
+            held: Vec::new(),
+            scan: Scan::default(),
+            emitted_any: false,
+            members: 0,
+            taken: Vec::new(),
+            fixes: Vec::new(),
+            errors: Vec::new(),
+            input: Vec::new(),
+            output: Vec::new(),
+            decoded: None,
+        }
+    }
+
+    /// The tool this rewriter normalizes for.
+    pub(crate) fn tool(&self) -> usize {
+        self.tool
+    }
+
+    /// Feeds the next piece of the arguments text; returns what to emit for it.
+    pub(crate) fn feed(&mut self, cat: &Catalog, bytes: &[u8]) -> Vec<u8> {
+        self.input.extend_from_slice(bytes);
+        let mark = self.output.len();
+        self.run(cat, bytes);
+        self.output[mark..].to_vec()
+    }
+
+    /// Ends the arguments; returns what is left to emit.
+    pub(crate) fn finish(&mut self, cat: &Catalog) -> Vec<u8> {
+        let mark = self.output.len();
+        match self.st {
+            St::Done | St::Broken => {}
+            St::Lead => {
+                self.output.extend_from_slice(b"{}");
+                self.fixes.push(Fix {
+                    kind: FixKind::MissingArguments,
+                    path: String::new(),
+                    from: None,
+                    to: Some("{}".into()),
+                });
+            }
+            St::HoldAll => {
+                let held = std::mem::take(&mut self.held);
+                structure::finish_held(self, cat, &held);
+            }
+            St::Value(Mode::Hold) if self.scan.scalar => {
+                // A scalar ends with the input.
+                self.end_held(cat);
+                self.broken();
+            }
+            _ => self.broken(),
+        }
+        self.st = St::Done;
+        self.output[mark..].to_vec()
+    }
+
+    /// Writes what was held verbatim and passes the rest through.
+    fn broken(&mut self) {
+        if !self.open && !matches!(self.st, St::Lead | St::HoldAll | St::Done) {
+            self.output.push(b'{');
+            self.open = true;
+        }
+        self.output.append(&mut self.sep);
+        self.output.append(&mut self.key_raw);
+        self.output.append(&mut self.colon);
+        self.output.append(&mut self.held);
+        self.st = St::Broken;
+    }
+
+    fn run(&mut self, cat: &Catalog, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match self.st {
+                St::Broken => {
+                    self.output.extend_from_slice(&bytes[i..]);
+                    return;
+                }
+                St::Done => {
+                    if !b.is_ascii_whitespace() {
+                        // Bytes after the object: not JSON; keep them.
+                        self.st = St::Broken;
+                        continue;
+                    }
+                }
+                St::HoldAll => {
+                    self.held.extend_from_slice(&bytes[i..]);
+                    return;
+                }
+                St::Lead => {
+                    if b == b'{' {
+                        self.st = St::Between;
+                    } else if !b.is_ascii_whitespace() {
+                        self.st = St::HoldAll;
+                        continue;
+                    }
+                }
+                St::Between => match b {
+                    b'"' => {
+                        self.key_raw.clear();
+                        self.key_raw.push(b);
+                        self.st = St::Key { esc: false };
+                    }
+                    b'}' => {
+                        self.write_open();
+                        let sep = std::mem::take(&mut self.sep);
+                        self.output.extend(sep.iter().filter(|&&c| c != b','));
+                        self.output.push(b'}');
+                        self.st = St::Done;
+                    }
+                    b',' | b' ' | b'\t' | b'\r' | b'\n' => self.sep.push(b),
+                    _ => {
+                        self.broken();
+                        continue;
+                    }
+                },
+                St::Key { esc } => {
+                    // Skip plain key bytes at once.
+                    if !esc {
+                        if let Some(n) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                            self.key_raw.extend_from_slice(&bytes[i..i + n]);
+                            i += n;
+                        } else {
+                            self.key_raw.extend_from_slice(&bytes[i..]);
+                            return;
+                        }
+                    }
+                    let b = bytes[i];
+                    self.key_raw.push(b);
+                    if esc {
+                        self.st = St::Key { esc: false };
+                    } else if b == b'\\' {
+                        self.st = St::Key { esc: true };
+                    } else {
+                        // `b` is the closing quote.
+                        if !self.key_done(cat) {
+                            i += 1;
+                            continue;
+                        }
+                        self.st = St::AfterKey { colon: false };
+                    }
+                }
+                St::AfterKey { colon } => {
+                    if b == b':' && !colon {
+                        self.colon.push(b);
+                        self.st = St::AfterKey { colon: true };
+                    } else if b.is_ascii_whitespace() {
+                        self.colon.push(b);
+                    } else if !colon {
+                        self.broken();
+                        continue;
+                    } else {
+                        self.value_start(cat, b);
+                        continue;
+                    }
+                }
+                St::Value(mode) => {
+                    // Bulk over string contents.
+                    if self.scan.in_str && !self.scan.esc {
+                        let rest = &bytes[i..];
+                        let n = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                        if n > 0 {
+                            self.take(cat, mode, &rest[..n]);
+                            i += n;
+                            continue;
+                        }
+                    }
+                    match self.scan.step(b) {
+                        Step::More => self.take(cat, mode, &bytes[i..=i]),
+                        Step::EndWith => {
+                            self.take(cat, mode, &bytes[i..=i]);
+                            self.value_end(cat);
+                        }
+                        Step::EndBefore => {
+                            self.value_end(cat);
+                            continue;
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Writes the `{` if it is not written yet.
+    fn write_open(&mut self) {
+        if !self.open {
+            self.output.push(b'{');
+            self.open = true;
+        }
+    }
+
+    /// A key is complete. False when the rewriter left the member state
+    /// (a wrapper candidate now held whole, or a broken key).
+    fn key_done(&mut self, cat: &Catalog) -> bool {
+        let Ok(key) = serde_json::from_slice::<String>(&self.key_raw) else {
+            self.broken();
+            return false;
+        };
+        let tool = cat.tool(self.tool);
+        let opts = cat.options();
+        if self.wrappers && self.members == 0 && opts.structure && structure::is_wrapper(tool, &key)
+        {
+            let mut held = vec![b'{'];
+            held.append(&mut self.sep);
+            held.append(&mut self.key_raw);
+            self.held = held;
+            self.st = St::HoldAll;
+            return false;
+        }
+        self.members += 1;
+        let c = cat.coercer(self.tool);
+        let taken = &self.taken;
+        self.plan = c.plan_key(&tool.schema, &key, &|k| taken.iter().any(|t| t == k));
+        self.key = match &self.plan {
+            KeyPlan::Rename(to) => {
+                self.fixes.push(Fix {
+                    kind: FixKind::ParameterName,
+                    path: pointer_push("", to),
+                    from: Some(key.clone()),
+                    to: Some(to.clone()),
+                });
+                self.key_raw = serde_json::to_vec(to).unwrap_or_default();
+                to.clone()
+            }
+            KeyPlan::Drop(kind) => {
+                self.fixes.push(Fix {
+                    kind: *kind,
+                    path: pointer_push("", &key),
+                    from: Some(key.clone()),
+                    to: None,
+                });
+                key
+            }
+            KeyPlan::Keep => key,
+        };
+        self.colon.clear();
+        true
+    }
+
+    fn value_start(&mut self, cat: &Catalog, b: u8) {
+        self.scan = Scan::default();
+        let tool = cat.tool(self.tool);
+        let c = cat.coercer(self.tool);
+        let mode = match self.plan {
+            KeyPlan::Drop(_) => Mode::Skip,
+            _ => match c.value_schema(&tool.schema, &self.key) {
+                None => Mode::Stream,
+                Some(vs) if b == b'"' && c.any_string_conforms(vs) => Mode::Stream,
+                Some(_) => Mode::Hold,
+            },
+        };
+        self.held.clear();
+        if mode == Mode::Stream {
+            self.write_head();
+        }
+        self.st = St::Value(mode);
+    }
+
+    /// Writes the member's separator, key and colon.
+    fn write_head(&mut self) {
+        self.write_open();
+        if self.emitted_any {
+            self.output.append(&mut self.sep);
+        } else {
+            let sep = std::mem::take(&mut self.sep);
+            self.output.extend(sep.iter().filter(|&&c| c != b','));
+        }
+        self.output.append(&mut self.key_raw);
+        self.output.append(&mut self.colon);
+        self.emitted_any = true;
+        self.taken.push(self.key.clone());
+    }
+
+    fn take(&mut self, cat: &Catalog, mode: Mode, bytes: &[u8]) {
+        match mode {
+            Mode::Stream => self.output.extend_from_slice(bytes),
+            Mode::Skip => {}
+            Mode::Hold => {
+                self.held.extend_from_slice(bytes);
+                if self.held.len() > cat.options().limits.max_held_bytes {
+                    // Too long to hold: written as it is from here on.
+                    self.write_head();
+                    self.output.append(&mut self.held);
+                    self.st = St::Value(Mode::Stream);
+                }
+            }
+        }
+    }
+
+    fn value_end(&mut self, cat: &Catalog) {
+        if self.st == St::Value(Mode::Hold) {
+            self.end_held(cat);
+        }
+        if self.st == St::Value(Mode::Skip) {
+            self.sep.clear();
+        }
+        self.key_raw.clear();
+        self.colon.clear();
+        self.held.clear();
+        self.st = St::Between;
+    }
+
+    /// A held value is complete: drop it, coerce it, or write it as it is.
+    fn end_held(&mut self, cat: &Catalog) {
+        let tool = cat.tool(self.tool);
+        let c = cat.coercer(self.tool);
+        let Ok(v) = serde_json::from_slice::<Value>(&self.held) else {
+            self.write_head();
+            self.output.append(&mut self.held);
+            return;
+        };
+        let path = pointer_push("", &self.key);
+        if v.is_null() && c.drops_null(&tool.schema, &self.key) {
+            self.fixes.push(Fix {
+                kind: FixKind::NullRemoved,
+                path,
+                from: Some("null".into()),
+                to: None,
+            });
+            self.sep.clear();
+            self.held.clear();
+            return;
+        }
+        let coerced = c
+            .value_schema(&tool.schema, &self.key)
+            .and_then(|vs| c.coerce(&v, vs, &path, 1, &mut self.fixes));
+        self.write_head();
+        match coerced {
+            Some(n) => {
+                self.held.clear();
+                // Serializing a `Value` cannot fail.
+                let _ = serde_json::to_writer(&mut self.output, &n);
+            }
+            None => self.output.append(&mut self.held),
+        }
+    }
+
+    /// Runs a fresh rewriter (no wrapper detection) over `text` and takes
+    /// its output, repairs and errors as this one's.
+    pub(crate) fn nested(&mut self, cat: &Catalog, text: &[u8]) {
+        let mut inner = Rewriter::new(self.tool);
+        inner.wrappers = false;
+        inner.input.extend_from_slice(text);
+        inner.run(cat, text);
+        inner.finish(cat);
+        self.output.append(&mut inner.output);
+        self.fixes.append(&mut inner.fixes);
+        self.errors.append(&mut inner.errors);
+    }
+}

@@ -1,0 +1,327 @@
+//! The streaming normalizer: events in, events out, calls normalized while
+//! they stream.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::event::{Delta, Event, Span, ToolCall};
+
+use super::error::{Fix, FixKind};
+use super::names::Resolution;
+use super::rewrite::Rewriter;
+use super::{Catalog, Report};
+
+/// One event of a normalized stream. `report` is set on the `ToolEnd` of
+/// every call (repairs and errors: a call that fails validation still ends,
+/// with its errors here) and on nothing else.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Normalized {
+    /// The event, its call rewritten: `ToolStart` with the resolved name,
+    /// `ToolArgs` deltas of the normalized arguments, `ToolEnd` with the
+    /// normalized call.
+    pub event: Event,
+    /// For a `ToolEnd`: what the normalizer did and what is still wrong.
+    pub report: Option<Box<Report>>,
+}
+
+impl Normalized {
+    fn plain(event: Event) -> Self {
+        Normalized {
+            event,
+            report: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum CallState {
+    /// The name resolved: arguments are rewritten as they stream.
+    Live {
+        rw: Box<Rewriter>,
+        name: String,
+        fix: Option<Fix>,
+        written: String,
+    },
+    /// A placeholder name: the tool is chosen from the arguments, so the
+    /// call is held whole until it ends.
+    Held {
+        id: String,
+        written: String,
+        start: Span,
+        args: Vec<u8>,
+    },
+    /// No tool: passed through as written, reported at its end.
+    Unknown { written: String },
+}
+
+/// The streaming normalizer: feed it the events of a parser or stream
+/// decoder; it passes every event through, rewriting tool calls on the way.
+///
+/// The contracts of the event stream hold on its output: a call's
+/// `ToolArgs` deltas concatenate to exactly the arguments of its `ToolEnd`;
+/// the output does not depend on how the input was chunked; the work is
+/// linear. Only the value being coerced is held back (a long string for a
+/// string parameter streams through); a call with a placeholder name
+/// (`tool_name`) is held whole, as its tool can only be told from its
+/// arguments; arguments that are not an object or start with a wrapper key
+/// are held until they end.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolstream::normalize::{Catalog, Normalizer};
+/// use toolstream::{parse_chunks, Config, Event, Tools};
+/// let tools = Tools::from_json(r#"[{"name": "get_weather", "parameters": {"type": "object",
+///     "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}]"#).unwrap();
+/// let mut norm = Normalizer::new(Arc::new(Catalog::new(&tools)));
+/// let text = r#"<tool_call>{"name": "GetWeather", "arguments": {"city": "Paris", "days": "3"}}</tool_call>"#;
+/// let mut out = Vec::new();
+/// for ev in parse_chunks(text.as_bytes().chunks(7), &Config::default()).events {
+///     out.extend(norm.push(ev));
+/// }
+/// out.extend(norm.finish());
+/// let end = out.iter().find_map(|n| match &n.event {
+///     Event::ToolEnd { call, .. } => Some((call, n.report.as_ref().unwrap())),
+///     _ => None,
+/// });
+/// let (call, report) = end.unwrap();
+/// assert_eq!(call.name, "get_weather");
+/// assert_eq!(call.arguments, r#"{"city": "Paris", "days": 3}"#);
+/// assert!(report.is_ok());
+/// ```
+#[derive(Debug)]
+pub struct Normalizer {
+    catalog: Arc<Catalog>,
+    calls: HashMap<usize, CallState>,
+}
+
+impl Normalizer {
+    /// A normalizer checking calls against `catalog`.
+    pub fn new(catalog: Arc<Catalog>) -> Self {
+        Normalizer {
+            catalog,
+            calls: HashMap::new(),
+        }
+    }
+
+    /// The catalog in use.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// Takes the next event; returns the events to pass on for it (none,
+    /// one, or — when a held call ends — several).
+    pub fn push(&mut self, event: Event) -> Vec<Normalized> {
+        let mut out = Vec::new();
+        self.push_into(event, &mut out);
+        out
+    }
+
+    /// Like [`Normalizer::push`], appending to `out`.
+    pub fn push_into(&mut self, event: Event, out: &mut Vec<Normalized>) {
+        let cat = &*self.catalog;
+        match event {
+            Event::ToolStart {
+                index,
+                id,
+                name,
+                span,
+            } => {
+                let state = match cat.resolve(&name) {
+                    Resolution::Tool(i, fix) => {
+                        let resolved = cat.names()[i].clone();
+                        out.push(Normalized::plain(Event::ToolStart {
+                            index,
+                            id,
+                            name: resolved.clone(),
+                            span,
+                        }));
+                        CallState::Live {
+                            rw: Box::new(Rewriter::new(i)),
+                            name: resolved,
+                            fix,
+                            written: name,
+                        }
+                    }
+                    Resolution::Placeholder => CallState::Held {
+                        id,
+                        written: name,
+                        start: span,
+                        args: Vec::new(),
+                    },
+                    Resolution::Unknown => {
+                        out.push(Normalized::plain(Event::ToolStart {
+                            index,
+                            id,
+                            name: name.clone(),
+                            span,
+                        }));
+                        CallState::Unknown { written: name }
+                    }
+                };
+                self.calls.insert(index, state);
+            }
+            Event::ToolArgs { index, delta, span } => match self.calls.get_mut(&index) {
+                Some(CallState::Live { rw, .. }) => {
+                    let bytes = rw.feed(cat, &delta);
+                    if bytes.is_empty() {
+                        return;
+                    }
+                    let delta = if bytes[..] == delta[..] {
+                        delta
+                    } else {
+                        Delta::copy_from_slice(&bytes)
+                    };
+                    out.push(Normalized::plain(Event::ToolArgs { index, delta, span }));
+                }
+                Some(CallState::Held { args, .. }) => args.extend_from_slice(&delta),
+                Some(CallState::Unknown { .. }) | None => {
+                    out.push(Normalized::plain(Event::ToolArgs { index, delta, span }))
+                }
+            },
+            Event::ToolEnd { call, span } => self.end(*call, span, out),
+            other => out.push(Normalized::plain(other)),
+        }
+    }
+
+    fn end(&mut self, mut call: ToolCall, span: Span, out: &mut Vec<Normalized>) {
+        let cat = &*self.catalog;
+        let index = call.index;
+        let report = match self.calls.remove(&index) {
+            Some(CallState::Live {
+                mut rw,
+                name,
+                fix,
+                written,
+            }) => {
+                if rw.input.is_empty() && !call.arguments.is_empty() {
+                    // A call whose arguments came only with its end.
+                    let bytes = rw.feed(cat, call.arguments.as_bytes());
+                    push_args(out, index, &bytes, span);
+                }
+                let tail = rw.finish(cat);
+                push_args(out, index, &tail, span);
+                let errors = cat.check(&rw);
+                call.name = name;
+                call.arguments = String::from_utf8_lossy(&rw.output).into_owned();
+                let mut fixes: Vec<Fix> = fix.into_iter().collect();
+                fixes.append(&mut rw.fixes);
+                Report {
+                    written_name: written,
+                    fixes,
+                    errors,
+                }
+            }
+            Some(CallState::Held {
+                id,
+                written,
+                start,
+                args,
+            }) => {
+                let args = if args.is_empty() {
+                    call.arguments.clone().into_bytes()
+                } else {
+                    args
+                };
+                let (name, text, report) = match cat.rescue(&args) {
+                    Some((i, text, fixes)) => {
+                        let mut all = vec![Fix {
+                            kind: FixKind::NamePlaceholder,
+                            path: String::new(),
+                            from: Some(written.clone()),
+                            to: Some(cat.names()[i].clone()),
+                        }];
+                        all.extend(fixes);
+                        let report = Report {
+                            written_name: written.clone(),
+                            fixes: all,
+                            errors: Vec::new(),
+                        };
+                        (cat.names()[i].clone(), text, report)
+                    }
+                    None => {
+                        let errors = vec![cat.unknown(&written, true)];
+                        let report = Report {
+                            written_name: written.clone(),
+                            fixes: Vec::new(),
+                            errors,
+                        };
+                        (written.clone(), args, report)
+                    }
+                };
+                out.push(Normalized::plain(Event::ToolStart {
+                    index,
+                    id,
+                    name: name.clone(),
+                    span: start,
+                }));
+                push_args(out, index, &text, span);
+                call.name = name;
+                call.arguments = String::from_utf8_lossy(&text).into_owned();
+                report
+            }
+            Some(CallState::Unknown { written }) => Report {
+                errors: vec![cat.unknown(&written, false)],
+                written_name: written,
+                fixes: Vec::new(),
+            },
+            None => {
+                // An end without a start: normalized whole.
+                let o = cat.normalize(&call.name, &call.arguments);
+                call.name = o.name;
+                call.arguments = o.arguments;
+                o.report
+            }
+        };
+        out.push(Normalized {
+            event: Event::ToolEnd {
+                call: Box::new(call),
+                span,
+            },
+            report: Some(Box::new(report)),
+        });
+    }
+
+    /// Ends the stream: a call that never ended (the input stopped in the
+    /// middle of it) is passed on as it is, so nothing is lost; its
+    /// rewriter's held bytes are written out unchanged.
+    pub fn finish(&mut self) -> Vec<Normalized> {
+        let mut out = Vec::new();
+        let mut open: Vec<(usize, CallState)> = self.calls.drain().collect();
+        open.sort_by_key(|(i, _)| *i);
+        let cat = &*self.catalog;
+        for (index, state) in open {
+            match state {
+                CallState::Live { mut rw, .. } => {
+                    let tail = rw.finish(cat);
+                    push_args(&mut out, index, &tail, Span::default());
+                }
+                CallState::Held {
+                    id,
+                    written,
+                    start,
+                    args,
+                } => {
+                    out.push(Normalized::plain(Event::ToolStart {
+                        index,
+                        id,
+                        name: written,
+                        span: start,
+                    }));
+                    push_args(&mut out, index, &args, start);
+                }
+                CallState::Unknown { .. } => {}
+            }
+        }
+        out
+    }
+}
+
+fn push_args(out: &mut Vec<Normalized>, index: usize, bytes: &[u8], span: Span) {
+    if !bytes.is_empty() {
+        out.push(Normalized::plain(Event::ToolArgs {
+            index,
+            delta: Delta::copy_from_slice(bytes),
+            span,
+        }));
+    }
+}

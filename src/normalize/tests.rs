@@ -1,0 +1,614 @@
+//! Rule-by-rule tests of the normalizer on real schemas: the tool list
+//! Claude Code sends (`corpus/tools/claude_code.json`) and hand-picked
+//! parts of BFCL's.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::{Event, Span, ToolCall, Tools};
+
+fn claude_code() -> Tools {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/tools/claude_code.json");
+    let text = std::fs::read_to_string(path).expect("corpus/tools/claude_code.json");
+    read_tools(&text).expect("Claude Code tool list").0
+}
+
+fn tools(v: Value) -> Tools {
+    read_tools_value(&v).expect("tools").0
+}
+
+/// BFCL schemas (as BFCL writes them: `dict`, `float`).
+fn bfcl() -> Tools {
+    tools(json!([
+        {"name": "calculate_triangle_area", "parameters": {"type": "dict", "properties": {
+            "base": {"type": "integer"}, "height": {"type": "integer"},
+            "unit": {"type": "string", "description": "default cm"}}, "required": ["base", "height"]}},
+        {"name": "math.hypot", "parameters": {"type": "dict", "properties": {
+            "x": {"type": "float"}, "y": {"type": "float"}, "z": {"type": "float"}}, "required": ["x", "y"]}},
+        {"name": "get_stock_info", "parameters": {"type": "dict", "properties": {
+            "company_name": {"type": "string"},
+            "detail_level": {"type": "string", "enum": ["summary", "detailed"]},
+            "market": {"type": "string"}}, "required": ["company_name", "detail_level"]}},
+        {"name": "sort_list", "parameters": {"type": "dict", "properties": {
+            "elements": {"type": "array", "items": {"type": "integer"}},
+            "ascending": {"type": "boolean"}}, "required": ["elements"]}}
+    ]))
+}
+
+fn kinds(o: &Outcome) -> Vec<FixKind> {
+    o.report.fixes.iter().map(|f| f.kind).collect()
+}
+
+fn error_kinds(o: &Outcome) -> Vec<(ErrorKind, String)> {
+    o.report
+        .errors
+        .iter()
+        .map(|e| (e.kind, e.path.clone()))
+        .collect()
+}
+
+#[test]
+fn a_valid_call_is_unchanged_to_the_byte() {
+    let cat = Catalog::new(&claude_code());
+    for (name, args) in [
+        ("Read", r#"{"file_path": "/etc/hosts", "limit": 20}"#),
+        (
+            "Bash",
+            r#"{ "command" : "ls -la", "description":"List files" }"#,
+        ),
+        (
+            "Edit",
+            r#"{"file_path":"/a.rs","old_string":"a","new_string":"b","replace_all":false}"#,
+        ),
+        ("TaskGet", r#"{"taskId": "1"}"#),
+        ("Skill", r#"{"skill": "pdf", "args": "--fast"}"#),
+    ] {
+        let o = cat.normalize(name, args);
+        assert!(o.report.is_ok(), "{name}: {:?}", o.report.errors);
+        assert_eq!(o.report.fixes, vec![], "{name}");
+        assert_eq!(o.arguments, args.trim(), "{name}");
+    }
+}
+
+#[test]
+fn tool_names_resolve_with_their_repair() {
+    let cat = Catalog::new(&claude_code());
+    for (written, want, kind) in [
+        ("read", "Read", FixKind::NameCase),
+        ("functions.Bash", "Bash", FixKind::NameNamespace),
+        ("default_api.task_get", "TaskGet", FixKind::NameNamespace),
+        ("Raed", "Read", FixKind::NameEdit),
+    ] {
+        let o = cat.normalize(
+            written,
+            r#"{"file_path": "/x", "command": "ls", "taskId": "1"}"#,
+        );
+        assert_eq!(o.name, want, "{written}");
+        assert_eq!(o.report.fixes[0].kind, kind, "{written}");
+    }
+    let o = cat.normalize("delete_everything", "{}");
+    assert_eq!(error_kinds(&o), [(ErrorKind::UnknownTool, String::new())]);
+    assert!(!o.report.errors[0].candidates.is_empty());
+}
+
+#[test]
+fn a_placeholder_name_takes_the_one_tool_that_fits() {
+    let cat = Catalog::new(&bfcl());
+    let o = cat.normalize(
+        "tool_name",
+        r#"{"company_name": "Apple", "detail_level": "summary"}"#,
+    );
+    assert_eq!(o.name, "get_stock_info");
+    assert_eq!(kinds(&o), [FixKind::NamePlaceholder]);
+    // Arguments two tools accept (or none): no guess.
+    let o = cat.normalize("function_name", r#"{"nothing": 1}"#);
+    assert_eq!(o.report.errors[0].kind, ErrorKind::UnknownTool);
+    let strict = Catalog::with_options(
+        &bfcl(),
+        Options {
+            placeholder_names: false,
+            ..Options::default()
+        },
+    );
+    let o = strict.normalize(
+        "tool_name",
+        r#"{"company_name": "Apple", "detail_level": "summary"}"#,
+    );
+    assert_eq!(o.report.errors[0].kind, ErrorKind::UnknownTool);
+}
+
+#[test]
+fn parameter_names_resolve_against_properties() {
+    let cat = Catalog::new(&claude_code());
+    let o = cat.normalize("Read", r#"{"filePath": "/etc/hosts", "Limit": 5}"#);
+    assert!(o.report.is_ok(), "{:?}", o.report.errors);
+    assert_eq!(o.arguments, r#"{"file_path": "/etc/hosts", "limit": 5}"#);
+    assert_eq!(kinds(&o), [FixKind::ParameterName, FixKind::ParameterName]);
+    assert_eq!(o.report.fixes[0].path, "/file_path");
+}
+
+#[test]
+fn undeclared_keys_follow_additional_properties() {
+    // Claude Code's schemas say `additionalProperties: false`: dropped.
+    let cat = Catalog::new(&claude_code());
+    let o = cat.normalize("Bash", r#"{"command": "ls", "cwd": "/tmp"}"#);
+    assert_eq!(o.arguments, r#"{"command": "ls"}"#);
+    assert_eq!(kinds(&o), [FixKind::DroppedParameter]);
+    assert!(o.report.is_ok());
+    // With dropping off, reported.
+    let keep = Catalog::with_options(
+        &claude_code(),
+        Options {
+            drop_unknown: false,
+            ..Options::default()
+        },
+    );
+    let o = keep.normalize("Bash", r#"{"command": "ls", "cwd": "/tmp"}"#);
+    assert_eq!(
+        error_kinds(&o),
+        [(ErrorKind::UnknownParameter, "/cwd".into())]
+    );
+    // BFCL's schemas do not say it: kept, valid.
+    let o = Catalog::new(&bfcl()).normalize("sort_list", r#"{"elements": [3, 1], "order": "asc"}"#);
+    assert_eq!(o.arguments, r#"{"elements": [3, 1], "order": "asc"}"#);
+    assert!(o.report.is_ok() && o.report.fixes.is_empty());
+}
+
+#[test]
+fn structural_fixes() {
+    let cat = Catalog::new(&claude_code());
+    let cases = [
+        // Stringified, once and twice.
+        (
+            Value::String(r#"{"command": "ls"}"#.into()),
+            vec![FixKind::StringifiedArguments],
+        ),
+        (
+            Value::String(serde_json::to_string(r#"{"command": "ls"}"#).unwrap()),
+            vec![FixKind::StringifiedArguments],
+        ),
+        (
+            json!({"arguments": {"command": "ls"}}),
+            vec![FixKind::UnwrappedArguments],
+        ),
+        (
+            json!({"input": {"command": "ls"}}),
+            vec![FixKind::UnwrappedArguments],
+        ),
+        (
+            json!({"Bash": {"command": "ls"}}),
+            vec![FixKind::UnwrappedArguments],
+        ),
+        (
+            json!({"parameters": {"arguments": {"command": "ls"}}}),
+            vec![FixKind::UnwrappedArguments, FixKind::UnwrappedArguments],
+        ),
+        (
+            json!({"arguments": r#"{"command": "ls"}"#}),
+            vec![FixKind::UnwrappedArguments],
+        ),
+        // Values in a schema's shell (Gemma-3-270M in corpus/real/).
+        (
+            json!({"type": "object", "properties": {"command": "ls"}}),
+            vec![FixKind::UnwrappedArguments],
+        ),
+        // A bare value for the one required parameter.
+        (json!("ls"), vec![FixKind::BareValue]),
+    ];
+    for (args, want) in cases {
+        let o = cat.normalize_value("Bash", &args);
+        assert_eq!(o.arguments_value(), json!({"command": "ls"}), "{args}");
+        assert_eq!(kinds(&o), want, "{args}");
+        assert!(o.report.is_ok(), "{args}: {:?}", o.report.errors);
+    }
+    // `input` declared by the tool is a parameter, not a wrapper.
+    let t = tools(json!([{"name": "t", "parameters": {"type": "object",
+        "properties": {"input": {"type": "object"}}}}]));
+    let o = Catalog::new(&t).normalize("t", r#"{"input": {"a": 1}}"#);
+    assert_eq!(o.arguments, r#"{"input": {"a": 1}}"#);
+    assert!(o.report.fixes.is_empty());
+    // Not an object and not fixable.
+    let o = cat.normalize_value("Edit", &json!(42));
+    assert_eq!(o.report.errors[0].kind, ErrorKind::InvalidArguments);
+    assert_eq!(o.report.errors[0].reason, Some(InvalidReason::NotAnObject));
+}
+
+#[test]
+fn scalar_coercions() {
+    let cat = Catalog::new(&bfcl());
+    let o = cat.normalize(
+        "calculate_triangle_area",
+        r#"{"base": "10", "height": 5.0, "unit": 7}"#,
+    );
+    assert_eq!(o.arguments, r#"{"base": 10, "height": 5, "unit": "7"}"#);
+    assert_eq!(
+        kinds(&o),
+        [
+            FixKind::StringToInteger,
+            FixKind::FloatToInteger,
+            FixKind::NumberToString
+        ]
+    );
+    assert!(o.report.is_ok());
+    let o = cat.normalize("math.hypot", r#"{"x": "3.5", "y": "4e0"}"#);
+    assert_eq!(o.arguments_value(), json!({"x": 3.5, "y": 4.0}));
+    // Only exact literals: no trimming, no words.
+    let o = cat.normalize(
+        "calculate_triangle_area",
+        r#"{"base": " 10", "height": "ten"}"#,
+    );
+    assert_eq!(
+        error_kinds(&o),
+        [
+            (ErrorKind::TypeMismatch, "/base".into()),
+            (ErrorKind::TypeMismatch, "/height".into())
+        ]
+    );
+    let o = cat.normalize(
+        "sort_list",
+        r#"{"elements": "[3, 1, 2]", "ascending": "true"}"#,
+    );
+    assert_eq!(o.arguments, r#"{"elements": [3,1,2], "ascending": true}"#);
+    assert_eq!(
+        kinds(&o),
+        [FixKind::StringifiedValue, FixKind::StringToBoolean]
+    );
+    let o = cat.normalize("sort_list", r#"{"elements": "7"}"#);
+    assert_eq!(o.arguments_value(), json!({"elements": [7]}));
+    assert_eq!(
+        kinds(&o),
+        [FixKind::ScalarToArray, FixKind::StringToInteger]
+    );
+    assert_eq!(o.report.fixes[1].path, "/elements/0");
+}
+
+#[test]
+fn enums_match_case_and_whitespace_insensitively_when_unique() {
+    let cat = Catalog::new(&bfcl());
+    let o = cat.normalize(
+        "get_stock_info",
+        r#"{"company_name": "X", "detail_level": " Summary "}"#,
+    );
+    assert_eq!(o.arguments_value()["detail_level"], "summary");
+    assert_eq!(kinds(&o), [FixKind::EnumValue]);
+    let o = cat.normalize(
+        "get_stock_info",
+        r#"{"company_name": "X", "detail_level": "brief"}"#,
+    );
+    assert_eq!(
+        error_kinds(&o),
+        [(ErrorKind::InvalidValue, "/detail_level".into())]
+    );
+    let two = tools(
+        json!([{"name": "t", "parameters": {"type": "object", "properties": {
+        "m": {"enum": ["Fast", "FAST"]}}}}]),
+    );
+    let o = Catalog::new(&two).normalize("t", r#"{"m": "fast"}"#);
+    assert!(o.report.fixes.is_empty());
+    assert_eq!(o.report.errors[0].kind, ErrorKind::InvalidValue);
+}
+
+#[test]
+fn nested_objects_arrays_and_refs() {
+    // Claude Code's ReportFindings: an array of objects with enums and integers.
+    let cat = Catalog::new(&claude_code());
+    let o = cat.normalize(
+        "ReportFindings",
+        r#"{"findings": [{"file": "a.rs", "line": "12", "summary": "s", "failure_scenario": "f", "verdict": "confirmed"}]}"#,
+    );
+    assert_eq!(kinds(&o), [FixKind::StringToInteger, FixKind::EnumValue]);
+    assert_eq!(o.report.fixes[0].path, "/findings/0/line");
+    assert_eq!(o.report.fixes[1].path, "/findings/0/verdict");
+    assert!(o.report.is_ok(), "{:?}", o.report.errors);
+    // One finding given bare: wrapped into the array.
+    let o = cat.normalize(
+        "ReportFindings",
+        r#"{"findings": {"file": "a.rs", "summary": "s", "failure_scenario": "f"}}"#,
+    );
+    assert_eq!(kinds(&o), [FixKind::ScalarToArray]);
+    assert!(o.report.is_ok(), "{:?}", o.report.errors);
+    // TaskUpdate: `status` is a union of an enum and a const.
+    let o = cat.normalize(
+        "TaskUpdate",
+        r#"{"taskId": 7, "status": "Completed", "addBlocks": "3"}"#,
+    );
+    assert_eq!(
+        o.arguments,
+        r#"{"taskId": "7", "status": "completed", "addBlocks": ["3"]}"#
+    );
+    assert_eq!(
+        kinds(&o),
+        [
+            FixKind::NumberToString,
+            FixKind::EnumValue,
+            FixKind::ScalarToArray
+        ]
+    );
+    let t = tools(json!([{"name": "order", "parameters": {"type": "object",
+        "$defs": {"item": {"type": "object", "properties": {"qty": {"type": "integer"}, "sku": {"type": "string"}},
+                           "required": ["sku"]}},
+        "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/item"}}}}}]));
+    let o = Catalog::new(&t).normalize(
+        "order",
+        r#"{"items": [{"SKU": "a1", "qty": "2"}, {"sku": 5}]}"#,
+    );
+    assert_eq!(
+        o.arguments_value(),
+        json!({"items": [{"sku": "a1", "qty": 2}, {"sku": "5"}]})
+    );
+    let paths: Vec<&str> = o.report.fixes.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["/items/0/sku", "/items/0/qty", "/items/1/sku"]);
+}
+
+#[test]
+fn unions_take_the_first_valid_member_or_the_cheapest_coercion() {
+    let t = tools(
+        json!([{"name": "u", "parameters": {"type": "object", "properties": {
+        "a": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        "b": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "boolean"}]},
+        "c": {"type": ["integer", "boolean"]},
+        "d": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}}}]),
+    );
+    let cat = Catalog::new(&t);
+    // Valid as it is: untouched, even where another member would also take a coercion.
+    let o = cat.normalize("u", r#"{"a": "5"}"#);
+    assert!(o.report.fixes.is_empty());
+    // None valid as it is: the member that takes a coercion.
+    let o = cat.normalize("u", r#"{"b": "true"}"#);
+    assert_eq!(o.arguments_value(), json!({"b": true}));
+    let o = cat.normalize("u", r#"{"b": 7}"#);
+    assert_eq!(o.arguments_value(), json!({"b": [7]}));
+    let o = cat.normalize("u", r#"{"c": "false"}"#);
+    assert_eq!(o.arguments_value(), json!({"c": false}));
+    // A tie (same cost, different results) is not guessed.
+    // (`"3"` as integer or as number is one value: no tie there.)
+    let tie = tools(
+        json!([{"name": "t", "parameters": {"type": "object", "properties": {
+        "x": {"anyOf": [{"type": "string"}, {"type": "array"}]}}}}]),
+    );
+    let o = Catalog::new(&tie).normalize("t", r#"{"x": true}"#);
+    assert!(o.report.fixes.is_empty(), "{:?}", o.report.fixes);
+    assert_eq!(o.report.errors[0].kind, ErrorKind::TypeMismatch);
+}
+
+#[test]
+fn null_for_an_optional_parameter_is_removed() {
+    let cat = Catalog::new(&claude_code());
+    let o = cat.normalize("Read", r#"{"file_path": "/x", "offset": null, "limit": 3}"#);
+    assert_eq!(o.arguments, r#"{"file_path": "/x", "limit": 3}"#);
+    assert_eq!(kinds(&o), [FixKind::NullRemoved]);
+    let o = cat.normalize("Read", r#"{"offset": null, "file_path": "/x"}"#);
+    assert_eq!(o.arguments, r#"{ "file_path": "/x"}"#);
+    // A required one is reported, not removed.
+    let o = cat.normalize("Read", r#"{"file_path": null}"#);
+    assert_eq!(
+        error_kinds(&o),
+        [(ErrorKind::TypeMismatch, "/file_path".into())]
+    );
+}
+
+#[test]
+fn validation_errors_are_typed_with_pointers_and_feedback() {
+    let cat = Catalog::new(&claude_code());
+    let o = cat.normalize("Edit", r#"{"file_path": "/a", "old_string": ["x"]}"#);
+    let errs = error_kinds(&o);
+    assert!(
+        errs.contains(&(ErrorKind::MissingRequired, "/new_string".into())),
+        "{errs:?}"
+    );
+    assert!(
+        errs.contains(&(ErrorKind::TypeMismatch, "/old_string".into())),
+        "{errs:?}"
+    );
+    let fb = o.feedback().unwrap();
+    assert!(fb.starts_with(feedback::HEADER));
+    assert!(
+        fb.contains("• Edit.new_string: missing required parameter `new_string`"),
+        "{fb}"
+    );
+    assert!(fb.contains("(expected: string, got: [\"x\"])"), "{fb}");
+    assert!(fb.lines().count() <= 10, "{fb}");
+}
+
+#[test]
+fn copied_templates_are_invalid_arguments_with_a_reason() {
+    let cat = Catalog::new(&claude_code());
+    for (args, reason) in [
+        (
+            r#"{"type": "object", "properties": {"command": {"type": "string"}}}"#,
+            InvalidReason::SchemaCopy,
+        ),
+        (
+            r#"{"command": {"type": "string", "description": "The command"}}"#,
+            InvalidReason::SchemaCopy,
+        ),
+        (r#""<args-json-object>""#, InvalidReason::Placeholder),
+        (r#"{"arg1": "value1"}"#, InvalidReason::Placeholder),
+    ] {
+        let o = cat.normalize("Bash", args);
+        assert_eq!(o.report.errors.len(), 1, "{args}: {:?}", o.report.errors);
+        assert_eq!(
+            o.report.errors[0].kind,
+            ErrorKind::InvalidArguments,
+            "{args}"
+        );
+        assert_eq!(o.report.errors[0].reason, Some(reason), "{args}");
+        assert!(o.feedback().unwrap().contains("real values"));
+    }
+}
+
+#[test]
+fn strict_mode_reports_instead_of_fixing() {
+    let cat = Catalog::with_options(&bfcl(), Options::strict());
+    let o = cat.normalize("calculate_triangle_area", r#"{"Base": "10", "height": 5}"#);
+    assert!(o.report.fixes.is_empty());
+    assert_eq!(o.arguments, r#"{"Base": "10", "height": 5}"#);
+    assert_eq!(
+        error_kinds(&o),
+        [(ErrorKind::MissingRequired, "/base".into())]
+    );
+}
+
+#[test]
+fn normalizing_twice_equals_once() {
+    let cat = Catalog::new(&claude_code());
+    for (name, args) in [
+        (
+            "read",
+            r#"{"filePath": "/x", "limit": "3", "offset": null}"#,
+        ),
+        (
+            "Bash",
+            r#"{"arguments": "{\"command\": \"ls\", \"timeout\": \"100\"}"}"#,
+        ),
+        (
+            "TaskUpdate",
+            r#"{"taskId": 3, "status": "In_Progress", "addBlocks": "4"}"#,
+        ),
+    ] {
+        let once = cat.normalize(name, args);
+        let twice = cat.normalize(&once.name, &once.arguments);
+        assert_eq!(twice.arguments, once.arguments, "{name}");
+        assert!(
+            twice.report.fixes.is_empty(),
+            "{name}: {:?}",
+            twice.report.fixes
+        );
+        assert_eq!(twice.report.errors, once.report.errors, "{name}");
+    }
+}
+
+fn stream(
+    cat: &Arc<Catalog>,
+    name: &str,
+    args: &str,
+    chunk: usize,
+) -> (Vec<Normalized>, ToolCall, Report) {
+    let mut n = Normalizer::new(cat.clone());
+    let mut out = n.push(Event::ToolStart {
+        index: 0,
+        id: "c0".into(),
+        name: name.into(),
+        span: Span::new(0, 1),
+    });
+    for (k, piece) in args.as_bytes().chunks(chunk.max(1)).enumerate() {
+        out.extend(n.push(Event::ToolArgs {
+            index: 0,
+            delta: piece.into(),
+            span: Span::new(k as u64, k as u64 + 1),
+        }));
+    }
+    out.extend(n.push(Event::ToolEnd {
+        call: Box::new(ToolCall {
+            index: 0,
+            id: "c0".into(),
+            name: name.into(),
+            arguments: args.into(),
+            repairs: Vec::new(),
+            truncated: false,
+        }),
+        span: Span::new(0, 9),
+    }));
+    out.extend(n.finish());
+    let end = out.iter().find_map(|e| match &e.event {
+        Event::ToolEnd { call, .. } => {
+            Some(((**call).clone(), (**e.report.as_ref().unwrap()).clone()))
+        }
+        _ => None,
+    });
+    let (call, report) = end.expect("a ToolEnd");
+    (out, call, report)
+}
+
+fn deltas(out: &[Normalized]) -> String {
+    out.iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolArgs { delta, .. } => Some(String::from_utf8_lossy(delta).into_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn streaming_equals_one_shot_at_every_chunk_size() {
+    let cat = Arc::new(Catalog::new(&claude_code()));
+    for (name, args) in [
+        (
+            "read",
+            r#"{"filePath": "/x", "limit": "3", "offset": null, "zzz": [1, {"a": "}"}]}"#,
+        ),
+        (
+            "Bash",
+            r#"{"arguments": "{\"command\": \"ls\", \"timeout\": \"100\"}"}"#,
+        ),
+        ("Bash", r#" "echo \"hi\"" "#),
+        (
+            "tool_name",
+            r#"{"notebook_path": "/n.ipynb", "new_source": "x", "cell_type": "Code"}"#,
+        ),
+        ("nope", r#"{"a": 1}"#),
+        (
+            "Edit",
+            r#"{"file_path": "/a", "old_string": "\u00e9\\\"", "new_string": 5, "replace_all": "false"}"#,
+        ),
+    ] {
+        let one = cat.normalize(name, args);
+        for chunk in 1..=args.len() {
+            let (out, call, report) = stream(&cat, name, args, chunk);
+            assert_eq!(deltas(&out), call.arguments, "{name} {args} @{chunk}");
+            assert_eq!(call.arguments, one.arguments, "{name} {args} @{chunk}");
+            assert_eq!(call.name, one.name, "{name} @{chunk}");
+            assert_eq!(report, one.report, "{name} {args} @{chunk}");
+        }
+    }
+}
+
+#[test]
+fn a_long_string_argument_streams_through() {
+    let cat = Arc::new(Catalog::new(&claude_code()));
+    let body = "x".repeat(1 << 20);
+    let args = format!(r#"{{"file_path": "/big", "content": "{body}"}}"#);
+    let mut n = Normalizer::new(cat.clone());
+    n.push(Event::ToolStart {
+        index: 0,
+        id: "c".into(),
+        name: "Write".into(),
+        span: Span::default(),
+    });
+    let mut streamed = 0usize;
+    let chunks: Vec<&[u8]> = args.as_bytes().chunks(4096).collect();
+    for (k, c) in chunks.iter().enumerate() {
+        let out = n.push(Event::ToolArgs {
+            index: 0,
+            delta: (*c).into(),
+            span: Span::default(),
+        });
+        let got: usize = out
+            .iter()
+            .map(|e| match &e.event {
+                Event::ToolArgs { delta, .. } => delta.len(),
+                _ => 0,
+            })
+            .sum();
+        // Each chunk of the string comes out as soon as it goes in.
+        if k > 0 && k + 1 < chunks.len() {
+            assert_eq!(got, c.len(), "chunk {k}");
+        }
+        streamed += got;
+    }
+    assert!(
+        streamed >= args.len() - 2,
+        "held back {} bytes",
+        args.len() - streamed
+    );
+}
+
+#[test]
+fn a_catalog_and_a_normalizer_can_be_shared_across_threads() {
+    fn shared<T: Send + Sync>() {}
+    fn sent<T: Send>() {}
+    shared::<Catalog>();
+    sent::<Normalizer>();
+}

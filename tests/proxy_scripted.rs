@@ -1,0 +1,671 @@
+//! The proxy against a scripted upstream that replays recorded real
+//! streams at token pace (see `proxy_support`): each endpoint streaming and
+//! not, calls from native `tool_calls` and from content, and every fault.
+//! Loopback only.
+
+mod proxy_support;
+
+use std::time::Duration;
+
+use proxy_support::*;
+use serde_json::{json, Value};
+use toolstream::{ErrorKind, Event};
+
+const PACE: Duration = Duration::from_millis(1);
+
+fn chat_req(scenario: &str, stream: bool) -> Value {
+    json!({"model": "gpt-4o", "stream": stream, "tools": weather_tools_openai(),
+           "messages": [{"role": "user", "content": format!("What's the weather in Paris? scenario:{scenario}")}]})
+}
+
+fn messages_req(scenario: &str, stream: bool) -> Value {
+    json!({"model": "claude-sonnet-4-5", "max_tokens": 256, "stream": stream, "tools": weather_tools_anthropic(),
+           "messages": [{"role": "user", "content": [{"type": "text", "text": format!("weather? scenario:{scenario}")}]}]})
+}
+
+fn responses_req(scenario: &str, stream: bool) -> Value {
+    json!({"model": "gpt-5-codex", "stream": stream, "store": false,
+           "tools": weather_tools_openai().as_array().unwrap().iter().map(|t| json!({"type": "function", "name": t["function"]["name"], "parameters": t["function"]["parameters"]})).collect::<Vec<_>>(),
+           "input": [{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Be brief."}]},
+                     {"type": "message", "role": "user", "content": [{"type": "input_text", "text": format!("weather? scenario:{scenario}")}]}]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_stream_takes_calls_from_content() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    // SmolLM2 wrote its call as Hermes text; llama-cpp-python left it in `content`.
+    let (status, headers, body) = post(
+        &format!("{proxy}/v1/chat/completions"),
+        &chat_req("real:smollm2-hermes-weather-001", true),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(headers["content-type"], "text/event-stream");
+    assert!(headers.contains_key("x-request-id"));
+    let ev = decode(&body);
+    let c = calls(&ev);
+    assert_eq!(c.len(), 1, "{body}");
+    assert_eq!(c[0].name, "get_weather");
+    assert_eq!(c[0].arguments_value().unwrap(), json!({"city": "Paris"}));
+    assert!(!text(&ev).contains("<tool_call>"));
+    assert!(body.contains("\"finish_reason\":\"tool_calls\""));
+    assert!(body.ends_with("data: [DONE]\n\n"));
+    // The upstream got the tools, streaming on, and the model it serves.
+    let seen = up.seen.requests.lock().unwrap()[0].clone();
+    assert_eq!(seen["stream"], true);
+    assert_eq!(seen["model"], "SmolLM2-135M-Instruct");
+    assert_eq!(seen["tools"][0]["function"]["name"], "get_weather");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_native_calls_streaming_and_not() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let url = format!("{proxy}/v1/messages?beta=true");
+    let (status, _, body) = post(
+        &url,
+        &messages_req("stream:smollm2-chat-tools-forced.sse", true),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.starts_with("event: message_start"));
+    assert!(body.contains("\"type\":\"input_json_delta\""));
+    assert!(body.contains("\"stop_reason\":\"tool_use\""));
+    let ev = decode(&body);
+    let streamed = calls(&ev);
+    assert_eq!(streamed.len(), 1);
+    assert_eq!(streamed[0].name, "get_weather");
+    assert!(!streamed[0].truncated);
+
+    let (status, _, body) = post(
+        &url,
+        &messages_req("stream:smollm2-chat-tools-forced.sse", false),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["type"], "message");
+    assert_eq!(v["model"], "claude-sonnet-4-5");
+    assert_eq!(v["stop_reason"], "tool_use");
+    let tu = v["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "tool_use")
+        .unwrap();
+    assert_eq!(tu["name"], "get_weather");
+    assert_eq!(tu["input"], streamed[0].arguments_value().unwrap());
+    // The recording has no usage chunk: zeros, in the right shape.
+    assert_eq!(v["usage"], json!({"input_tokens": 0, "output_tokens": 0}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_two_calls_streaming_and_not() {
+    let Some(_) = captures_dir() else {
+        eprintln!("SKIPPED: ../shared/captures is missing");
+        return;
+    };
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let url = format!("{proxy}/v1/responses");
+    let (status, _, body) = post(
+        &url,
+        &responses_req("capture:llamacpp_two_tools.rig.sse", true),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let ev = decode(&body);
+    let c = calls(&ev);
+    assert_eq!(
+        c.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["lookup_harbor_label", "lookup_orchard_label"]
+    );
+    assert!(body.contains("event: response.completed"));
+    let seen = up.seen.requests.lock().unwrap()[0].clone();
+    assert_eq!(
+        seen["messages"][0],
+        json!({"role": "system", "content": "Be brief."})
+    );
+
+    let (status, _, body) = post(
+        &url,
+        &responses_req("capture:llamacpp_two_tools.rig.sse", false),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["object"], "response");
+    assert_eq!(v["status"], "completed");
+    let fc: Vec<&Value> = v["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["type"] == "function_call")
+        .collect();
+    assert_eq!(fc.len(), 2);
+    assert_eq!(fc[0]["call_id"], c[0].id.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_tool_names_are_shortened_and_mapped_back() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let long = format!(
+        "mcp__weather_service_with_a_long_server_name__{}",
+        "get_weather_now".repeat(2)
+    );
+    assert!(long.len() > 64);
+    let mut req = chat_req("stream:smollm2-chat-tools-forced.sse", false);
+    req["tools"][0]["function"]["name"] = json!(long);
+    let (status, _, body) = post(&format!("{proxy}/v1/chat/completions"), &req).await;
+    assert_eq!(status, 200, "{body}");
+    let seen = up.seen.requests.lock().unwrap()[0].clone();
+    let sent = seen["tools"][0]["function"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(sent.len(), 64);
+    // The recorded model called `get_weather`: not one of the offered names
+    // now, so it is passed on as it came (the normalizer's job to judge).
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        v["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
+        "get_weather"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn side_endpoints() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |c| {
+        c.models
+            .insert("claude-sonnet-4-5".into(), "SmolLM2-135M-Instruct".into());
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let r = client.head(format!("{proxy}/")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = client
+        .get(format!("{proxy}/v1/models"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["claude-sonnet-4-5", "SmolLM2-135M-Instruct"]);
+    let v: Value = client
+        .get(format!("{proxy}/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["mode"], "native");
+    let (status, _, body) = post(
+        &format!("{proxy}/v1/messages/count_tokens"),
+        &json!({"model": "claude", "messages": [{"role": "user", "content": "x".repeat(400)}]}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let n = serde_json::from_str::<Value>(&body).unwrap()["input_tokens"]
+        .as_u64()
+        .unwrap();
+    assert!((100..140).contains(&n), "{n}");
+    post(
+        &format!("{proxy}/v1/chat/completions"),
+        &chat_req("real:smollm2-hermes-weather-001", false),
+    )
+    .await;
+    let m = client
+        .get(format!("{proxy}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        m.contains("toolstream_requests_total{api=\"chat\"} 1"),
+        "{m}"
+    );
+    assert!(m.contains("toolstream_tool_calls_total 1"), "{m}");
+    let r = client
+        .get(format!("{proxy}/v2/nothing"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+}
+
+// ---------------------------------------------------------------- faults
+
+fn err_type(api: &str, body: &str) -> String {
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {body}"));
+    match api {
+        "messages" => {
+            assert_eq!(v["type"], "error", "{body}");
+            v["error"]["type"].as_str().unwrap().to_string()
+        }
+        _ => v["error"]["type"].as_str().unwrap().to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_faults_in_the_clients_format() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |c| {
+        c.limits.first_byte_timeout_secs = 1;
+        c.retries.upstream = 0;
+    })
+    .await;
+    // A port nobody listens on.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let dead_proxy = start_proxy(&format!("http://{dead}"), |c| c.retries.upstream = 0).await;
+    for (api, path) in [
+        ("chat", "/v1/chat/completions"),
+        ("messages", "/v1/messages"),
+        ("responses", "/v1/responses"),
+    ] {
+        let req = |s: &str| match api {
+            "chat" => chat_req(s, true),
+            "messages" => messages_req(s, true),
+            _ => responses_req(s, true),
+        };
+        let (st, _, body) = post(
+            &format!("{dead_proxy}{path}"),
+            &req("real:smollm2-hermes-weather-001"),
+        )
+        .await;
+        assert_eq!(st, 502, "{api} unreachable: {body}");
+        assert!(body.contains("upstream unreachable"), "{body}");
+        let (st, _, body) = post(&format!("{proxy}{path}"), &req("status:500")).await;
+        assert_eq!(st, 502, "{api} 500: {body}");
+        assert!(body.contains("scripted 500"));
+        let (st, _, body) = post(&format!("{proxy}{path}"), &req("status:404")).await;
+        assert_eq!(st, 404, "{api} 404: {body}");
+        if api == "messages" {
+            assert_eq!(err_type(api, &body), "not_found_error");
+        } else {
+            assert_eq!(err_type(api, &body), "invalid_request_error");
+        }
+        let (st, _, body) = post(&format!("{proxy}{path}"), &req("slow-headers")).await;
+        assert_eq!(st, 504, "{api} slow: {body}");
+        assert!(body.contains("upstream timed out"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cut_and_stalled_streams_end_with_an_error_after_what_was_sent() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |c| c.limits.idle_timeout_secs = 1).await;
+    for (fault, cause) in [("cut", "read failed"), ("stall", "no data for 1 s")] {
+        // Anthropic: text and the open call, then an `error` event, no message_stop.
+        let scenario = format!("{fault}:stream:smollm2-chat-tools-forced.sse");
+        let (st, _, body) = post(
+            &format!("{proxy}/v1/messages"),
+            &messages_req(&scenario, true),
+        )
+        .await;
+        assert_eq!(st, 200);
+        assert!(body.contains("\"type\":\"tool_use\""), "{body}");
+        assert!(body.contains("event: error"), "{body}");
+        assert!(body.contains(cause), "{body}");
+        assert!(!body.contains("message_stop"));
+        let ev = decode(&body);
+        assert!(calls(&ev).iter().all(|c| c.truncated), "{ev:?}");
+        assert!(ev.iter().any(|e| matches!(
+            e,
+            Event::Error {
+                kind: ErrorKind::Provider,
+                ..
+            }
+        )));
+        // OpenAI: an error chunk after the deltas, no [DONE].
+        let (_, _, body) = post(
+            &format!("{proxy}/v1/chat/completions"),
+            &chat_req(&scenario, true),
+        )
+        .await;
+        assert!(body.contains("\"tool_calls\""));
+        assert!(body.contains("{\"error\":"), "{body}");
+        assert!(!body.contains("data: [DONE]"));
+        // Responses: error then response.failed.
+        let (_, _, body) = post(
+            &format!("{proxy}/v1/responses"),
+            &responses_req(&scenario, true),
+        )
+        .await;
+        assert!(body.contains("event: response.failed"), "{body}");
+        // Not streaming: 502 in the client's format.
+        let (st, _, body) = post(
+            &format!("{proxy}/v1/messages"),
+            &messages_req(&scenario, false),
+        )
+        .await;
+        assert_eq!(st, 502, "{body}");
+        assert_eq!(err_type("messages", &body), "api_error");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_the_proxy_refuses() {
+    let up = start_upstream(PACE).await;
+    std::env::set_var("TS_TEST_INBOUND_KEY", "s3cret-key");
+    let proxy = start_proxy(&up.url(), |c| {
+        c.limits.max_body_bytes = 4096;
+        c.api_key_env = Some("TS_TEST_INBOUND_KEY".into());
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let url = format!("{proxy}/v1/messages");
+    let req = messages_req("real:smollm2-hermes-weather-001", false);
+    // No key, wrong key, right key (both header styles).
+    let r = client.post(&url).json(&req).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert_eq!(
+        err_type("messages", &r.text().await.unwrap()),
+        "authentication_error"
+    );
+    let r = client
+        .post(&url)
+        .header("x-api-key", "s3cret-kez")
+        .json(&req)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let r = client
+        .post(&url)
+        .header("x-api-key", "s3cret-key")
+        .json(&req)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let r = client
+        .post(format!("{proxy}/v1/chat/completions"))
+        .bearer_auth("s3cret-key")
+        .json(&chat_req("real:smollm2-hermes-weather-001", false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    // Too large: 413.
+    let mut big = req.clone();
+    big["messages"][0]["content"][0]["text"] = json!("x".repeat(10_000));
+    let r = client
+        .post(&url)
+        .header("x-api-key", "s3cret-key")
+        .json(&big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    // Not JSON, and an unsupported block: 400 in the client's format.
+    let r = client
+        .post(&url)
+        .header("x-api-key", "s3cret-key")
+        .body("{oops")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(
+        err_type("messages", &r.text().await.unwrap()),
+        "invalid_request_error"
+    );
+    let mut doc = req.clone();
+    doc["messages"][0]["content"] = json!([{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]);
+    let r = client
+        .post(&url)
+        .header("x-api-key", "s3cret-key")
+        .json(&doc)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    // Unknown fields are ignored.
+    let mut extra = req.clone();
+    extra["context_management"] = json!({"edits": [{"type": "clear_thinking_20251015"}]});
+    extra["output_config"] = json!({"effort": "high"});
+    extra["some_future_field"] = json!(1);
+    let r = client
+        .post(&url)
+        .header("x-api-key", "s3cret-key")
+        .json(&extra)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrency_limit_answers_429_with_retry_after() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |c| {
+        c.limits.max_concurrent = 1;
+        c.limits.retry_after_secs = 2;
+    })
+    .await;
+    let client = reqwest::Client::new();
+    // One stream holds the only slot until it is dropped.
+    let held = client
+        .post(format!("{proxy}/v1/chat/completions"))
+        .json(&chat_req("hold", true))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(held.status(), 200);
+    let (st, headers, body) = post(
+        &format!("{proxy}/v1/messages"),
+        &messages_req("real:smollm2-hermes-weather-001", false),
+    )
+    .await;
+    assert_eq!(st, 429, "{body}");
+    assert_eq!(headers["retry-after"], "2");
+    assert_eq!(err_type("messages", &body), "rate_limit_error");
+    drop(held);
+    // The slot comes back once the held stream is gone.
+    let mut ok = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (st, _, _) = post(
+            &format!("{proxy}/v1/chat/completions"),
+            &chat_req("real:smollm2-hermes-weather-001", false),
+        )
+        .await;
+        if st == 200 {
+            ok = true;
+            break;
+        }
+    }
+    assert!(ok, "the slot was not released");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_disconnect_cancels_the_upstream_request() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let r = reqwest::Client::new()
+        .post(format!("{proxy}/v1/messages"))
+        .json(&messages_req("hold", true))
+        .send()
+        .await
+        .unwrap();
+    let mut s = r.bytes_stream();
+    use futures_util::StreamExt;
+    let first = s.next().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("message_start"));
+    drop(s);
+    for _ in 0..100 {
+        if up.seen.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the upstream stream was not cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_streams_each_get_their_own_bytes() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let expected = real_record("smollm2-hermes-weather-000")["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let client = reqwest::Client::new();
+    let mut tasks = Vec::new();
+    for n in 0..200 {
+        let client = client.clone();
+        let url = if n % 2 == 0 {
+            format!("{proxy}/v1/chat/completions")
+        } else {
+            format!("{proxy}/v1/messages")
+        };
+        tasks.push(tokio::spawn(async move {
+            let body = json!({"model": "m", "max_tokens": 300, "stream": true,
+                              "messages": [{"role": "user", "content": format!("scenario:echo:{n}")}]});
+            let r = client.post(url).json(&body).send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            (n, read_stream(r).await)
+        }));
+    }
+    for t in tasks {
+        let (n, body) = t.await.unwrap();
+        let ev = decode(&body);
+        assert_eq!(text(&ev), format!("reply {n}: {expected}"), "stream {n}");
+        assert!(calls(&ev).is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_lets_open_streams_finish() {
+    let up = start_upstream(Duration::from_millis(5)).await;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (proxy, handle) =
+        start_proxy_with_shutdown(&up.url(), |c| c.limits.shutdown_grace_secs = 10, async {
+            let _ = rx.await;
+        })
+        .await;
+    let r = reqwest::Client::new()
+        .post(format!("{proxy}/v1/chat/completions"))
+        .json(&chat_req("real:smollm2-hermes-weather-001", true))
+        .send()
+        .await
+        .unwrap();
+    tx.send(()).unwrap();
+    let body = read_stream(r).await;
+    assert!(body.ends_with("data: [DONE]\n\n"), "{body}");
+    assert_eq!(calls(&decode(&body)).len(), 1);
+    tokio::time::timeout(Duration::from_secs(5), handle)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(reqwest::Client::new()
+        .get(format!("{proxy}/health"))
+        .send()
+        .await
+        .is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_freeform_tool_answered_as_custom_tool_call() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    let url = format!("{proxy}/v1/responses");
+    let patch = "*** Begin Patch\n*** Add File: marker.txt\n+toolstream-agent-ok\n*** End Patch\n";
+    let req = |stream: bool| {
+        json!({"model": "gpt-5-codex", "stream": stream, "store": false,
+               "tools": [{"type": "custom", "name": "apply_patch", "description": "Edit files.",
+                          "format": {"type": "grammar", "syntax": "lark", "definition": "start: begin_patch hunk+ end_patch"}},
+                         {"type": "web_search"}],
+               "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "scenario:agent"}]}]})
+    };
+    let (st, _, body) = post(&url, &req(true)).await;
+    assert_eq!(st, 200, "{body}");
+    assert!(
+        body.contains("event: response.custom_tool_call_input.done"),
+        "{body}"
+    );
+    let done: Vec<Value> = body
+        .split("\n\n")
+        .filter(|e| e.starts_with("event: response.output_item.done"))
+        .map(|e| serde_json::from_str(e.split_once("data: ").unwrap().1).unwrap())
+        .collect();
+    assert_eq!(done.len(), 1);
+    let item = &done[0]["item"];
+    assert_eq!(item["type"], "custom_tool_call");
+    assert_eq!(item["name"], "apply_patch");
+    assert_eq!(item["input"], patch);
+    // Offered upstream as a function with one string parameter; web_search dropped.
+    let seen = up.seen.requests.lock().unwrap()[0].clone();
+    assert_eq!(seen["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        seen["tools"][0]["function"]["parameters"]["required"],
+        json!(["input"])
+    );
+
+    let (st, _, body) = post(&url, &req(false)).await;
+    assert_eq!(st, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["output"][0]["type"], "custom_tool_call");
+    assert_eq!(v["output"][0]["input"], patch);
+
+    // The follow-up carries the call and its output back.
+    let follow = json!({"model": "gpt-5-codex", "stream": false,
+        "tools": [{"type": "custom", "name": "apply_patch", "description": "Edit files."}],
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "scenario:agent"}]},
+                  {"type": "custom_tool_call", "call_id": item["call_id"], "name": "apply_patch", "input": patch},
+                  {"type": "custom_tool_call_output", "call_id": item["call_id"], "output": "Success. Updated: A marker.txt"}]});
+    let (st, _, body) = post(&url, &follow).await;
+    assert_eq!(st, 200, "{body}");
+    let seen = up.seen.requests.lock().unwrap().last().unwrap().clone();
+    let m = seen["messages"].as_array().unwrap();
+    assert_eq!(
+        m[1]["tool_calls"][0]["function"]["arguments"],
+        json!({"input": patch}).to_string()
+    );
+    assert_eq!(m[2]["role"], "tool");
+    assert_eq!(m[2]["content"], "Success. Updated: A marker.txt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_longer_than_the_context_window_are_refused() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |c| c.context_tokens = Some(400)).await;
+    let (st, _, body) = post(
+        &format!("{proxy}/v1/messages"),
+        &messages_req("real:smollm2-hermes-weather-001", false),
+    )
+    .await;
+    assert_eq!(st, 200, "{body}");
+    let mut long = messages_req("real:smollm2-hermes-weather-001", false);
+    long["messages"][0]["content"][0]["text"] = json!(format!(
+        "{} scenario:real:smollm2-hermes-weather-001",
+        "word ".repeat(400)
+    ));
+    let (st, _, body) = post(&format!("{proxy}/v1/messages"), &long).await;
+    assert_eq!(st, 400, "{body}");
+    assert_eq!(err_type("messages", &body), "invalid_request_error");
+    assert!(body.contains("context window of 400 tokens"), "{body}");
+    assert_eq!(
+        up.seen.requests.lock().unwrap().len(),
+        1,
+        "the long request must not reach the upstream"
+    );
+}
