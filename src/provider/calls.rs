@@ -104,6 +104,11 @@ pub(crate) struct ArgsStream {
     garbage: bool,
     /// Any fragment byte seen.
     any: bool,
+    /// The offset of the first fragment that carried an argument byte:
+    /// where a `max_args_bytes` cut is reported, as the content parser
+    /// reports it (where the value holding the arguments began), so that
+    /// the offset does not depend on which frame the limit fell in.
+    first_at: Option<u64>,
 }
 
 impl ArgsStream {
@@ -124,6 +129,7 @@ impl ArgsStream {
             limited: false,
             garbage: false,
             any: false,
+            first_at: None,
         }
     }
 
@@ -133,6 +139,7 @@ impl ArgsStream {
             return;
         }
         self.any = true;
+        let first_at = *self.first_at.get_or_insert(at);
         // Never feed more than the limit leaves room for.
         let budget = self.max_bytes.saturating_sub(self.sink.out.len());
         let over = frag.len() > budget;
@@ -160,10 +167,15 @@ impl ArgsStream {
         if over || p.status == Status::Limit || self.sink.out.len() > self.max_bytes {
             self.limited = true;
             self.rep.finish(&mut self.sink);
-            self.repairs.push(Repair {
-                kind: RepairKind::LimitExceeded,
-                offset: at,
-            });
+            // `max_depth` (Status::Limit): the repairer recorded it at the
+            // opener past the limit, filed at this fragment's frame by
+            // `collect`. `max_args_bytes`: where the arguments began.
+            if p.status != Status::Limit {
+                self.repairs.push(Repair {
+                    kind: RepairKind::LimitExceeded,
+                    offset: first_at,
+                });
+            }
         }
         self.collect(at);
     }
@@ -627,20 +639,24 @@ mod tests {
     #[test]
     fn limit_cuts_and_closes() {
         let limits = Limits {
-            max_args_bytes: 16,
+            max_args_bytes: 20,
             ..Limits::default()
         };
         let mut a = ArgsStream::new(&limits);
         a.feed(b"{\"a\": \"0123456789", 0);
-        a.feed(b"0123456789\", \"b\": 1}", 0);
-        assert!(a.finish(0, false));
+        a.feed(b"0123456789\", \"b\": 1}", 50);
+        assert!(a.finish(90, false));
         let out = String::from_utf8(a.output().to_vec()).unwrap();
         assert!(serde_json::from_str::<serde_json::Value>(&out)
             .unwrap()
             .is_object());
-        assert!(a
+        // Where the arguments began, not in the fragment the cut fell in.
+        let cuts: Vec<u64> = a
             .take_repairs()
             .iter()
-            .any(|r| r.kind == RepairKind::LimitExceeded));
+            .filter(|r| r.kind == RepairKind::LimitExceeded)
+            .map(|r| r.offset)
+            .collect();
+        assert_eq!(cuts, [0]);
     }
 }
