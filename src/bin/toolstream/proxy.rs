@@ -106,13 +106,15 @@ pub(crate) fn run(a: &ProxyArgs) -> ExitCode {
             }
         };
         let addr = listener.local_addr().unwrap_or(listen);
+        // Before the banner: a SIGTERM sent once it is printed must stop us.
+        let shutdown = shutdown_signal();
         eprintln!("toolstream proxy listening on http://{addr}");
         eprintln!("{}", proxy.describe());
         eprintln!(
             "Claude Code: ANTHROPIC_BASE_URL=http://{addr} ANTHROPIC_API_KEY=any claude\n\
              OpenAI SDK:  OPENAI_BASE_URL=http://{addr}/v1 OPENAI_API_KEY=any"
         );
-        match proxy.serve(listener, shutdown_signal()).await {
+        match proxy.serve(listener, shutdown).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("toolstream proxy: {e}");
