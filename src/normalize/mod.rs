@@ -75,6 +75,12 @@ use coerce::Coercer;
 use names::Resolution;
 use rewrite::Rewriter;
 
+/// Bytes as a `String`, without a copy when they are UTF-8 (they are
+/// whenever the input was).
+pub(crate) fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// One offered tool, its schema read and compiled once.
 pub(crate) struct CompiledTool {
     pub(crate) name: String,
@@ -399,7 +405,7 @@ impl Catalog {
                 report.errors = errors;
                 Outcome {
                     name: self.names[i].clone(),
-                    arguments: String::from_utf8_lossy(&out).into_owned(),
+                    arguments: utf8(out),
                     report,
                 }
             }
@@ -414,7 +420,7 @@ impl Catalog {
                     report.fixes.extend(fixes);
                     Outcome {
                         name: self.names[i].clone(),
-                        arguments: String::from_utf8_lossy(&out).into_owned(),
+                        arguments: utf8(out),
                         report,
                     }
                 }
