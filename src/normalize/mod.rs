@@ -6,7 +6,7 @@
 //! parameter names in the wrong case, send numbers as strings, a single item
 //! where an array is declared, stringified or wrapped arguments, `null` for
 //! an optional parameter, or a copy of the schema itself. The normalizer
-//! resolves the name ([`names`](self#steps)), the parameter names, undoes
+//! resolves the name, the parameter names, undoes
 //! wrappers and encodings, coerces values by JSON Schema (unions scored by
 //! the cost of their coercions), then validates with the `jsonschema` crate
 //! and reports what is still wrong as typed [`CallError`]s with JSON
