@@ -139,9 +139,9 @@ impl<W: Write> Sink<W> {
         match self {
             Sink::Events(mut w) => w.flush(),
             Sink::Calls(mut w, all) => {
-                let mut doc = serde_json::to_value(calls_json(&Parsed::from_events(all)))?;
+                let mut doc = serde_json::to_vec(&calls_json(&Parsed::from_events(all)))?;
                 stage.annotate(&mut doc);
-                serde_json::to_writer(&mut w, &doc)?;
+                w.write_all(&doc)?;
                 w.write_all(b"\n")?;
                 w.flush()
             }

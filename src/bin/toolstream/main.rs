@@ -244,9 +244,9 @@ fn parse(args: &ParseArgs) -> ExitCode {
         emit(&mut w, args.output, &mut events, &mut all, &stage)?;
         if args.output == Output::Calls {
             let parsed = Parsed::from_events(std::mem::take(&mut all));
-            let mut doc = serde_json::to_value(output::calls_json(&parsed))?;
+            let mut doc = serde_json::to_vec(&output::calls_json(&parsed))?;
             stage.annotate(&mut doc);
-            serde_json::to_writer(&mut w, &doc)?;
+            w.write_all(&doc)?;
             writeln!(w)?;
         }
         w.flush()
