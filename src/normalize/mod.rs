@@ -6,7 +6,7 @@
 //! parameter names in the wrong case, send numbers as strings, a single item
 //! where an array is declared, stringified or wrapped arguments, `null` for
 //! an optional parameter, or a copy of the schema itself. The normalizer
-//! resolves the name ([`names`](self#steps)), the parameter names, undoes
+//! resolves the name, the parameter names, undoes
 //! wrappers and encodings, coerces values by JSON Schema (unions scored by
 //! the cost of their coercions), then validates with the `jsonschema` crate
 //! and reports what is still wrong as typed [`CallError`]s with JSON
@@ -74,6 +74,12 @@ use crate::{ToolCall, Tools};
 use coerce::Coercer;
 use names::Resolution;
 use rewrite::Rewriter;
+
+/// Bytes as a `String`, without a copy when they are UTF-8 (they are
+/// whenever the input was).
+pub(crate) fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
 
 /// One offered tool, its schema read and compiled once.
 pub(crate) struct CompiledTool {
@@ -399,7 +405,7 @@ impl Catalog {
                 report.errors = errors;
                 Outcome {
                     name: self.names[i].clone(),
-                    arguments: String::from_utf8_lossy(&out).into_owned(),
+                    arguments: utf8(out),
                     report,
                 }
             }
@@ -414,7 +420,7 @@ impl Catalog {
                     report.fixes.extend(fixes);
                     Outcome {
                         name: self.names[i].clone(),
-                        arguments: String::from_utf8_lossy(&out).into_owned(),
+                        arguments: utf8(out),
                         report,
                     }
                 }

@@ -202,7 +202,7 @@ impl Normalizer {
                 push_args(out, index, &tail, span);
                 let errors = cat.check(&rw);
                 call.name = name;
-                call.arguments = String::from_utf8_lossy(&rw.output).into_owned();
+                call.arguments = super::utf8(std::mem::take(&mut rw.output));
                 let mut fixes: Vec<Fix> = fix.into_iter().collect();
                 fixes.append(&mut rw.fixes);
                 Report {
@@ -256,7 +256,7 @@ impl Normalizer {
                 }));
                 push_args(out, index, &text, span);
                 call.name = name;
-                call.arguments = String::from_utf8_lossy(&text).into_owned();
+                call.arguments = super::utf8(text);
                 report
             }
             Some(CallState::Unknown { written }) => Report {

@@ -335,11 +335,12 @@ impl<W: Write> EventSink<W> {
                     calls,
                     events: Vec::new(),
                 };
-                let mut doc = serde_json::to_value(output::calls_json(&parsed))
+                // The calls exactly as the parser wrote them (numbers as
+                // written), then the normalizer's reports, if it ran.
+                let mut doc = serde_json::to_vec(&output::calls_json(&parsed))
                     .map_err(|e| common::write_failed(e.into()))?;
                 stage.annotate(&mut doc);
-                serde_json::to_writer(&mut out, &doc)
-                    .map_err(|e| common::write_failed(e.into()))?;
+                out.write_all(&doc).map_err(common::write_failed)?;
                 out.write_all(b"\n").map_err(common::write_failed)?;
                 out.flush().map_err(common::write_failed)
             }

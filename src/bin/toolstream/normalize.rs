@@ -92,7 +92,8 @@ pub struct DecodeNormalizeArgs {
 #[derive(Debug, Default)]
 pub struct Stage {
     norm: Option<Normalizer>,
-    reports: HashMap<usize, Report>,
+    /// Each ended call's resolved name and report, by call index.
+    reports: HashMap<usize, (String, Report)>,
 }
 
 impl Stage {
@@ -120,7 +121,7 @@ impl Stage {
         }
         for n in out {
             if let (Event::ToolEnd { call, .. }, Some(r)) = (&n.event, n.report) {
-                self.reports.insert(call.index, *r);
+                self.reports.insert(call.index, (call.name.clone(), *r));
             }
             events.push(n.event);
         }
@@ -138,34 +139,35 @@ impl Stage {
         let Event::ToolEnd { call, .. } = e else {
             return None;
         };
-        let r = self.reports.get(&call.index)?;
-        let mut v = report_json(r, &call.name);
+        let (name, r) = self.reports.get(&call.index)?;
+        let mut v = report_json(r, name);
         v.insert("type".into(), json!("normalized"));
         v.insert("index".into(), json!(call.index));
         Some(Value::Object(v))
     }
 
-    /// Adds each call's report to a `{"calls": [...]}` document.
-    pub fn annotate(&self, doc: &mut Value) {
-        if self.norm.is_none() {
+    /// Adds the calls' reports to a `{"text", "thinking", "calls"}` document
+    /// as it was written (its arguments exactly as the parser wrote them):
+    /// a last member `"normalized": [{"index", "ok", "repairs", "errors", …}]`.
+    pub fn annotate(&self, doc: &mut Vec<u8>) {
+        if self.norm.is_none() || doc.last() != Some(&b'}') {
             return;
         }
-        let Some(calls) = doc.get_mut("calls").and_then(Value::as_array_mut) else {
-            return;
-        };
-        for c in calls {
-            let Some(i) = c.get("index").and_then(Value::as_u64) else {
-                continue;
-            };
-            let name = c
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            if let (Some(r), Value::Object(m)) = (self.reports.get(&(i as usize)), c) {
-                m.insert("normalized".into(), Value::Object(report_json(r, &name)));
-            }
-        }
+        let mut indices: Vec<&usize> = self.reports.keys().collect();
+        indices.sort();
+        let list: Vec<Value> = indices
+            .into_iter()
+            .map(|i| {
+                let (name, r) = &self.reports[i];
+                let mut m = report_json(r, name);
+                m.insert("index".into(), json!(i));
+                Value::Object(m)
+            })
+            .collect();
+        doc.pop();
+        doc.extend_from_slice(b",\"normalized\":");
+        doc.extend_from_slice(json!(list).to_string().as_bytes());
+        doc.push(b'}');
     }
 }
 
