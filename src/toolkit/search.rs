@@ -16,7 +16,7 @@
 //! the crates that provide it bring a general text pipeline (stemmers,
 //! language detection, stop-word lists for many languages) while tool
 //! names need their own splitting. Token counts use
-//! [`estimate_tokens`](super::estimate_tokens).
+//! [`estimate_tokens`](super::estimate_tokens()).
 //!
 //! ```
 //! use serde_json::json;
