@@ -9,6 +9,8 @@
 //! except under CI (`CI` set), where it must run.
 
 mod codec_support;
+#[path = "common/sdk_venv.rs"]
+mod sdk_venv;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,37 +54,7 @@ fn target_dir() -> PathBuf {
 }
 
 fn python() -> Option<PathBuf> {
-    let venv = target_dir().join("sdk-venv");
-    let py = venv.join("bin/python");
-    let stamp = venv.join(".toolstream-sdks");
-    if stamp.exists() {
-        return Some(py);
-    }
-    let base = std::env::var("TOOLSTREAM_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&base)
-        .args(["-m", "venv", venv.to_str().unwrap()])
-        .status()
-        .map(|s| s.success());
-    if ok.ok() != Some(true) {
-        return skip_or_fail(&format!("could not create a venv with `{base} -m venv`"));
-    }
-    let ok = Command::new(&py)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "openai>=1.50",
-            "anthropic>=0.40",
-        ])
-        .status()
-        .map(|s| s.success());
-    if ok.ok() != Some(true) {
-        return skip_or_fail("`pip install openai anthropic` failed (no pip or no access to PyPI)");
-    }
-    std::fs::write(&stamp, b"openai anthropic\n").unwrap();
-    Some(py)
+    sdk_venv::sdk_python(&target_dir()).map_or_else(|msg| skip_or_fail(&msg), Some)
 }
 
 fn target_name(t: Target) -> &'static str {

@@ -19,6 +19,9 @@
 //! | `agent` | for agent clients (Claude Code, Codex): after a tool result, or without a shell tool, `stream:smollm2-chat-plain.sse`; else a **scripted** (not model-written) native call of the client's `apply_patch` (freeform) or shell tool that writes `toolstream-agent-ok` to `marker.txt` |
 #![allow(dead_code)]
 
+#[path = "../common/sdk_venv.rs"]
+mod sdk_venv;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -474,7 +477,6 @@ fn target_dir() -> PathBuf {
 /// (the same one `tests/codec_python_sdk.rs` builds), or `None` with a
 /// message when Python or PyPI cannot be had (a failure under CI).
 pub(crate) fn sdk_python(test: &str) -> Option<PathBuf> {
-    use std::process::Command;
     let skip = |msg: &str| -> Option<PathBuf> {
         if std::env::var_os("CI").is_some() {
             panic!("{msg} (required under CI)");
@@ -482,34 +484,5 @@ pub(crate) fn sdk_python(test: &str) -> Option<PathBuf> {
         eprintln!("SKIPPED {test}: {msg}");
         None
     };
-    let venv = target_dir().join("sdk-venv");
-    let py = venv.join("bin/python");
-    if venv.join(".toolstream-sdks").exists() {
-        return Some(py);
-    }
-    let base = std::env::var("TOOLSTREAM_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&base)
-        .args(["-m", "venv", venv.to_str().unwrap()])
-        .status()
-        .map(|s| s.success());
-    if ok.ok() != Some(true) {
-        return skip(&format!("could not create a venv with `{base} -m venv`"));
-    }
-    let ok = Command::new(&py)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "openai>=1.50",
-            "anthropic>=0.40",
-        ])
-        .status()
-        .map(|s| s.success());
-    if ok.ok() != Some(true) {
-        return skip("`pip install openai anthropic` failed (no pip or no access to PyPI)");
-    }
-    std::fs::write(venv.join(".toolstream-sdks"), b"openai anthropic\n").unwrap();
-    Some(py)
+    sdk_venv::sdk_python(&target_dir()).map_or_else(|msg| skip(&msg), Some)
 }
