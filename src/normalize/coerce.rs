@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::error::{pointer_push, short, Fix, FixKind};
+use super::error::{pointer_push, short, Fix, FixKind, Fixes};
 use super::options::Options;
 use super::params;
 
@@ -67,14 +67,6 @@ fn json_eq(a: &Value, b: &Value) -> bool {
         },
         _ => a == b,
     }
-}
-
-/// The cost of a list of repairs: each penalty times the depth of its path.
-pub(crate) fn cost(fixes: &[Fix]) -> u64 {
-    fixes
-        .iter()
-        .map(|f| u64::from(f.kind.penalty()) * (1 + f.path.matches('/').count() as u64))
-        .sum()
 }
 
 /// True for exactly a JSON integer literal.
@@ -333,7 +325,7 @@ impl<'a> Coercer<'a> {
         schema: &'s Value,
         path: &str,
         depth: usize,
-        fixes: &mut Vec<Fix>,
+        fixes: &mut Fixes,
     ) -> Option<Value>
     where
         'a: 's,
@@ -388,7 +380,7 @@ impl<'a> Coercer<'a> {
         members: &'s [Value],
         path: &str,
         depth: usize,
-        fixes: &mut Vec<Fix>,
+        fixes: &mut Fixes,
     ) -> Option<Value>
     where
         'a: 's,
@@ -396,17 +388,17 @@ impl<'a> Coercer<'a> {
         if members.iter().any(|m| self.conforms(v, m, depth + 1)) {
             return None;
         }
-        let mut best: Option<(u64, Value, Vec<Fix>)> = None;
+        let mut best: Option<(u64, Value, Fixes)> = None;
         let mut tie = false;
         for m in members {
-            let mut f = Vec::new();
+            let mut f = Fixes::new(fixes.max);
             let Some(n) = self.coerce(v, m, path, depth + 1, &mut f) else {
                 continue;
             };
             if !self.conforms(&n, m, depth + 1) {
                 continue;
             }
-            let c = cost(&f);
+            let c = f.cost;
             match &best {
                 Some((bc, bv, _)) if c == *bc && *bv != n => tie = true,
                 Some((bc, _, _)) if c < *bc => {
@@ -419,14 +411,14 @@ impl<'a> Coercer<'a> {
         }
         match (best, tie) {
             (Some((_, n, f)), false) => {
-                fixes.extend(f);
+                fixes.absorb(f);
                 Some(n)
             }
             _ => None,
         }
     }
 
-    fn fix(fixes: &mut Vec<Fix>, kind: FixKind, path: &str, from: &Value, to: &Value) {
+    fn fix(fixes: &mut Fixes, kind: FixKind, path: &str, from: &Value, to: &Value) {
         fixes.push(Fix {
             kind,
             path: path.to_owned(),
@@ -442,7 +434,7 @@ impl<'a> Coercer<'a> {
         schema: &'s Value,
         path: &str,
         depth: usize,
-        fixes: &mut Vec<Fix>,
+        fixes: &mut Fixes,
     ) -> Option<Value>
     where
         'a: 's,
@@ -457,7 +449,7 @@ impl<'a> Coercer<'a> {
                 None
             }
         });
-        let scalar = |fixes: &mut Vec<Fix>, kind: FixKind, to: Value| {
+        let scalar = |fixes: &mut Fixes, kind: FixKind, to: Value| {
             Self::fix(fixes, kind, path, v, &to);
             Some(to)
         };
@@ -558,12 +550,12 @@ impl<'a> Coercer<'a> {
         s: &'s Map<String, Value>,
         path: &str,
         depth: usize,
-        fixes: &mut Vec<Fix>,
+        fixes: &mut Fixes,
     ) -> Option<Value>
     where
         'a: 's,
     {
-        let mut inner = Vec::new();
+        let mut inner = Fixes::new(fixes.max);
         let item = match item_schema(s, 0) {
             Some(is) => {
                 let item = self
@@ -580,7 +572,7 @@ impl<'a> Coercer<'a> {
         };
         let wrapped = Value::Array(vec![item]);
         Self::fix(fixes, FixKind::ScalarToArray, path, v, &wrapped);
-        fixes.extend(inner);
+        fixes.absorb(inner);
         Some(wrapped)
     }
 
@@ -590,7 +582,7 @@ impl<'a> Coercer<'a> {
         s: &'s Map<String, Value>,
         path: &str,
         depth: usize,
-        fixes: &mut Vec<Fix>,
+        fixes: &mut Fixes,
     ) -> Option<Value>
     where
         'a: 's,
@@ -616,7 +608,7 @@ impl<'a> Coercer<'a> {
         schema: &'s Value,
         path: &str,
         depth: usize,
-        fixes: &mut Vec<Fix>,
+        fixes: &mut Fixes,
     ) -> Option<Value>
     where
         'a: 's,

@@ -227,6 +227,68 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+impl Fix {
+    /// The BAML-style cost of this repair: its kind's penalty times the
+    /// depth of its path.
+    pub(crate) fn cost(&self) -> u64 {
+        u64::from(self.kind.penalty()) * (1 + self.path.matches('/').count() as u64)
+    }
+}
+
+/// A call's repairs as they are made: at most `max` listed (the first
+/// ones), the others counted in `omitted`, so that input needing a repair
+/// per item reports a bounded list and nothing silently.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Fixes {
+    pub(crate) list: Vec<Fix>,
+    pub(crate) max: usize,
+    /// Repairs made but not listed.
+    pub(crate) omitted: usize,
+    /// The summed [`Fix::cost`] of every repair made, listed or not.
+    pub(crate) cost: u64,
+    /// The kinds made, listed or not (bit `kind as u32`).
+    kinds: u64,
+}
+
+impl Fixes {
+    pub(crate) fn new(max: usize) -> Self {
+        Fixes {
+            max,
+            ..Fixes::default()
+        }
+    }
+
+    fn add(&mut self, f: Fix) {
+        if self.list.len() < self.max {
+            self.list.push(f);
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    /// Records one repair.
+    pub(crate) fn push(&mut self, f: Fix) {
+        self.cost += f.cost();
+        self.kinds |= 1 << (f.kind as u32);
+        self.add(f);
+    }
+
+    /// Records the repairs of `other` after these.
+    pub(crate) fn absorb(&mut self, other: Fixes) {
+        self.cost += other.cost;
+        self.kinds |= other.kinds;
+        self.omitted += other.omitted;
+        for f in other.list {
+            self.add(f);
+        }
+    }
+
+    /// Whether a repair of `kind` was made (listed or not).
+    pub(crate) fn made(&self, kind: FixKind) -> bool {
+        self.kinds & (1 << (kind as u32)) != 0
+    }
+}
+
 /// Appends `key` to JSON pointer `path` (RFC 6901 escaping).
 pub(crate) fn pointer_push(path: &str, key: &str) -> String {
     let mut p = String::with_capacity(path.len() + key.len() + 1);

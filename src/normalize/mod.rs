@@ -49,6 +49,7 @@
 
 mod coerce;
 mod error;
+mod fast;
 pub mod feedback;
 mod names;
 mod options;
@@ -65,6 +66,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use error::Fixes;
 pub use error::{CallError, ErrorKind, Fix, FixKind, InvalidReason};
 pub use options::{NormalizeLimits, Options};
 pub use stream::{Normalized, Normalizer};
@@ -88,6 +90,8 @@ pub(crate) struct CompiledTool {
     pub(crate) schema: Value,
     validator: Option<jsonschema::Validator>,
     schema_error: Option<String>,
+    /// The schema in the fast check's subset, when it is in it.
+    pub(crate) fast: Option<fast::FastObject>,
 }
 
 impl CompiledTool {
@@ -133,13 +137,49 @@ impl std::fmt::Debug for Catalog {
 pub struct Report {
     /// The tool name as the model wrote it.
     pub written_name: String,
-    /// The repairs made, in order (the name's first).
+    /// The repairs made, in order (the name's first): at most
+    /// [`NormalizeLimits::max_repairs`] of them, the first ones.
     pub fixes: Vec<Fix>,
+    /// Repairs made but not listed in [`Report::fixes`] (over
+    /// [`NormalizeLimits::max_repairs`]): 0 unless the list is full.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fixes_omitted: usize,
     /// The problems left; empty for a valid call.
     pub errors: Vec<CallError>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl Report {
+    /// A report from the name's repair (if any) and the arguments' ones,
+    /// listing at most `max` in all.
+    pub(crate) fn build(
+        written_name: String,
+        name_fix: Option<Fix>,
+        fixes: Fixes,
+        errors: Vec<CallError>,
+        max: usize,
+    ) -> Report {
+        let mut all = Fixes::new(max);
+        if let Some(f) = name_fix {
+            all.push(f);
+        }
+        all.absorb(fixes);
+        Report {
+            written_name,
+            fixes: all.list,
+            fixes_omitted: all.omitted,
+            errors,
+        }
+    }
+
+    /// True when no repair was made (listed or omitted).
+    pub fn unrepaired(&self) -> bool {
+        self.fixes.is_empty() && self.fixes_omitted == 0
+    }
+
     /// True when the call is valid for its tool (after the repairs).
     pub fn is_ok(&self) -> bool {
         self.errors.is_empty()
@@ -200,11 +240,13 @@ impl Catalog {
                 Err(e) => (None, Some(e)),
             };
             by_name.entry(spec.name.clone()).or_insert(i);
+            let fast = schema.as_object().and_then(|m| fast::object(m, 0));
             compiled.push(CompiledTool {
                 name: spec.name.clone(),
                 schema,
                 validator,
                 schema_error,
+                fast,
             });
         }
         Catalog {
@@ -271,6 +313,16 @@ impl Catalog {
     /// The end-of-call checks of a rewritten call: copied templates, then
     /// validation of the output.
     pub(crate) fn check(&self, rw: &Rewriter) -> Vec<CallError> {
+        // The common case: a call that already fits, vouched for member by
+        // member while it streamed (see `fast`): no `Value`, no `jsonschema`.
+        if rw.fits(self.tool(rw.tool())) {
+            return Vec::new();
+        }
+        self.check_full(rw)
+    }
+
+    /// [`Catalog::check`] without the fast path.
+    pub(crate) fn check_full(&self, rw: &Rewriter) -> Vec<CallError> {
         let mut errors = rw.errors.clone();
         if !errors.is_empty() {
             return errors;
@@ -288,6 +340,16 @@ impl Catalog {
             read_apart = serde_json::from_slice(&rw.input).ok();
             read_apart.as_ref()
         };
+        // Inside the wrappers streamed into (`{"arguments": {…}}`).
+        let mut input = input;
+        for _ in 0..rw.unwraps {
+            match input {
+                Some(Value::Object(m)) if m.len() == 1 => {
+                    input = m.values().next().filter(|v| v.is_object());
+                }
+                _ => break,
+            }
+        }
         if let Some(reason) = input.and_then(|v| template::detect(v, tool.props())) {
             let mut e = CallError::new(
                 ErrorKind::InvalidArguments,
@@ -329,8 +391,8 @@ impl Catalog {
     }
 
     /// Runs the rewriter for tool `i` over the whole `arguments`.
-    fn rewrite(&self, i: usize, arguments: &[u8]) -> (Vec<u8>, Vec<Fix>, Vec<CallError>) {
-        let mut rw = Rewriter::new(i);
+    fn rewrite(&self, i: usize, arguments: &[u8]) -> (Vec<u8>, Fixes, Vec<CallError>) {
+        let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
         rw.feed(self, arguments);
         rw.finish(self);
         let errors = self.check(&rw);
@@ -340,7 +402,12 @@ impl Catalog {
     /// For a placeholder name: the one tool whose schema accepts the
     /// arguments (after normalization, with nothing dropped and every key
     /// declared), with its result.
-    pub(crate) fn rescue(&self, arguments: &[u8]) -> Option<(usize, Vec<u8>, Vec<Fix>)> {
+    /// Arguments longer than [`NormalizeLimits::max_held_call_bytes`] are
+    /// not tried (a stream could not hold them).
+    pub(crate) fn rescue(&self, arguments: &[u8]) -> Option<(usize, Vec<u8>, Fixes)> {
+        if arguments.len() > self.options.limits.max_held_call_bytes {
+            return None;
+        }
         let mut found = None;
         for i in 0..self.tools.len() {
             if self.names[..i].contains(&self.names[i]) {
@@ -356,7 +423,7 @@ impl Catalog {
                 })
             };
             let fits = errors.is_empty()
-                && !fixes.iter().any(|f| f.kind == FixKind::DroppedParameter)
+                && !fixes.made(FixKind::DroppedParameter)
                 && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
             if fits {
                 if found.is_some() {
@@ -391,33 +458,36 @@ impl Catalog {
         (c, out.report)
     }
 
+    /// The repair of a placeholder name resolved to tool `i`.
+    pub(crate) fn placeholder_fix(&self, written: &str, i: usize) -> Fix {
+        Fix {
+            kind: FixKind::NamePlaceholder,
+            path: String::new(),
+            from: Some(written.to_owned()),
+            to: Some(self.names[i].clone()),
+        }
+    }
+
     fn normalize_bytes(&self, name: &str, arguments: &[u8]) -> Outcome {
         let mut report = Report {
             written_name: name.to_owned(),
             ..Report::default()
         };
+        let max = self.options.limits.max_repairs;
         let verbatim = || String::from_utf8_lossy(arguments).into_owned();
         match self.resolve(name) {
             Resolution::Tool(i, fix) => {
-                report.fixes.extend(fix);
                 let (out, fixes, errors) = self.rewrite(i, arguments);
-                report.fixes.extend(fixes);
-                report.errors = errors;
                 Outcome {
                     name: self.names[i].clone(),
                     arguments: utf8(out),
-                    report,
+                    report: Report::build(name.to_owned(), fix, fixes, errors, max),
                 }
             }
             Resolution::Placeholder => match self.rescue(arguments) {
                 Some((i, out, fixes)) => {
-                    report.fixes.push(Fix {
-                        kind: FixKind::NamePlaceholder,
-                        path: String::new(),
-                        from: Some(name.to_owned()),
-                        to: Some(self.names[i].clone()),
-                    });
-                    report.fixes.extend(fixes);
+                    let fix = Some(self.placeholder_fix(name, i));
+                    let report = Report::build(name.to_owned(), fix, fixes, Vec::new(), max);
                     Outcome {
                         name: self.names[i].clone(),
                         arguments: utf8(out),

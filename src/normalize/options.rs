@@ -103,6 +103,23 @@ pub struct NormalizeLimits {
     pub max_errors: usize,
     /// Offered names listed in an `unknown_tool` error and its feedback.
     pub max_suggestions: usize,
+    /// Repairs listed per call (default 1,000), like the parser's
+    /// [`crate::Limits::max_repairs`]: the repairs are all made (the
+    /// arguments do not depend on it), the first ones are listed in
+    /// [`super::Report::fixes`] and the others counted in
+    /// [`super::Report::fixes_omitted`]. Input needing a repair per item
+    /// (100,000 numbers written as strings) so reports a bounded list.
+    pub max_repairs: usize,
+    /// Input bytes held back, at most, where arguments cannot stream until
+    /// more is known (default 256 KiB): arguments that are not an object
+    /// (a JSON string of them, a bare value), a schema's shell
+    /// (`{"type": "object", "properties": …}`), a call with a placeholder
+    /// name (its tool is chosen from the whole arguments), and the inner
+    /// object of a wrapper (`{"arguments": {…}}`) until it is known to be
+    /// alone. Past it: a wrapper's members stream and any members after it
+    /// join them; other arguments pass through as written (not an object:
+    /// reported as `invalid_arguments`; a placeholder name: `unknown_tool`).
+    pub max_held_call_bytes: usize,
 }
 
 impl Default for NormalizeLimits {
@@ -113,6 +130,8 @@ impl Default for NormalizeLimits {
             max_depth: 32,
             max_errors: 16,
             max_suggestions: 8,
+            max_repairs: 1_000,
+            max_held_call_bytes: 256 << 10,
         }
     }
 }

@@ -20,12 +20,20 @@
 //! number of times (strings are skipped with `memchr`), so the work is
 //! linear.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::coerce::KeyPlan;
-use super::error::{pointer_push, CallError, Fix, FixKind};
+use super::error::{pointer_push, CallError, Fix, FixKind, Fixes};
+use super::fast::Fast;
 use super::structure;
-use super::Catalog;
+use super::template::{is_placeholder_text, MAX_PLACEHOLDER};
+use super::{Catalog, CompiledTool};
+
+/// Raw bytes of a streamed string kept to tell whether it is a placeholder
+/// (an escape is at most 6 bytes for one byte of text).
+const PLACEHOLDER_RAW: usize = 6 * MAX_PLACEHOLDER + 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -41,8 +49,12 @@ enum Mode {
 enum St {
     /// Before the first non-whitespace byte.
     Lead,
-    /// Not an object, or a wrapper candidate: held whole until the end.
+    /// Not an object, or a wrapper candidate whose value is not an object:
+    /// held whole until the end (at most `max_held_call_bytes`).
     HoldAll,
+    /// After the inner object of a wrapper: its enclosing object's `}`
+    /// (the wrapper was alone) or `,` (it was not) comes next.
+    WrapEnd,
     /// In the object, between members.
     Between,
     /// In a key string.
@@ -65,6 +77,11 @@ struct Scan {
     in_str: bool,
     esc: bool,
     scalar: bool,
+    /// Hex digits still expected of a `\u` escape.
+    hex: u8,
+    /// The value is not strict JSON (a bad escape, a raw control byte, a
+    /// lone surrogate escape is possible): the fast check does not vouch for it.
+    bad: bool,
 }
 
 enum Step {
@@ -87,8 +104,25 @@ impl Scan {
             return Step::More;
         }
         if self.in_str {
+            if self.hex > 0 && b != b'"' {
+                // `\uD…`: maybe half a surrogate pair, left to the full check.
+                self.bad |= !b.is_ascii_hexdigit() || (self.hex == 4 && (b | 0x20) == b'd');
+                self.hex -= 1;
+                return Step::More;
+            }
+            if self.hex > 0 {
+                self.hex = 0;
+                self.bad = true;
+            }
             if self.esc {
                 self.esc = false;
+                match b {
+                    b'u' => self.hex = 4,
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    _ => self.bad = true,
+                }
+            } else if b < 0x20 {
+                self.bad = true;
             } else if b == b'\\' {
                 self.esc = true;
             } else if b == b'"' {
@@ -142,8 +176,28 @@ pub(crate) struct Rewriter {
     scan: Scan,
     emitted_any: bool,
     members: usize,
-    taken: Vec<String>,
-    pub(crate) fixes: Vec<Fix>,
+    taken: HashSet<String>,
+    /// So far, every member is vouched for by the tool's fast check.
+    fast: bool,
+    /// So far, every member's value (as written) is a placeholder text.
+    all_placeholders: bool,
+    /// The start of the streamed string being read, while
+    /// `all_placeholders` holds (at most `PLACEHOLDER_RAW` bytes).
+    streamed: Vec<u8>,
+    /// A wrapper key (first in its object) waiting for its value.
+    wrap_pending: Option<String>,
+    /// Wrapper objects entered and not yet closed.
+    nest: usize,
+    /// Wrappers entered while streaming.
+    pub(crate) unwraps: usize,
+    /// Output is held back until the first wrapper is known to be alone
+    /// (or `max_held_call_bytes` of input went by).
+    probing: bool,
+    /// Output bytes handed out already.
+    sent: usize,
+    /// Input offset of the chunk being run.
+    base: usize,
+    pub(crate) fixes: Fixes,
     pub(crate) errors: Vec<CallError>,
     /// Every input byte (for the end-of-call checks).
     pub(crate) input: Vec<u8>,
@@ -154,7 +208,8 @@ pub(crate) struct Rewriter {
 }
 
 impl Rewriter {
-    pub(crate) fn new(tool: usize) -> Self {
+    /// A rewriter for tool `tool`, listing at most `max_repairs` repairs.
+    pub(crate) fn new(tool: usize, max_repairs: usize) -> Self {
         Rewriter {
             tool,
             st: St::Lead,
@@ -169,8 +224,17 @@ impl Rewriter {
             scan: Scan::default(),
             emitted_any: false,
             members: 0,
-            taken: Vec::new(),
-            fixes: Vec::new(),
+            taken: HashSet::new(),
+            fast: true,
+            all_placeholders: true,
+            streamed: Vec::new(),
+            wrap_pending: None,
+            nest: 0,
+            unwraps: 0,
+            probing: false,
+            sent: 0,
+            base: 0,
+            fixes: Fixes::new(max_repairs),
             errors: Vec::new(),
             input: Vec::new(),
             output: Vec::new(),
@@ -186,14 +250,42 @@ impl Rewriter {
     /// Feeds the next piece of the arguments text; returns what to emit for it.
     pub(crate) fn feed(&mut self, cat: &Catalog, bytes: &[u8]) -> Vec<u8> {
         self.input.extend_from_slice(bytes);
-        let mark = self.output.len();
+        self.base = self.input.len() - bytes.len();
         self.run(cat, bytes);
-        self.output[mark..].to_vec()
+        if self.probing
+            && self.st != St::Done
+            && self.input.len() <= cat.options().limits.max_held_call_bytes
+        {
+            return Vec::new();
+        }
+        self.take_output()
+    }
+
+    /// The output not handed out yet.
+    fn take_output(&mut self) -> Vec<u8> {
+        let out = self.output[self.sent..].to_vec();
+        self.sent = self.output.len();
+        out
+    }
+
+    /// Starts again from the first byte with wrapper detection off, over
+    /// the first `upto` input bytes (at most `max_held_call_bytes`: nothing
+    /// was handed out yet).
+    fn restart(&mut self, cat: &Catalog, upto: usize) {
+        let input = std::mem::take(&mut self.input);
+        let mut fresh = Rewriter::new(self.tool, self.fixes.max);
+        fresh.wrappers = false;
+        fresh.run(cat, &input[..upto]);
+        fresh.input = input;
+        fresh.base = self.base;
+        *self = fresh;
     }
 
     /// Ends the arguments; returns what is left to emit.
     pub(crate) fn finish(&mut self, cat: &Catalog) -> Vec<u8> {
-        let mark = self.output.len();
+        if self.st != St::Done {
+            self.fast = false;
+        }
         match self.st {
             St::Done | St::Broken => {}
             St::Lead => {
@@ -217,11 +309,12 @@ impl Rewriter {
             _ => self.broken(),
         }
         self.st = St::Done;
-        self.output[mark..].to_vec()
+        self.take_output()
     }
 
     /// Writes what was held verbatim and passes the rest through.
     fn broken(&mut self) {
+        self.fast = false;
         if !self.open && !matches!(self.st, St::Lead | St::HoldAll | St::Done) {
             self.output.push(b'{');
             self.open = true;
@@ -251,8 +344,41 @@ impl Rewriter {
                 }
                 St::HoldAll => {
                     self.held.extend_from_slice(&bytes[i..]);
+                    if self.held.len() > cat.options().limits.max_held_call_bytes {
+                        // Too long to hold: an object is read as it is
+                        // (no wrapper removed); anything else passes
+                        // through as written (and is reported).
+                        if self.held.first() == Some(&b'{') {
+                            self.restart(cat, self.base + bytes.len());
+                        } else {
+                            self.broken();
+                        }
+                    }
                     return;
                 }
+                St::WrapEnd => match b {
+                    b' ' | b'\t' | b'\r' | b'\n' => {}
+                    b'}' if self.nest > 0 => self.nest -= 1,
+                    b'}' => self.close(),
+                    b',' if self.wrappers
+                        && self.base + i <= cat.options().limits.max_held_call_bytes =>
+                    {
+                        // Not alone: not a wrapper. Read again as it is.
+                        self.restart(cat, self.base + i);
+                        continue;
+                    }
+                    b',' => {
+                        // Past the hold: its members were streamed; the
+                        // members after it join them.
+                        self.sep.clear();
+                        self.sep.push(b);
+                        self.st = St::Between;
+                    }
+                    _ => {
+                        self.broken();
+                        continue;
+                    }
+                },
                 St::Lead => {
                     if b == b'{' {
                         self.st = St::Between;
@@ -267,13 +393,13 @@ impl Rewriter {
                         self.key_raw.push(b);
                         self.st = St::Key { esc: false };
                     }
-                    b'}' => {
-                        self.write_open();
-                        let sep = std::mem::take(&mut self.sep);
-                        self.output.extend(sep.iter().filter(|&&c| c != b','));
-                        self.output.push(b'}');
-                        self.st = St::Done;
+                    b'}' if self.nest > 0 => {
+                        // The end of a wrapper's inner object.
+                        self.nest -= 1;
+                        self.sep.clear();
+                        self.st = St::WrapEnd;
                     }
+                    b'}' => self.close(),
                     b',' | b' ' | b'\t' | b'\r' | b'\n' => self.sep.push(b),
                     _ => {
                         self.broken();
@@ -315,6 +441,22 @@ impl Rewriter {
                     } else if !colon {
                         self.broken();
                         continue;
+                    } else if let Some(key) = self.wrap_pending.take() {
+                        if b == b'{' {
+                            self.enter(key);
+                        } else if self.nest == 0 {
+                            let mut held = vec![b'{'];
+                            held.append(&mut self.sep);
+                            held.append(&mut self.key_raw);
+                            held.append(&mut self.colon);
+                            self.held = held;
+                            self.st = St::HoldAll;
+                            continue;
+                        } else {
+                            self.member_key(cat, key);
+                            self.value_start(cat, b);
+                            continue;
+                        }
                     } else {
                         self.value_start(cat, b);
                         continue;
@@ -322,10 +464,11 @@ impl Rewriter {
                 }
                 St::Value(mode) => {
                     // Bulk over string contents.
-                    if self.scan.in_str && !self.scan.esc {
+                    if self.scan.in_str && !self.scan.esc && self.scan.hex == 0 {
                         let rest = &bytes[i..];
                         let n = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
                         if n > 0 {
+                            self.scan.bad |= rest[..n].iter().fold(false, |a, &c| a | (c < 0x20));
                             self.take(cat, mode, &rest[..n]);
                             i += n;
                             continue;
@@ -348,6 +491,35 @@ impl Rewriter {
         }
     }
 
+    /// The object's closing brace.
+    fn close(&mut self) {
+        self.write_open();
+        let sep = std::mem::take(&mut self.sep);
+        self.output.extend(sep.iter().filter(|&&c| c != b','));
+        self.output.push(b'}');
+        self.probing = false;
+        self.st = St::Done;
+    }
+
+    /// Enters the object value of wrapper `key`: its members are read as
+    /// the arguments' own, streamed once the wrapper is known to be alone.
+    fn enter(&mut self, key: String) {
+        self.fixes.push(Fix {
+            kind: FixKind::UnwrappedArguments,
+            path: String::new(),
+            from: Some(key),
+            to: None,
+        });
+        self.nest += 1;
+        self.unwraps += 1;
+        self.members = 0;
+        self.probing = true;
+        self.sep.clear();
+        self.key_raw.clear();
+        self.colon.clear();
+        self.st = St::Between;
+    }
+
     /// Writes the `{` if it is not written yet.
     fn write_open(&mut self) {
         if !self.open {
@@ -367,17 +539,42 @@ impl Rewriter {
         let opts = cat.options();
         if self.wrappers && self.members == 0 && opts.structure && structure::is_wrapper(tool, &key)
         {
-            let mut held = vec![b'{'];
-            held.append(&mut self.sep);
-            held.append(&mut self.key_raw);
-            self.held = held;
-            self.st = St::HoldAll;
-            return false;
+            self.fast = false;
+            if structure::is_shell_key(&key) {
+                // `{"type": "object", "properties": …}`: held whole.
+                if self.nest == 0 {
+                    let mut held = vec![b'{'];
+                    held.append(&mut self.sep);
+                    held.append(&mut self.key_raw);
+                    self.held = held;
+                    self.st = St::HoldAll;
+                    return false;
+                }
+            } else if self.nest < structure::MAX_DECODES {
+                // Streamed into if its value is an object.
+                self.wrap_pending = Some(key);
+                self.colon.clear();
+                return true;
+            }
         }
+        self.member_key(cat, key);
+        true
+    }
+
+    /// Plans member `key` (declared, renamed, dropped).
+    fn member_key(&mut self, cat: &Catalog, key: String) {
+        let tool = cat.tool(self.tool);
         self.members += 1;
         let c = cat.coercer(self.tool);
         let taken = &self.taken;
-        self.plan = c.plan_key(&tool.schema, &key, &|k| taken.iter().any(|t| t == k));
+        self.plan = c.plan_key(&tool.schema, &key, &|k| taken.contains(k));
+        // Vouched for only as written, declared, and once.
+        if self.plan != KeyPlan::Keep
+            || self.taken.contains(&key)
+            || !tool.props().is_some_and(|p| p.contains_key(&key))
+        {
+            self.fast = false;
+        }
         self.key = match &self.plan {
             KeyPlan::Rename(to) => {
                 self.fixes.push(Fix {
@@ -401,7 +598,6 @@ impl Rewriter {
             KeyPlan::Keep => key,
         };
         self.colon.clear();
-        true
     }
 
     fn value_start(&mut self, cat: &Catalog, b: u8) {
@@ -418,6 +614,10 @@ impl Rewriter {
         };
         self.held.clear();
         if mode == Mode::Stream {
+            if !fast_prop(tool, &self.key).is_some_and(Fast::any_string) {
+                self.fast = false;
+            }
+            self.streamed.clear();
             self.write_head();
         }
         self.st = St::Value(mode);
@@ -426,6 +626,10 @@ impl Rewriter {
     /// Writes the member's separator, key and colon.
     fn write_head(&mut self) {
         self.write_open();
+        if self.emitted_any && self.sep.iter().filter(|&&c| c == b',').count() != 1 {
+            // `{"a": 1 "b": 2}`, `{"a": 1,, "b": 2}`: written as they came.
+            self.fast = false;
+        }
         if self.emitted_any {
             self.output.append(&mut self.sep);
         } else {
@@ -435,17 +639,26 @@ impl Rewriter {
         self.output.append(&mut self.key_raw);
         self.output.append(&mut self.colon);
         self.emitted_any = true;
-        self.taken.push(self.key.clone());
+        self.taken.insert(self.key.clone());
     }
 
     fn take(&mut self, cat: &Catalog, mode: Mode, bytes: &[u8]) {
         match mode {
-            Mode::Stream => self.output.extend_from_slice(bytes),
+            Mode::Stream => {
+                self.output.extend_from_slice(bytes);
+                if self.all_placeholders && self.streamed.len() <= PLACEHOLDER_RAW {
+                    let room = PLACEHOLDER_RAW + 1 - self.streamed.len();
+                    self.streamed
+                        .extend_from_slice(&bytes[..bytes.len().min(room)]);
+                }
+            }
             Mode::Skip => {}
             Mode::Hold => {
                 self.held.extend_from_slice(bytes);
                 if self.held.len() > cat.options().limits.max_held_bytes {
                     // Too long to hold: written as it is from here on.
+                    self.fast = false;
+                    self.all_placeholders = false;
                     self.write_head();
                     self.output.append(&mut self.held);
                     self.st = St::Value(Mode::Stream);
@@ -455,6 +668,15 @@ impl Rewriter {
     }
 
     fn value_end(&mut self, cat: &Catalog) {
+        if self.scan.bad {
+            self.fast = false;
+        }
+        if self.st == St::Value(Mode::Stream) && self.all_placeholders {
+            // A streamed value is a string: a placeholder only when short.
+            self.all_placeholders = self.streamed.len() <= PLACEHOLDER_RAW
+                && serde_json::from_slice::<String>(&self.streamed)
+                    .is_ok_and(|t| is_placeholder_text(&t));
+        }
         if self.st == St::Value(Mode::Hold) {
             self.end_held(cat);
         }
@@ -472,10 +694,13 @@ impl Rewriter {
         let tool = cat.tool(self.tool);
         let c = cat.coercer(self.tool);
         let Ok(v) = serde_json::from_slice::<Value>(&self.held) else {
+            self.fast = false;
+            self.all_placeholders = false;
             self.write_head();
             self.output.append(&mut self.held);
             return;
         };
+        self.all_placeholders &= v.as_str().is_some_and(is_placeholder_text);
         let path = pointer_push("", &self.key);
         if v.is_null() && c.drops_null(&tool.schema, &self.key) {
             self.fixes.push(Fix {
@@ -491,6 +716,9 @@ impl Rewriter {
         let coerced = c
             .value_schema(&tool.schema, &self.key)
             .and_then(|vs| c.coerce(&v, vs, &path, 1, &mut self.fixes));
+        let fits =
+            fast_prop(tool, &self.key).is_some_and(|f| f.accepts(coerced.as_ref().unwrap_or(&v)));
+        self.fast &= fits;
         self.write_head();
         match coerced {
             Some(n) => {
@@ -502,16 +730,36 @@ impl Rewriter {
         }
     }
 
+    /// True when the call is known valid for `tool` without the full
+    /// check: every member vouched for as it streamed, the required ones
+    /// present, the output strict JSON, and not a copied template.
+    pub(crate) fn fits(&self, tool: &CompiledTool) -> bool {
+        let Some(schema) = &tool.fast else {
+            return false;
+        };
+        self.fast
+            && self.errors.is_empty()
+            && self.decoded.is_none()
+            && !(self.members > 0 && self.all_placeholders)
+            && schema.required.iter().all(|r| self.taken.contains(r))
+            && std::str::from_utf8(&self.output).is_ok()
+    }
+
     /// Runs a fresh rewriter (no wrapper detection) over `text` and takes
     /// its output, repairs and errors as this one's.
     pub(crate) fn nested(&mut self, cat: &Catalog, text: &[u8]) {
-        let mut inner = Rewriter::new(self.tool);
+        let mut inner = Rewriter::new(self.tool, self.fixes.max);
         inner.wrappers = false;
         inner.input.extend_from_slice(text);
         inner.run(cat, text);
         inner.finish(cat);
         self.output.append(&mut inner.output);
-        self.fixes.append(&mut inner.fixes);
+        self.fixes.absorb(std::mem::take(&mut inner.fixes));
         self.errors.append(&mut inner.errors);
     }
+}
+
+/// The fast check of `tool`'s declared property `key`, if it has one.
+fn fast_prop<'t>(tool: &'t CompiledTool, key: &str) -> Option<&'t Fast> {
+    tool.fast.as_ref()?.props.get(key)?.as_ref()
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::event::{Delta, Event, Span, ToolCall};
 
-use super::error::{Fix, FixKind};
+use super::error::Fix;
 use super::names::Resolution;
 use super::rewrite::Rewriter;
 use super::{Catalog, Report};
@@ -50,8 +50,9 @@ enum CallState {
         start: Span,
         args: Vec<u8>,
     },
-    /// No tool: passed through as written, reported at its end.
-    Unknown { written: String },
+    /// No tool: passed through as written, reported at its end (`placeholder`:
+    /// a placeholder name whose arguments grew too long to hold).
+    Unknown { written: String, placeholder: bool },
 }
 
 /// The streaming normalizer: feed it the events of a parser or stream
@@ -136,7 +137,7 @@ impl Normalizer {
                             span,
                         }));
                         CallState::Live {
-                            rw: Box::new(Rewriter::new(i)),
+                            rw: Box::new(Rewriter::new(i, cat.options().limits.max_repairs)),
                             name: resolved,
                             fix,
                             written: name,
@@ -155,7 +156,10 @@ impl Normalizer {
                             name: name.clone(),
                             span,
                         }));
-                        CallState::Unknown { written: name }
+                        CallState::Unknown {
+                            written: name,
+                            placeholder: false,
+                        }
                     }
                 };
                 self.calls.insert(index, state);
@@ -173,7 +177,35 @@ impl Normalizer {
                     };
                     out.push(Normalized::plain(Event::ToolArgs { index, delta, span }));
                 }
-                Some(CallState::Held { args, .. }) => args.extend_from_slice(&delta),
+                Some(CallState::Held { args, .. }) => {
+                    args.extend_from_slice(&delta);
+                    if args.len() > cat.options().limits.max_held_call_bytes {
+                        // Too long to hold: no tool will be chosen (as
+                        // `Catalog::rescue` says); passed on as written.
+                        if let Some(CallState::Held {
+                            id,
+                            written,
+                            start,
+                            args,
+                        }) = self.calls.remove(&index)
+                        {
+                            out.push(Normalized::plain(Event::ToolStart {
+                                index,
+                                id,
+                                name: written.clone(),
+                                span: start,
+                            }));
+                            push_args(out, index, &args, span);
+                            self.calls.insert(
+                                index,
+                                CallState::Unknown {
+                                    written,
+                                    placeholder: true,
+                                },
+                            );
+                        }
+                    }
+                }
                 Some(CallState::Unknown { .. }) | None => {
                     out.push(Normalized::plain(Event::ToolArgs { index, delta, span }))
                 }
@@ -203,13 +235,14 @@ impl Normalizer {
                 let errors = cat.check(&rw);
                 call.name = name;
                 call.arguments = super::utf8(std::mem::take(&mut rw.output));
-                let mut fixes: Vec<Fix> = fix.into_iter().collect();
-                fixes.append(&mut rw.fixes);
-                Report {
-                    written_name: written,
+                let fixes = std::mem::take(&mut rw.fixes);
+                Report::build(
+                    written,
+                    fix,
                     fixes,
                     errors,
-                }
+                    cat.options().limits.max_repairs,
+                )
             }
             Some(CallState::Held {
                 id,
@@ -224,26 +257,21 @@ impl Normalizer {
                 };
                 let (name, text, report) = match cat.rescue(&args) {
                     Some((i, text, fixes)) => {
-                        let mut all = vec![Fix {
-                            kind: FixKind::NamePlaceholder,
-                            path: String::new(),
-                            from: Some(written.clone()),
-                            to: Some(cat.names()[i].clone()),
-                        }];
-                        all.extend(fixes);
-                        let report = Report {
-                            written_name: written.clone(),
-                            fixes: all,
-                            errors: Vec::new(),
-                        };
+                        let report = Report::build(
+                            written.clone(),
+                            Some(cat.placeholder_fix(&written, i)),
+                            fixes,
+                            Vec::new(),
+                            cat.options().limits.max_repairs,
+                        );
                         (cat.names()[i].clone(), text, report)
                     }
                     None => {
                         let errors = vec![cat.unknown(&written, true)];
                         let report = Report {
                             written_name: written.clone(),
-                            fixes: Vec::new(),
                             errors,
+                            ..Report::default()
                         };
                         (written.clone(), args, report)
                     }
@@ -259,10 +287,13 @@ impl Normalizer {
                 call.arguments = super::utf8(text);
                 report
             }
-            Some(CallState::Unknown { written }) => Report {
-                errors: vec![cat.unknown(&written, false)],
+            Some(CallState::Unknown {
+                written,
+                placeholder,
+            }) => Report {
+                errors: vec![cat.unknown(&written, placeholder)],
                 written_name: written,
-                fixes: Vec::new(),
+                ..Report::default()
             },
             None => {
                 // An end without a start: normalized whole.

@@ -16,8 +16,9 @@ use super::{Catalog, CompiledTool};
 /// Keys models wrap arguments in.
 const WRAPPERS: &[&str] = &["arguments", "parameters", "input", "params", "args"];
 
-/// Encodings undone at most (a string in a string in a string).
-const MAX_DECODES: usize = 3;
+/// Encodings undone at most (a string in a string in a string), and
+/// wrappers entered at most.
+pub(crate) const MAX_DECODES: usize = 3;
 
 /// Keys of a schema's shell that models wrap real values in
 /// (`{"type": "object", "properties": {"city": "Paris"}}`).
@@ -30,6 +31,12 @@ const SHELL: &[&str] = &[
     "$schema",
     "additionalProperties",
 ];
+
+/// True for the keys of a schema's shell that start a held wrapper
+/// candidate (`type`, `properties`), as opposed to a streamed one.
+pub(crate) fn is_shell_key(key: &str) -> bool {
+    key == "type" || key == "properties"
+}
 
 /// True when `key`, first in the arguments, may wrap the real ones.
 pub(crate) fn is_wrapper(tool: &CompiledTool, key: &str) -> bool {

@@ -48,9 +48,17 @@ pub(crate) fn is_schema_like(v: &Value) -> bool {
     }
 }
 
+/// Longest text (in bytes, as written) taken for a placeholder: a longer
+/// one is a real value. It bounds what the rewriter keeps of a streamed
+/// string to tell.
+pub(crate) const MAX_PLACEHOLDER: usize = 256;
+
 /// True for a placeholder text from a format example: `<value>`,
 /// `<args-json-object>`, `...`, `value1`, `{...}`.
 pub(crate) fn is_placeholder_text(s: &str) -> bool {
+    if s.len() > MAX_PLACEHOLDER {
+        return false;
+    }
     let t = s.trim();
     if matches!(t, "..." | "…" | "{...}" | "[...]" | "<...>") {
         return true;

@@ -612,3 +612,287 @@ fn a_catalog_and_a_normalizer_can_be_shared_across_threads() {
     shared::<Catalog>();
     sent::<Normalizer>();
 }
+
+#[test]
+fn repair_lists_are_capped_and_the_rest_counted() {
+    let t = bfcl();
+    let args = r#"{"elements": ["1", "2", "3", "4", "5"], "ascending": "true"}"#;
+    let want = r#"{"elements": [1,2,3,4,5], "ascending": true}"#;
+    for (max, listed) in [(0, 0), (1, 1), (3, 3), (usize::MAX, 7)] {
+        let cat = Catalog::with_options(
+            &t,
+            Options {
+                limits: NormalizeLimits {
+                    max_repairs: max,
+                    ..NormalizeLimits::default()
+                },
+                ..Options::default()
+            },
+        );
+        let o = cat.normalize("Sort_List", args);
+        // The repairs are all made; only the list is cut (the name's first).
+        assert_eq!(o.arguments, want, "max {max}");
+        assert!(o.report.is_ok());
+        assert_eq!(o.report.fixes.len(), listed, "max {max}");
+        assert_eq!(o.report.fixes_omitted, 7 - listed, "max {max}");
+        assert!(!o.report.unrepaired());
+        if listed > 0 {
+            assert_eq!(o.report.fixes[0].kind, FixKind::NameCase);
+        }
+        // Streaming agrees at every chunking.
+        let cat = Arc::new(cat);
+        for chunk in [1, 5, args.len()] {
+            let (_, call, report) = stream(&cat, "Sort_List", args, chunk);
+            assert_eq!(call.arguments, want);
+            assert_eq!(report, o.report, "max {max} @{chunk}");
+        }
+    }
+    // A union's choice counts the repairs it made even when none is listed.
+    let u = tools(
+        json!([{"name": "u", "parameters": {"type": "object", "properties": {
+        "b": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "boolean"}]}}}}]),
+    );
+    let cat = Catalog::with_options(
+        &u,
+        Options {
+            limits: NormalizeLimits {
+                max_repairs: 0,
+                ..NormalizeLimits::default()
+            },
+            ..Options::default()
+        },
+    );
+    let o = cat.normalize("u", r#"{"b": "true"}"#);
+    assert_eq!(o.arguments_value(), json!({"b": true}));
+    assert_eq!((o.report.fixes.len(), o.report.fixes_omitted), (0, 1));
+}
+
+/// The fast path never vouches for a call the full check rejects: every
+/// call of `corpus/real/` (with its tools) and of the rule tests' schemas,
+/// as written and with its arguments cut short or altered.
+#[test]
+fn the_fast_path_agrees_with_the_full_check() {
+    let mut cases: Vec<(Arc<Catalog>, String, String)> = Vec::new();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/real");
+    for f in ["smollm2-135m.jsonl", "gemma3-270m.jsonl"] {
+        let text = std::fs::read_to_string(format!("{dir}/{f}")).expect("corpus/real");
+        for line in text.lines() {
+            let row: Value = serde_json::from_str(line).unwrap();
+            let Ok((t, _)) = read_tools_value(&row["tools"]) else {
+                continue;
+            };
+            let cat = Arc::new(Catalog::new(&t));
+            let parsed = crate::parse(
+                row["text"].as_str().unwrap_or_default().as_bytes(),
+                &crate::Config::default().with_tools(t.clone()),
+            );
+            for c in parsed.calls {
+                cases.push((cat.clone(), c.name.clone(), c.arguments.clone()));
+            }
+        }
+    }
+    let cc = Arc::new(Catalog::new(&claude_code()));
+    let b = Arc::new(Catalog::new(&bfcl()));
+    for (cat, name, args) in [
+        (&cc, "Read", r#"{"file_path": "/etc/hosts", "limit": 20}"#),
+        (&cc, "Read", r#"{"file_path": "/etc/hosts", "limit": 2.0}"#),
+        (&cc, "Read", r#"{"file_path": "a\u0001", "limit": 2}"#),
+        (&cc, "Read", r#"{"file_path": "\ud800", "limit": 2}"#),
+        (&cc, "Read", r#"{"file_path": "\q"}"#),
+        (&cc, "Read", r#"{"file_path": "a" "limit": 2}"#),
+        (&cc, "Read", r#"{"file_path": "a",, "limit": 2}"#),
+        (&cc, "Read", r#"{"file_path": "a", "file_path": "<path>"}"#),
+        (&cc, "Read", r#"{"file_path": "<file-path>"}"#),
+        (&cc, "Bash", r#"{"command": "ls", "timeout": 5}"#),
+        (
+            &cc,
+            "Edit",
+            r#"{"file_path": "/a", "old_string": "a", "new_string": "b"}"#,
+        ),
+        (
+            &b,
+            "sort_list",
+            r#"{"elements": [1, 2], "ascending": true}"#,
+        ),
+        (&b, "sort_list", r#"{"elements": [1, "2"]}"#),
+        (
+            &b,
+            "get_stock_info",
+            r#"{"company_name": "X", "detail_level": "summary"}"#,
+        ),
+        (
+            &b,
+            "get_stock_info",
+            r#"{"company_name": "X", "detail_level": "Summary"}"#,
+        ),
+        (&b, "math.hypot", r#"{"x": 1, "y": 2e400}"#),
+    ] {
+        cases.push((cat.clone(), name.into(), args.into()));
+    }
+    let (mut fast, mut total) = (0, 0);
+    for (cat, name, args) in &cases {
+        let Resolution::Tool(i, _) = cat.resolve(name) else {
+            continue;
+        };
+        let variants = [
+            args.clone(),
+            args[..args.len() / 2].to_owned(),
+            args.replacen(':', ": \"", 1),
+            args.replacen(", \"", ", \"x", 1),
+        ];
+        for a in variants {
+            let mut rw = Rewriter::new(i, 1000);
+            rw.feed(cat, a.as_bytes());
+            rw.finish(cat);
+            total += 1;
+            if rw.fits(cat.tool(i)) {
+                fast += 1;
+                assert_eq!(cat.check_full(&rw), vec![], "{name} {a}");
+            }
+        }
+    }
+    println!("fast path taken for {fast} of {total} calls");
+    assert!(fast * 2 > total / 4, "{fast} of {total}");
+}
+
+fn with_limits(t: &Tools, limits: NormalizeLimits) -> Arc<Catalog> {
+    Arc::new(Catalog::with_options(
+        t,
+        Options {
+            limits,
+            ..Options::default()
+        },
+    ))
+}
+
+/// Wrappers stream once known to be alone; what is held whole is bounded
+/// by `max_held_call_bytes`; streaming equals one-shot at every split on
+/// both sides of the bound, and the deltas add up to valid JSON.
+#[test]
+fn wrappers_stream_and_holds_are_bounded() {
+    let cc = claude_code();
+    let small = with_limits(
+        &cc,
+        NormalizeLimits {
+            max_held_call_bytes: 24,
+            ..NormalizeLimits::default()
+        },
+    );
+    let big = Arc::new(Catalog::new(&cc));
+    let cases = [
+        r#"{"arguments": {"command": "ls", "timeout": "100"}}"#,
+        r#"{"arguments": {"command": "ls"}, "timeout": 5}"#,
+        r#"{"parameters": {"arguments": {"command": "ls"}}}"#,
+        r#""{\"command\": \"ls -la /tmp/some/long/path\"}""#,
+        r#"{"type": "object", "properties": {"command": "ls"}}"#,
+        r#"{"Bash": {"command": "ls"}} "#,
+    ];
+    for cat in [&small, &big] {
+        for args in cases {
+            let one = cat.normalize("Bash", args);
+            let v: Value = serde_json::from_str(&one.arguments).expect(&one.arguments);
+            assert!(v.is_object() || !one.report.is_ok(), "{args}");
+            for chunk in 1..=args.len() {
+                let (out, call, report) = stream(cat, "Bash", args, chunk);
+                assert_eq!(deltas(&out), call.arguments, "{args} @{chunk}");
+                assert_eq!(call.arguments, one.arguments, "{args} @{chunk}");
+                assert_eq!(report, one.report, "{args} @{chunk}");
+            }
+        }
+    }
+    let run = |cat: &Catalog, args: &str| {
+        let o = cat.normalize("Bash", args);
+        (o.arguments_value(), kinds(&o), o.report.is_ok())
+    };
+    let unwrapped = (
+        json!({"command": "ls", "timeout": 100}),
+        vec![FixKind::UnwrappedArguments, FixKind::StringToNumber],
+        true,
+    );
+    assert_eq!(run(&big, cases[0]), unwrapped);
+    assert_eq!(run(&small, cases[0]), unwrapped);
+    // Not alone: not a wrapper (dropped, as Bash declares no `arguments`)…
+    let (_, k, ok) = run(&big, cases[1]);
+    assert_eq!((k, ok), (vec![FixKind::DroppedParameter], false));
+    // … unless its members streamed already (past the hold): joined.
+    assert_eq!(
+        run(&small, cases[1]),
+        (
+            json!({"command": "ls", "timeout": 5}),
+            vec![FixKind::UnwrappedArguments],
+            true
+        )
+    );
+    assert_eq!(
+        run(&big, cases[2]).1,
+        [FixKind::UnwrappedArguments, FixKind::UnwrappedArguments]
+    );
+    assert_eq!(run(&big, cases[5]).1, [FixKind::UnwrappedArguments]);
+    // A stringified call past the hold passes through, reported.
+    assert!(run(&big, cases[3]).2);
+    let o = small.normalize("Bash", cases[3]);
+    assert_eq!(o.arguments, cases[3]);
+    assert_eq!(o.report.errors[0].reason, Some(InvalidReason::NotAnObject));
+    // A placeholder name past the hold: no tool is guessed, nothing is lost.
+    let args = r#"{"notebook_path": "/n.ipynb", "new_source": "x", "cell_type": "code"}"#;
+    assert_eq!(big.normalize("tool_name", args).name, "NotebookEdit");
+    let o = small.normalize("tool_name", args);
+    assert_eq!((o.name.as_str(), o.arguments.as_str()), ("tool_name", args));
+    assert_eq!(o.report.errors[0].kind, ErrorKind::UnknownTool);
+    for chunk in [1, 7, args.len()] {
+        let (out, call, report) = stream(&small, "tool_name", args, chunk);
+        assert_eq!(deltas(&out), args);
+        assert_eq!((call.arguments.as_str(), report), (args, o.report.clone()));
+    }
+}
+
+/// A wrapped 1 MB `Write` streams: held only until `max_held_call_bytes`.
+#[test]
+fn a_wrapped_long_call_streams_past_the_hold() {
+    let cat = Arc::new(Catalog::new(&claude_code()));
+    let body = "x".repeat(1 << 20);
+    let args = format!(r#"{{"arguments": {{"file_path": "/big", "content": "{body}"}}}}"#);
+    let mut n = Normalizer::new(cat.clone());
+    n.push(Event::ToolStart {
+        index: 0,
+        id: "c".into(),
+        name: "Write".into(),
+        span: Span::default(),
+    });
+    let mut streamed = 0usize;
+    for c in args.as_bytes().chunks(4096) {
+        for e in n.push(Event::ToolArgs {
+            index: 0,
+            delta: c.into(),
+            span: Span::default(),
+        }) {
+            if let Event::ToolArgs { delta, .. } = &e.event {
+                streamed += delta.len();
+            }
+        }
+    }
+    let hold = cat.options().limits.max_held_call_bytes;
+    assert!(
+        streamed + hold + 4096 >= body.len(),
+        "held back {} bytes",
+        args.len() - streamed
+    );
+    let end = n.push(Event::ToolEnd {
+        call: Box::new(ToolCall {
+            index: 0,
+            id: "c".into(),
+            name: "Write".into(),
+            arguments: args.clone(),
+            repairs: Vec::new(),
+            truncated: false,
+        }),
+        span: Span::default(),
+    });
+    let last = end.last().unwrap();
+    let report = last.report.as_ref().unwrap();
+    assert!(report.is_ok(), "{:?}", report.errors);
+    assert_eq!(
+        report.fixes.iter().map(|f| f.kind).collect::<Vec<_>>(),
+        [FixKind::UnwrappedArguments]
+    );
+}

@@ -176,6 +176,9 @@ fn report_json(r: &Report, name: &str) -> Map<String, Value> {
     m.insert("ok".into(), json!(r.is_ok()));
     m.insert("written_name".into(), json!(r.written_name));
     m.insert("repairs".into(), json!(r.fixes));
+    if r.fixes_omitted > 0 {
+        m.insert("repairs_omitted".into(), json!(r.fixes_omitted));
+    }
     m.insert("errors".into(), json!(r.errors));
     if let Some(f) = r.feedback(name) {
         m.insert("feedback".into(), json!(f));
@@ -229,6 +232,9 @@ fn line_json(catalog: &Catalog, call: &Value) -> Result<Value, String> {
         json!({"name": out.name, "arguments": arguments}),
     );
     m.insert("repairs".into(), json!(out.report.fixes));
+    if out.report.fixes_omitted > 0 {
+        m.insert("repairs_omitted".into(), json!(out.report.fixes_omitted));
+    }
     m.insert("errors".into(), json!(out.report.errors));
     if let Some(f) = out.feedback() {
         m.insert("feedback".into(), json!(f));
