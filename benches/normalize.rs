@@ -13,6 +13,9 @@
 //!   argument streams through in 4 KB chunks: parsed; parsed and normalized.
 //! * `mb/held_values`: 1 MB of arguments that must each be held and coerced
 //!   (an array of integers written as strings), normalized one-shot.
+//! * `catalog/{build,cached}`: Claude Code's tool list compiled into a
+//!   [`Catalog`]; fetched again from a [`CatalogCache`] (what a proxy pays
+//!   per request for a tool list it has seen).
 //!
 //! Every timed closure checks its result, so a broken normalizer cannot look fast.
 //! Run: `cargo bench --bench normalize`.
@@ -23,7 +26,9 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use toolstream::normalize::{read_tools, read_tools_value, Catalog, Normalizer};
+use toolstream::normalize::{
+    read_tools, read_tools_value, Catalog, CatalogCache, Normalizer, Options,
+};
 use toolstream::{parse, Config, Event, Parser};
 
 struct Reply {
@@ -69,11 +74,13 @@ fn run(text: &[u8], chunk: usize, cfg: &Config, catalog: Option<&Arc<Catalog>>) 
     let mut norm = catalog.map(|c| Normalizer::new(c.clone()));
     let mut events = Vec::new();
     let mut calls = 0;
+    let mut outs = Vec::new();
     let mut take = |events: &mut Vec<Event>, norm: &mut Option<Normalizer>| {
         for e in events.drain(..) {
             match norm {
                 Some(n) => {
-                    for o in n.push(e) {
+                    n.push_into(e, &mut outs);
+                    for o in outs.drain(..) {
                         calls += usize::from(matches!(o.event, Event::ToolEnd { .. }));
                     }
                 }
@@ -121,6 +128,35 @@ fn benches(c: &mut Criterion) {
     g.finish();
 
     let cc = claude_code();
+    let cc_tools = read_tools(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/tools/claude_code.json"),
+        )
+        .expect("corpus/tools/claude_code.json"),
+    )
+    .expect("tools")
+    .0;
+    let mut g = c.benchmark_group("catalog");
+    g.bench_function("build", |b| {
+        b.iter(|| {
+            assert_eq!(
+                Catalog::new(black_box(&cc_tools)).names().len(),
+                cc.names().len()
+            )
+        })
+    });
+    let cache = CatalogCache::new(Options::default(), 16);
+    cache.get(&cc_tools);
+    g.bench_function("cached", |b| {
+        b.iter(|| {
+            assert_eq!(
+                cache.get(black_box(&cc_tools)).names().len(),
+                cc.names().len()
+            )
+        })
+    });
+    g.finish();
+
     let mut g = c.benchmark_group("call");
     g.bench_function("valid", |b| {
         b.iter(|| {

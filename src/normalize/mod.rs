@@ -47,6 +47,7 @@
 //! [`Normalizer`] sits on an [`Event`](crate::Event) stream and rewrites the
 //! calls in it while they stream; see its docs.
 
+mod cache;
 mod coerce;
 mod error;
 mod fast;
@@ -66,6 +67,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use cache::CatalogCache;
 use error::Fixes;
 pub use error::{CallError, ErrorKind, Fix, FixKind, InvalidReason};
 pub use options::{NormalizeLimits, Options};
@@ -92,9 +94,30 @@ pub(crate) struct CompiledTool {
     schema_error: Option<String>,
     /// The schema in the fast check's subset, when it is in it.
     pub(crate) fast: Option<fast::FastObject>,
+    /// The declared properties, by name (sorted): what the rewriter asks
+    /// of each member, answered once here.
+    props_list: Vec<Prop>,
+}
+
+/// What the rewriter needs to know of one declared property.
+#[derive(Debug)]
+pub(crate) struct Prop {
+    name: String,
+    /// Any string is valid for it as it is: a string value streams through.
+    pub(crate) streams_string: bool,
+    /// Its schema in the fast check's subset, when it is in it.
+    pub(crate) fast: Option<fast::Fast>,
 }
 
 impl CompiledTool {
+    /// The declared property `key`.
+    pub(crate) fn prop(&self, key: &str) -> Option<&Prop> {
+        self.props_list
+            .binary_search_by(|p| p.name.as_str().cmp(key))
+            .ok()
+            .map(|i| &self.props_list[i])
+    }
+
     pub(crate) fn props(&self) -> Option<&Map<String, Value>> {
         self.schema.get("properties").and_then(Value::as_object)
     }
@@ -241,12 +264,34 @@ impl Catalog {
             };
             by_name.entry(spec.name.clone()).or_insert(i);
             let fast = schema.as_object().and_then(|m| fast::object(m, 0));
+            let c = Coercer {
+                root: &schema,
+                opts: &options,
+            };
+            let mut props_list: Vec<Prop> = c
+                .resolve(&schema)
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, ps)| Prop {
+                            name: k.clone(),
+                            streams_string: c.any_string_conforms(ps),
+                            fast: fast
+                                .as_ref()
+                                .and_then(|f| f.props.get(k).cloned().flatten()),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            props_list.sort_by(|a, b| a.name.cmp(&b.name));
             compiled.push(CompiledTool {
                 name: spec.name.clone(),
                 schema,
                 validator,
                 schema_error,
                 fast,
+                props_list,
             });
         }
         Catalog {

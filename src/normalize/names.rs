@@ -58,6 +58,15 @@ const PLACEHOLDERS: &[&str] = &[
 /// Lower-cases and drops separators: `Get_Weather`, `get-weather`,
 /// `getWeather` and `get.weather` all become `getweather`.
 pub(crate) fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        let mut out = String::with_capacity(s.len());
+        for b in s.bytes() {
+            if !matches!(b, b'_' | b'-' | b'.' | b' ' | b':' | b'/') {
+                out.push(char::from(b.to_ascii_lowercase()));
+            }
+        }
+        return out;
+    }
     s.chars()
         .filter(|c| !matches!(c, '_' | '-' | '.' | ' ' | ':' | '/'))
         .flat_map(char::to_lowercase)
@@ -224,8 +233,15 @@ const MAX_FUZZY_CHARS: usize = 128;
 /// Optimal-string-alignment distance (an adjacent transposition is one
 /// edit) between `a` and `b`, if it is at most `max`.
 pub(crate) fn distance(a: &str, b: &str, max: usize) -> Option<usize> {
+    if a.is_ascii() && b.is_ascii() {
+        return osa(a.as_bytes(), b.as_bytes(), max);
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    osa(&a, &b, max)
+}
+
+fn osa<T: PartialEq>(a: &[T], b: &[T], max: usize) -> Option<usize> {
     if a.len() > MAX_FUZZY_CHARS || b.len() > MAX_FUZZY_CHARS {
         return (a == b).then_some(0);
     }

@@ -565,14 +565,16 @@ impl Rewriter {
     fn member_key(&mut self, cat: &Catalog, key: String) {
         let tool = cat.tool(self.tool);
         self.members += 1;
-        let c = cat.coercer(self.tool);
-        let taken = &self.taken;
-        self.plan = c.plan_key(&tool.schema, &key, &|k| taken.contains(k));
+        let declared = tool.prop(&key).is_some();
+        self.plan = if declared {
+            KeyPlan::Keep
+        } else {
+            let c = cat.coercer(self.tool);
+            let taken = &self.taken;
+            c.plan_key(&tool.schema, &key, &|k| taken.contains(k))
+        };
         // Vouched for only as written, declared, and once.
-        if self.plan != KeyPlan::Keep
-            || self.taken.contains(&key)
-            || !tool.props().is_some_and(|p| p.contains_key(&key))
-        {
+        if !declared || self.taken.contains(&key) {
             self.fast = false;
         }
         self.key = match &self.plan {
@@ -604,9 +606,11 @@ impl Rewriter {
         self.scan = Scan::default();
         let tool = cat.tool(self.tool);
         let c = cat.coercer(self.tool);
-        let mode = match self.plan {
-            KeyPlan::Drop(_) => Mode::Skip,
-            _ => match c.value_schema(&tool.schema, &self.key) {
+        let mode = match (&self.plan, tool.prop(&self.key)) {
+            (KeyPlan::Drop(_), _) => Mode::Skip,
+            (_, Some(p)) if b == b'"' && p.streams_string => Mode::Stream,
+            (_, Some(_)) => Mode::Hold,
+            (_, None) => match c.value_schema(&tool.schema, &self.key) {
                 None => Mode::Stream,
                 Some(vs) if b == b'"' && c.any_string_conforms(vs) => Mode::Stream,
                 Some(_) => Mode::Hold,
@@ -701,6 +705,12 @@ impl Rewriter {
             return;
         };
         self.all_placeholders &= v.as_str().is_some_and(is_placeholder_text);
+        // Valid as written (the fast check says so): nothing to coerce.
+        if !v.is_null() && fast_prop(tool, &self.key).is_some_and(|f| f.accepts(&v)) {
+            self.write_head();
+            self.output.append(&mut self.held);
+            return;
+        }
         let path = pointer_push("", &self.key);
         if v.is_null() && c.drops_null(&tool.schema, &self.key) {
             self.fixes.push(Fix {
@@ -761,5 +771,5 @@ impl Rewriter {
 
 /// The fast check of `tool`'s declared property `key`, if it has one.
 fn fast_prop<'t>(tool: &'t CompiledTool, key: &str) -> Option<&'t Fast> {
-    tool.fast.as_ref()?.props.get(key)?.as_ref()
+    tool.prop(key)?.fast.as_ref()
 }

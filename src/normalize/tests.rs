@@ -896,3 +896,116 @@ fn a_wrapped_long_call_streams_past_the_hold() {
         [FixKind::UnwrappedArguments]
     );
 }
+
+/// The rest of the issue's list, rule by rule: placeholder ties, the
+/// `unknown_tool` feedback, the scalar coercions not shown above, `allOf`,
+/// `oneOf` and stringified objects.
+#[test]
+fn remaining_rules_of_the_issue() {
+    // Two tools accept the arguments of a placeholder name: no guess.
+    let two = tools(json!([
+        {"name": "a", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+        {"name": "b", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    ]));
+    let o = Catalog::new(&two).normalize("tool_name", r#"{"q": "x"}"#);
+    assert_eq!(o.name, "tool_name");
+    assert_eq!(error_kinds(&o), [(ErrorKind::UnknownTool, String::new())]);
+    // An unknown tool: the feedback lists the closest offered names.
+    let cat = Catalog::new(&claude_code());
+    let o = cat.normalize("ReadFileContents", r#"{"path": "/x"}"#);
+    let near = &o.report.errors[0].candidates;
+    assert_eq!(near.len(), cat.options().limits.max_suggestions);
+    assert_eq!(
+        near[..],
+        names::closest(cat.names(), "ReadFileContents", near.len())[..]
+    );
+    let fb = o.feedback().unwrap();
+    assert!(
+        fb.contains("• ReadFileContents: unknown tool `ReadFileContents`"),
+        "{fb}"
+    );
+    assert!(
+        fb.contains(&format!("→ use one of: {}", near.join(", "))),
+        "{fb}"
+    );
+    assert!(fb.ends_with(feedback::CLOSING));
+    let openai = feedback::openai_tool_message("call_1", &fb);
+    assert_eq!(
+        (openai["role"].as_str(), openai["tool_call_id"].as_str()),
+        (Some("tool"), Some("call_1"))
+    );
+    let anthropic = feedback::anthropic_tool_result("toolu_1", &fb);
+    assert_eq!(anthropic["is_error"], true);
+    // Scalars: "null" for null, a boolean for a string, a stringified object.
+    let t = tools(
+        json!([{"name": "s", "parameters": {"type": "object", "properties": {
+        "n": {"type": "null"}, "s": {"type": "string"},
+        "o": {"type": "object", "properties": {"k": {"type": "integer"}}},
+        "all": {"allOf": [{"type": "integer"}, {"minimum": 0}]},
+        "one": {"oneOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]}}}}]),
+    );
+    let o = Catalog::new(&t).normalize(
+        "s",
+        r#"{"n": "null", "s": true, "o": "{\"k\": \"2\"}", "all": "4", "one": "yes"}"#,
+    );
+    assert_eq!(
+        o.arguments_value(),
+        json!({"n": null, "s": "true", "o": {"k": 2}, "all": 4, "one": ["yes"]})
+    );
+    assert_eq!(
+        kinds(&o),
+        [
+            FixKind::StringToNull,
+            FixKind::BooleanToString,
+            FixKind::StringifiedValue,
+            FixKind::StringToInteger,
+            FixKind::StringToInteger,
+            FixKind::ScalarToArray
+        ]
+    );
+    assert!(o.report.is_ok(), "{:?}", o.report.errors);
+    // `allOf`'s range is still checked after the coercion.
+    let o = Catalog::new(&t).normalize("s", r#"{"all": "-4"}"#);
+    assert_eq!(error_kinds(&o), [(ErrorKind::InvalidValue, "/all".into())]);
+}
+
+/// Every limit at 0, 1 and `usize::MAX`: no panic, valid JSON out,
+/// streaming equal to one-shot.
+#[test]
+fn limits_at_their_extremes() {
+    let cc = claude_code();
+    let args = [
+        r#"{"filePath": "/x", "limit": "3", "offset": null}"#,
+        r#"{"arguments": {"command": "ls", "timeout": "5"}}"#,
+        r#""{\"command\": \"ls\"}""#,
+        r#"{"file_path": "/a", "content": "a long string of text"}"#,
+    ];
+    for n in [0, 1, usize::MAX] {
+        let cat = with_limits(
+            &cc,
+            NormalizeLimits {
+                max_name_distance: n,
+                max_held_bytes: n,
+                max_depth: n,
+                max_errors: n,
+                max_suggestions: n,
+                max_repairs: n,
+                max_held_call_bytes: n,
+            },
+        );
+        for (name, a) in ["read", "Bash", "Bash", "Write"].into_iter().zip(args) {
+            let one = cat.normalize(name, a);
+            assert!(one.report.fixes.len() <= n);
+            assert!(one.report.errors.len() <= n.max(1), "{n} {a}");
+            for chunk in [1, 3, a.len()] {
+                let (out, call, report) = stream(&cat, name, a, chunk);
+                assert_eq!(deltas(&out), call.arguments, "{n} {a} @{chunk}");
+                assert_eq!(
+                    (call.arguments, report),
+                    (one.arguments.clone(), one.report.clone()),
+                    "{n} {a} @{chunk}"
+                );
+            }
+        }
+    }
+}
