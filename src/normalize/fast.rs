@@ -37,16 +37,78 @@ pub(crate) enum Fast {
     /// No constraint (`{}`); objects are not vouched for (a value that
     /// looks like a schema may be a copied template, for the full check).
     Any,
-    String,
+    /// A string of at least / at most so many characters.
+    String(Option<u64>, Option<u64>),
     /// A string among these.
     StringEnum(Vec<String>),
-    Integer,
-    Number,
+    Integer(Range),
+    Number(Range),
     Boolean,
     Null,
-    /// An array whose items meet the schema (`None`: any item but objects).
-    Array(Option<Box<Fast>>),
+    /// An array whose items meet the schema (`None`: any item but
+    /// objects), with at least / at most so many items.
+    Array(Option<Box<Fast>>, Option<u64>, Option<u64>),
     Object(Box<FastObject>),
+}
+
+/// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers
+/// exactly representable as `f64`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Range {
+    min: Option<f64>,
+    max: Option<f64>,
+    xmin: Option<f64>,
+    xmax: Option<f64>,
+}
+
+/// 2^53: integers up to it are exact as `f64`.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A bound as an exact `f64` (`None` when it is not a number or not exact:
+/// the schema is then outside the subset).
+fn bound(v: &Value) -> Option<f64> {
+    let n = v.as_number()?;
+    let f = n.as_f64()?;
+    if (n.is_i64() || n.is_u64()) && f.abs() >= EXACT {
+        return None;
+    }
+    Some(f)
+}
+
+impl Range {
+    fn read(m: &Map<String, Value>) -> Option<Range> {
+        let get = |k: &str| m.get(k).map(bound);
+        let r = Range {
+            min: get("minimum").unwrap_or(Some(f64::NEG_INFINITY)),
+            max: get("maximum").unwrap_or(Some(f64::INFINITY)),
+            xmin: get("exclusiveMinimum").unwrap_or(Some(f64::NEG_INFINITY)),
+            xmax: get("exclusiveMaximum").unwrap_or(Some(f64::INFINITY)),
+        };
+        // A bound that is not an exact number (or a draft-4 boolean): outside.
+        (r.min.is_some() && r.max.is_some() && r.xmin.is_some() && r.xmax.is_some()).then_some(r)
+    }
+
+    fn holds(&self, n: &serde_json::Number) -> bool {
+        let Some(f) = n.as_f64() else { return false };
+        if (n.is_i64() || n.is_u64()) && f.abs() >= EXACT {
+            return false;
+        }
+        let ge = |b: Option<f64>| b.is_none_or(|b| f >= b);
+        let le = |b: Option<f64>| b.is_none_or(|b| f <= b);
+        ge(self.min)
+            && le(self.max)
+            && self.xmin.is_none_or(|b| f > b)
+            && self.xmax.is_none_or(|b| f < b)
+    }
+}
+
+/// A `minLength`-style count (`None` absent; outside the subset when not
+/// a non-negative integer).
+fn count(m: &Map<String, Value>, k: &str) -> Result<Option<u64>, ()> {
+    match m.get(k) {
+        None => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or(()),
+    }
 }
 
 /// An object schema of the subset.
@@ -128,19 +190,32 @@ pub(crate) fn compile(schema: &Value, depth: usize) -> Option<Fast> {
         Some(Value::String(t)) => t.as_str(),
         Some(_) => return None,
     };
+    const RANGE: &[&str] = &[
+        "type",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+    ];
     match ty {
-        "string" if only(m, &["type"]) => Some(Fast::String),
-        "integer" if only(m, &["type"]) => Some(Fast::Integer),
-        "number" if only(m, &["type"]) => Some(Fast::Number),
+        "string" if only(m, &["type", "minLength", "maxLength"]) => Some(Fast::String(
+            count(m, "minLength").ok()?,
+            count(m, "maxLength").ok()?,
+        )),
+        "integer" if only(m, RANGE) => Some(Fast::Integer(Range::read(m)?)),
+        "number" if only(m, RANGE) => Some(Fast::Number(Range::read(m)?)),
         "boolean" if only(m, &["type"]) => Some(Fast::Boolean),
         "null" if only(m, &["type"]) => Some(Fast::Null),
-        "array" if only(m, &["type", "items"]) => match m.get("items") {
-            None => Some(Fast::Array(None)),
-            Some(is @ Value::Object(_)) => {
-                Some(Fast::Array(Some(Box::new(compile(is, depth + 1)?))))
+        "array" if only(m, &["type", "items", "minItems", "maxItems"]) => {
+            let (lo, hi) = (count(m, "minItems").ok()?, count(m, "maxItems").ok()?);
+            match m.get("items") {
+                None => Some(Fast::Array(None, lo, hi)),
+                Some(is @ Value::Object(_)) => {
+                    Some(Fast::Array(Some(Box::new(compile(is, depth + 1)?)), lo, hi))
+                }
+                Some(_) => None,
             }
-            Some(_) => None,
-        },
+        }
         "object" => Some(Fast::Object(Box::new(object(m, depth)?))),
         _ => None,
     }
@@ -151,16 +226,23 @@ impl Fast {
     pub(crate) fn accepts(&self, v: &Value) -> bool {
         match (self, v) {
             (Fast::Any, v) => !v.is_object(),
-            (Fast::String, Value::String(_)) => true,
+            (Fast::String(lo, hi), Value::String(s)) => {
+                lo.is_none() && hi.is_none() || self.length_fits(s.chars().count() as u64)
+            }
             (Fast::StringEnum(options), Value::String(s)) => options.iter().any(|o| o == s),
-            (Fast::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
-            (Fast::Number, Value::Number(_)) => true,
+            (Fast::Integer(r), Value::Number(n)) => (n.is_i64() || n.is_u64()) && r.holds(n),
+            (Fast::Number(r), Value::Number(n)) => r.holds(n),
             (Fast::Boolean, Value::Bool(_)) => true,
             (Fast::Null, Value::Null) => true,
-            (Fast::Array(items), Value::Array(a)) => match items {
-                None => a.iter().all(|x| !x.is_object()),
-                Some(is) => a.iter().all(|x| is.accepts(x)),
-            },
+            (Fast::Array(items, lo, hi), Value::Array(a)) => {
+                let n = a.len() as u64;
+                lo.is_none_or(|lo| n >= lo)
+                    && hi.is_none_or(|hi| n <= hi)
+                    && match items {
+                        None => a.iter().all(|x| !x.is_object()),
+                        Some(is) => a.iter().all(|x| is.accepts(x)),
+                    }
+            }
             (Fast::Object(o), Value::Object(m)) => o.accepts(m),
             _ => false,
         }
@@ -168,7 +250,24 @@ impl Fast {
 
     /// True when any JSON string is valid for this schema.
     pub(crate) fn any_string(&self) -> bool {
-        matches!(self, Fast::String | Fast::Any)
+        matches!(self, Fast::String(None, None) | Fast::Any)
+    }
+
+    /// True for a string schema with a length limit (a streamed string
+    /// then has its characters counted).
+    pub(crate) fn counts_chars(&self) -> bool {
+        matches!(self, Fast::String(lo, hi) if lo.is_some() || hi.is_some())
+    }
+
+    /// For a string schema: whether `chars` characters meet its length limits.
+    pub(crate) fn length_fits(&self, chars: u64) -> bool {
+        match self {
+            Fast::String(lo, hi) => {
+                lo.is_none_or(|lo| chars >= lo) && hi.is_none_or(|hi| chars <= hi)
+            }
+            Fast::Any => true,
+            _ => false,
+        }
     }
 }
 
@@ -202,7 +301,7 @@ mod tests {
             "e": {"type": "object", "properties": {"f": {"type": "boolean"}}, "required": ["f"]}},
             "required": ["a"], "additionalProperties": false});
         let o = object(s.as_object().unwrap(), 0).unwrap();
-        assert_eq!(o.props["a"], Some(Fast::String));
+        assert_eq!(o.props["a"], Some(Fast::String(None, None)));
         assert_eq!(o.props["d"], None);
         assert!(!o.additional);
         let ok = json!({"a": "x", "b": 3, "c": ["y"], "e": {"f": true}});
@@ -222,7 +321,9 @@ mod tests {
             json!({"$ref": "#/$defs/x"}),
             json!({"type": ["string", "null"]}),
             json!({"type": "string", "format": "date"}),
-            json!({"type": "integer", "minimum": 0}),
+            json!({"type": "integer", "minimum": 0.5e300, "multipleOf": 2}),
+            json!({"type": "integer", "maximum": 9007199254740993u64}),
+            json!({"type": "number", "exclusiveMinimum": true}),
             json!({"enum": ["a", 1]}),
         ] {
             assert_eq!(compile(&s, 0), None, "{s}");
@@ -241,6 +342,11 @@ mod tests {
             json!({"type": "array"}),
             json!({}),
             json!({"type": "object", "properties": {"x": {"type": "null"}}, "required": ["x"]}),
+            json!({"type": "integer", "minimum": 0, "maximum": 9007199254740991u64}),
+            json!({"type": "number", "exclusiveMinimum": 1, "exclusiveMaximum": 2}),
+            json!({"type": "number", "minimum": -1.5, "maximum": 1.5}),
+            json!({"type": "string", "minLength": 1, "maxLength": 2}),
+            json!({"type": "array", "minItems": 1, "maxItems": 2}),
         ];
         let values = [
             json!(1),
@@ -248,7 +354,16 @@ mod tests {
             json!(1.5),
             json!(2.0),
             json!(u64::MAX),
+            json!(9007199254740993u64),
+            json!(-2),
+            json!(0),
+            json!(1.5),
+            json!(1.0000001),
             json!("a"),
+            json!("ab"),
+            json!("abc"),
+            json!(""),
+            json!("é€"),
             json!("c"),
             json!(null),
             json!(true),

@@ -82,6 +82,8 @@ struct Scan {
     /// The value is not strict JSON (a bad escape, a raw control byte, a
     /// lone surrogate escape is possible): the fast check does not vouch for it.
     bad: bool,
+    /// Bytes of escapes beyond the one character each stands for.
+    esc_extra: u64,
 }
 
 enum Step {
@@ -117,8 +119,11 @@ impl Scan {
             if self.esc {
                 self.esc = false;
                 match b {
-                    b'u' => self.hex = 4,
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    b'u' => {
+                        self.hex = 4;
+                        self.esc_extra += 5;
+                    }
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.esc_extra += 1,
                     _ => self.bad = true,
                 }
             } else if b < 0x20 {
@@ -197,6 +202,10 @@ pub(crate) struct Rewriter {
     sent: usize,
     /// Input offset of the chunk being run.
     base: usize,
+    /// Characters of the streamed string counted (for a length limit).
+    count_chars: bool,
+    /// Bytes of the streamed string that start a character.
+    chars: u64,
     pub(crate) fixes: Fixes,
     pub(crate) errors: Vec<CallError>,
     /// Every input byte (for the end-of-call checks).
@@ -234,6 +243,8 @@ impl Rewriter {
             probing: false,
             sent: 0,
             base: 0,
+            count_chars: false,
+            chars: 0,
             fixes: Fixes::new(max_repairs),
             errors: Vec::new(),
             input: Vec::new(),
@@ -617,9 +628,15 @@ impl Rewriter {
             },
         };
         self.held.clear();
+        self.count_chars = false;
         if mode == Mode::Stream {
-            if !fast_prop(tool, &self.key).is_some_and(Fast::any_string) {
-                self.fast = false;
+            match fast_prop(tool, &self.key) {
+                Some(f) if f.any_string() => {}
+                Some(f) if f.counts_chars() => {
+                    self.count_chars = true;
+                    self.chars = 0;
+                }
+                _ => self.fast = false,
             }
             self.streamed.clear();
             self.write_head();
@@ -650,6 +667,9 @@ impl Rewriter {
         match mode {
             Mode::Stream => {
                 self.output.extend_from_slice(bytes);
+                if self.count_chars {
+                    self.chars += bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64;
+                }
                 if self.all_placeholders && self.streamed.len() <= PLACEHOLDER_RAW {
                     let room = PLACEHOLDER_RAW + 1 - self.streamed.len();
                     self.streamed
@@ -680,6 +700,14 @@ impl Rewriter {
             self.all_placeholders = self.streamed.len() <= PLACEHOLDER_RAW
                 && serde_json::from_slice::<String>(&self.streamed)
                     .is_ok_and(|t| is_placeholder_text(&t));
+        }
+        if self.count_chars && self.st == St::Value(Mode::Stream) {
+            // Less the quotes and what escapes take beyond their character.
+            let n = self.chars.saturating_sub(2 + self.scan.esc_extra);
+            if !fast_prop(cat.tool(self.tool), &self.key).is_some_and(|f| f.length_fits(n)) {
+                self.fast = false;
+            }
+            self.count_chars = false;
         }
         if self.st == St::Value(Mode::Hold) {
             self.end_held(cat);

@@ -704,6 +704,26 @@ fn the_fast_path_agrees_with_the_full_check() {
         (&cc, "Read", r#"{"file_path": "a", "file_path": "<path>"}"#),
         (&cc, "Read", r#"{"file_path": "<file-path>"}"#),
         (&cc, "Bash", r#"{"command": "ls", "timeout": 5}"#),
+        (&cc, "Read", r#"{"file_path": "/a", "limit": 0}"#),
+        (&cc, "Read", r#"{"file_path": "/a", "offset": -1}"#),
+        (
+            &cc,
+            "Read",
+            r#"{"file_path": "/a", "offset": 9007199254740993}"#,
+        ),
+        (&cc, "WebSearch", r#"{"query": "a"}"#),
+        (
+            &cc,
+            "WebSearch",
+            r#"{"query": "é
+"}"#,
+        ),
+        (&cc, "WebSearch", r#"{"query": "é"}"#),
+        (
+            &cc,
+            "SendMessage",
+            r#"{"to": "a", "summary": "x", "message": "m"}"#,
+        ),
         (
             &cc,
             "Edit",
