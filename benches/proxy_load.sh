@@ -115,7 +115,7 @@ step_litellm() {
 }
 
 step_report() {
-  $PY "$KIT/load.py" report --fit-labels toolstream,memory-toolstream,litellm "$OUT"/*.jsonl > "$OUT/tables.md"
+  $PY "$KIT/load.py" report --fit-labels toolstream,memory-toolstream "$OUT"/*.jsonl > "$OUT/tables.md"
   echo "wrote $OUT/tables.md"
 }
 

@@ -292,6 +292,12 @@ impl Proxy {
         let grace = self.shared.cfg.limits.shutdown_grace();
         let app = self.router();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        // Small SSE writes go out at once (no Nagle delay behind an unacknowledged one).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY on a client connection: {e}");
+            }
+        });
         let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
             shutdown.await;
             tracing::info!("shutting down: no new connections; open streams may finish");
