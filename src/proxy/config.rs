@@ -27,7 +27,19 @@
 //!
 //! [retries]
 //! upstream = 1                          # retries of a connection refused / 502 / 503 before any byte
+//! validation = 1                        # re-asks of the model, with feedback, for an invalid call,
+//!                                       # a missing required call, or a repeated call
+//! on_invalid = "text"                   # when retries are spent: text | error | forward
+//!
+//! [loops]                               # stop a call the conversation already made (toolkit loop detection)
+//! stop = true
+//! max_repeats = 4                       # the same call (name + arguments) this often since the last user turn
+//! max_failures = 3                      # the same call failing this often
+//! ping_pong_pairs = 3                   # A, B, A, B… this many pairs
 //! ```
+//!
+//! `normalize = false` (top level) turns the normalizer off: calls reach the
+//! client as the parser produced them, with no validation and no retry.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -147,11 +159,84 @@ pub struct Retries {
     /// Extra attempts when the upstream refuses the connection or answers
     /// 502/503 before any byte of the reply was sent to the client.
     pub upstream: u32,
+    /// Extra upstream requests, each carrying feedback, when a reply has a
+    /// call that is invalid after repair, lacks the call `tool_choice`
+    /// requires, or repeats a call (see [`Loops`]). With any left, a
+    /// reply's calls are held until the reply ends (text still streams).
+    pub validation: u32,
+    /// What the client gets for a call still invalid when retries are spent.
+    pub on_invalid: OnInvalid,
 }
 
 impl Default for Retries {
     fn default() -> Self {
-        Retries { upstream: 1 }
+        Retries {
+            upstream: 1,
+            validation: 1,
+            on_invalid: OnInvalid::Text,
+        }
+    }
+}
+
+/// What happens to a call that is still invalid once validation retries
+/// are spent. Never a silently wrong call: the client is always told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnInvalid {
+    /// The call is not sent; a text block names it, shows its arguments
+    /// and lists its problems.
+    #[default]
+    Text,
+    /// The reply ends with an error in the client's format (streaming: an
+    /// error event after what was sent; otherwise a 502).
+    Error,
+    /// The call is sent as repaired, followed by a text block listing its
+    /// problems (for clients that validate calls themselves).
+    Forward,
+}
+
+impl std::str::FromStr for OnInvalid {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "text" => Ok(OnInvalid::Text),
+            "error" => Ok(OnInvalid::Error),
+            "forward" => Ok(OnInvalid::Forward),
+            other => Err(ConfigError::Invalid(format!(
+                "unknown on_invalid `{other}` (text, error, forward)"
+            ))),
+        }
+    }
+}
+
+/// Loop stop: a call the conversation shows the model already made again
+/// and again (the toolkit's loop detection, run on each request's history,
+/// which needs no state in the proxy) is not forwarded; the model is asked
+/// again with the detector's message while validation retries are left,
+/// and the client gets that message as text after that.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Loops {
+    /// Stop repeated calls (on by default).
+    pub stop: bool,
+    /// The same call (name and arguments) this many times since the last
+    /// user turn, the new one included, is a loop. Agents re-run read-only
+    /// commands between edits, hence 4 rather than the toolkit's 3.
+    pub max_repeats: usize,
+    /// The same call failing this many times is a loop.
+    pub max_failures: usize,
+    /// This many A, B alternations of two single-call rounds is a loop.
+    pub ping_pong_pairs: usize,
+}
+
+impl Default for Loops {
+    fn default() -> Self {
+        Loops {
+            stop: true,
+            max_repeats: 4,
+            max_failures: 3,
+            ping_pong_pairs: 3,
+        }
     }
 }
 
@@ -194,6 +279,11 @@ pub struct ProxyConfig {
     pub limits: ProxyLimits,
     /// Retries.
     pub retries: Retries,
+    /// Every call is checked and repaired against the request's tools by
+    /// the normalizer before it reaches the client (on by default).
+    pub normalize: bool,
+    /// Loop stop.
+    pub loops: Loops,
 }
 
 impl Default for ProxyConfig {
@@ -212,6 +302,8 @@ impl Default for ProxyConfig {
             context_tokens: None,
             limits: ProxyLimits::default(),
             retries: Retries::default(),
+            normalize: true,
+            loops: Loops::default(),
         }
     }
 }

@@ -26,12 +26,16 @@
 
 pub mod config;
 pub mod error;
+pub mod retry;
 pub mod server;
 pub mod session;
+pub mod stage;
 pub mod translate;
 pub mod upstream;
 
-pub use config::{ConfigError, Mode, ProxyConfig, ProxyLimits, Retries};
+pub use config::{ConfigError, Loops, Mode, OnInvalid, ProxyConfig, ProxyLimits, Retries};
 pub use error::{Api, ProxyError};
+pub use retry::{Attempt, AttemptCall, Choice, RetryBuilder};
 pub use server::{shutdown_signal, Proxy};
-pub use session::{CallStage, Session, SessionOptions, StageFactory};
+pub use session::{CallStage, Checks, Next, Session, SessionOptions, StageFactory};
+pub use stage::{normalizer_factory, NormalizeStage};

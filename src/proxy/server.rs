@@ -26,7 +26,10 @@ use tower_http::trace::TraceLayer;
 
 use super::config::{ConfigError, Mode, ProxyConfig};
 use super::error::{Api, ProxyError};
-use super::session::{Session, SessionOptions, StageFactory};
+use super::retry::{self, Choice};
+use super::session::{
+    estimate_request_tokens, Checks, Next, Session, SessionOptions, StageFactory,
+};
 use super::translate::{self, TranslateOptions, UpstreamRequest};
 use super::upstream::{ByteStream, Probe, Upstream};
 use crate::config::Config;
@@ -42,6 +45,8 @@ struct Metrics {
     errors_5xx: AtomicU64,
     upstream_cut: AtomicU64,
     bytes_out: AtomicU64,
+    validation_retries: AtomicU64,
+    usage_estimated: AtomicU64,
 }
 
 fn api_index(api: Api) -> usize {
@@ -102,11 +107,15 @@ impl Proxy {
         cfg.validate()?;
         let upstream = Upstream::new(&cfg)?;
         let probe = upstream.probe().await;
-        Ok(Proxy::with_probe(cfg, upstream, probe, None))
+        let stage = cfg
+            .normalize
+            .then(|| super::stage::normalizer_factory(crate::normalize::Options::default(), 64));
+        Ok(Proxy::with_probe(cfg, upstream, probe, stage))
     }
 
     /// Like [`Proxy::start`], with a [`StageFactory`] whose stage runs
-    /// between decoder and encoder on every request (the normalizer's slot).
+    /// between decoder and encoder on every request, in place of the
+    /// default normalizer stage ([`super::stage::normalizer_factory`]).
     pub async fn start_with_stage(
         cfg: ProxyConfig,
         stage: StageFactory,
@@ -205,6 +214,22 @@ impl Proxy {
         out.push_str(
             ": tools forwarded; calls taken from native tool_calls and from content, merged",
         );
+        if s.stage.is_some() {
+            out.push_str(&format!(
+                "\ncalls checked against the request's tools (normalizer); {} validation retr{} ({}), then {}; loop stop {}",
+                s.cfg.retries.validation,
+                if s.cfg.retries.validation == 1 { "y" } else { "ies" },
+                if s.cfg.retries.validation > 0 { "calls held until the reply ends" } else { "each call held until its end" },
+                match s.cfg.retries.on_invalid {
+                    super::config::OnInvalid::Text => "an invalid call becomes a text block",
+                    super::config::OnInvalid::Error => "an invalid call ends the reply with an error",
+                    super::config::OnInvalid::Forward => "an invalid call is forwarded with a note",
+                },
+                if s.cfg.loops.stop { "on" } else { "off" },
+            ));
+        } else {
+            out.push_str("\ncalls passed on unchecked (normalize = false)");
+        }
         out.push_str(&format!(
             "\ninbound key: {}; attribution line: {}; max {} concurrent requests, body {} bytes",
             if s.inbound_key.is_some() {
@@ -267,6 +292,12 @@ impl Proxy {
         let grace = self.shared.cfg.limits.shutdown_grace();
         let app = self.router();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        // Small SSE writes go out at once (no Nagle delay behind an unacknowledged one).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY on a client connection: {e}");
+            }
+        });
         let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
             shutdown.await;
             tracing::info!("shutting down: no new connections; open streams may finish");
@@ -482,13 +513,13 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         .unwrap_or_else(|| up.client_model.clone());
     up.body.insert("model".into(), Value::String(model.clone()));
     if let Some(window) = s.context {
-        let need = estimate_tokens(&up.body);
+        let need = estimate_request_tokens(&up.body);
         if need > window {
             return fail(
                 &s,
                 api,
                 ProxyError::BadRequest(format!(
-                    "the request needs about {need} tokens (estimate: one per 4 bytes of its messages and tools), more than the upstream's context window of {window} tokens"
+                    "the request needs about {need} tokens (estimate: one per 4 bytes of its messages and tools, plus one per line break), more than the upstream's context window of {window} tokens"
                 )),
             );
         }
@@ -503,14 +534,15 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         "forwarding"
     );
     let key = if s.cfg.forward_client_key {
-        client_key(&headers)
+        client_key(&headers).map(str::to_string)
     } else {
         None
     };
-    let bytes = match s.upstream.chat(&up.body, key).await {
+    let bytes = match s.upstream.chat(&up.body, key.as_deref()).await {
         Ok(b) => b,
         Err(e) => return fail(&s, api, e),
     };
+    let checks = checks_for(&s, &up);
     let tools = Arc::new(up.tools);
     let parse = if tools.specs.is_empty() || up.body.get("tool_choice") == Some(&json!("none")) {
         None
@@ -536,12 +568,71 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         created: now(),
         parse,
         tools: tools.clone(),
+        checks,
     };
     let session = Session::new(opts.clone(), stage);
     if up.stream {
-        stream_reply(s, session, bytes, permit)
+        stream_reply(s, session, bytes, key, permit)
     } else {
-        collect_reply(s, api, session, bytes, opts, permit).await
+        collect_reply(s, api, session, bytes, key, opts, permit).await
+    }
+}
+
+/// What a request's reply is checked for: the request's `tool_choice`, the
+/// loop history of its messages, the configured retries. Retries and
+/// checks need the normalizer's verdicts, so without a stage there are none.
+fn checks_for(s: &Shared, up: &UpstreamRequest) -> Checks {
+    if s.stage.is_none() || up.tools.specs.is_empty() {
+        return Checks::default();
+    }
+    let l = &s.cfg.loops;
+    let loops = l
+        .stop
+        .then_some(crate::toolkit::planning::loops::LoopOptions {
+            max_repeats: l.max_repeats,
+            max_failures: l.max_failures,
+            ping_pong_pairs: l.ping_pong_pairs,
+            // The proxy stops repeated calls, not long tasks.
+            max_rounds: usize::MAX,
+        });
+    let history = match (&loops, up.body.get("messages")) {
+        (Some(_), Some(m)) => crate::toolkit::planning::loops::rounds_from_messages(m),
+        _ => Vec::new(),
+    };
+    Checks {
+        retries: s.cfg.retries.validation,
+        on_invalid: s.cfg.retries.on_invalid,
+        choice: Choice::of(&up.body, &up.tools),
+        loops,
+        history,
+        request: Arc::new(up.body.clone()),
+        // Native mode; the emulate path sets its own builder.
+        retry: retry::native(),
+    }
+}
+
+/// After an upstream reply ended: the next reply's bytes when the session
+/// asks again (a validation retry), else `None` (the client's reply is
+/// complete; if the retry request failed, the session has released the
+/// previous reply).
+async fn next_reply(
+    s: &Shared,
+    session: &mut Session,
+    key: Option<&str>,
+    out: &mut Vec<u8>,
+) -> Option<ByteStream> {
+    match session.finish(out) {
+        Next::Done => None,
+        Next::Retry(body) => {
+            s.metrics.validation_retries.fetch_add(1, Ordering::Relaxed);
+            match s.upstream.chat(&body, key).await {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    session.give_up(&e.to_string(), out);
+                    None
+                }
+            }
+        }
     }
 }
 
@@ -559,6 +650,7 @@ struct StreamState {
     shared: Arc<Shared>,
     session: Session,
     bytes: ByteStream,
+    key: Option<String>,
     done: bool,
     _permit: OwnedSemaphorePermit,
 }
@@ -569,6 +661,9 @@ impl Drop for StreamState {
         m.streams_open.fetch_sub(1, Ordering::Relaxed);
         m.tool_calls
             .fetch_add(self.session.calls() as u64, Ordering::Relaxed);
+        if self.session.usage_estimated() {
+            m.usage_estimated.fetch_add(1, Ordering::Relaxed);
+        }
         if !self.done {
             tracing::info!("client went away: upstream request cancelled");
         }
@@ -579,6 +674,7 @@ fn stream_reply(
     s: Arc<Shared>,
     session: Session,
     bytes: ByteStream,
+    key: Option<String>,
     permit: OwnedSemaphorePermit,
 ) -> Response {
     s.metrics.streams_open.fetch_add(1, Ordering::Relaxed);
@@ -586,6 +682,7 @@ fn stream_reply(
         shared: s,
         session,
         bytes,
+        key,
         done: false,
         _permit: permit,
     };
@@ -601,8 +698,11 @@ fn stream_reply(
             match next_chunk(&mut st.bytes, idle).await {
                 Ok(Some(b)) => st.session.feed(b, &mut out),
                 Ok(None) => {
-                    st.session.finish(&mut out);
-                    st.done = true;
+                    let shared = st.shared.clone();
+                    match next_reply(&shared, &mut st.session, st.key.as_deref(), &mut out).await {
+                        Some(b) => st.bytes = b,
+                        None => st.done = true,
+                    }
                 }
                 Err(cause) => {
                     st.shared
@@ -640,6 +740,7 @@ async fn collect_reply(
     api: Api,
     mut session: Session,
     mut bytes: ByteStream,
+    key: Option<String>,
     opts: SessionOptions,
     _permit: OwnedSemaphorePermit,
 ) -> Response {
@@ -648,10 +749,10 @@ async fn collect_reply(
     loop {
         match next_chunk(&mut bytes, idle).await {
             Ok(Some(b)) => session.feed(b, &mut sink),
-            Ok(None) => {
-                session.finish(&mut sink);
-                break;
-            }
+            Ok(None) => match next_reply(&s, &mut session, key.as_deref(), &mut sink).await {
+                Some(b) => bytes = b,
+                None => break,
+            },
             Err(cause) => {
                 s.metrics.upstream_cut.fetch_add(1, Ordering::Relaxed);
                 session.cut(&cause, &mut sink);
@@ -677,25 +778,28 @@ async fn collect_reply(
     s.metrics
         .bytes_out
         .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-    ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
-}
-
-/// The token estimate of an upstream request: one per 4 bytes of its
-/// messages and tools as JSON, rounded up.
-fn estimate_tokens(body: &serde_json::Map<String, Value>) -> u64 {
-    let mut n = 0usize;
-    for k in ["messages", "tools"] {
-        if let Some(v) = body.get(k) {
-            n += serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
+    let mut r = ([(header::CONTENT_TYPE, "application/json")], bytes).into_response();
+    if session.usage_estimated() {
+        s.metrics.usage_estimated.fetch_add(1, Ordering::Relaxed);
+        r.headers_mut().insert(
+            header::HeaderName::from_static("x-toolstream-usage"),
+            HeaderValue::from_static("estimated"),
+        );
+    }
+    if session.attempts() > 1 {
+        if let Ok(v) = HeaderValue::from_str(&session.attempts().to_string()) {
+            r.headers_mut()
+                .insert(header::HeaderName::from_static("x-toolstream-attempts"), v);
         }
     }
-    n.div_ceil(4) as u64
+    r
 }
 
-/// `count_tokens`: an estimate, one token per 4 bytes of the request as the
-/// upstream would see it (messages, system prompt and tools, as JSON),
-/// rounded up. Local servers have no counting endpoint in the OpenAI API;
-/// the estimate errs high for English and code.
+/// `count_tokens`: an estimate ([`estimate_request_tokens`]: one token per
+/// 4 bytes of the request as the upstream would see it — messages, system
+/// prompt and tools, as JSON — plus one per line break). Local servers
+/// have no counting endpoint in the OpenAI API; the estimate errs high for
+/// English and code.
 async fn count_tokens(State(s): St, req: Request) -> Response {
     let api = Api::Messages;
     if !authorized(&s, req.headers()) {
@@ -709,7 +813,7 @@ async fn count_tokens(State(s): St, req: Request) -> Response {
         Ok(u) => u,
         Err(e) => return fail(&s, api, e),
     };
-    let tokens = estimate_tokens(&up.body);
+    let tokens = estimate_request_tokens(&up.body);
     (
         [(header::CONTENT_TYPE, "application/json")],
         serde_json::to_vec(&json!({"input_tokens": tokens})).unwrap_or_default(),
@@ -773,7 +877,7 @@ async fn metrics(State(s): St) -> Response {
             m.requests[api_index(api)].load(Ordering::Relaxed)
         ));
     }
-    let rows: [(&str, &str, &str, &AtomicU64); 7] = [
+    let rows: [(&str, &str, &str, &AtomicU64); 9] = [
         (
             "toolstream_streams_open",
             "gauge",
@@ -815,6 +919,18 @@ async fn metrics(State(s): St) -> Response {
             "counter",
             "Reply bytes sent to clients.",
             &m.bytes_out,
+        ),
+        (
+            "toolstream_validation_retries_total",
+            "counter",
+            "Upstream requests made again with feedback (invalid call, missing required call, loop).",
+            &m.validation_retries,
+        ),
+        (
+            "toolstream_usage_estimated_total",
+            "counter",
+            "Replies whose usage was estimated (the upstream reported none).",
+            &m.usage_estimated,
         ),
     ];
     for (name, ty, help, v) in rows {

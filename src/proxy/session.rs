@@ -4,28 +4,62 @@
 //! upstream SSE ─▶ StreamDecoder (OpenAI chunks; content re-parsed for in-band calls,
 //!                 merged with native tool_calls and deduplicated)
 //!              ─▶ tool names mapped back (shortened names → the client's)
-//!              ─▶ [CallStage: the normalizer, when one is plugged in]
+//!              ─▶ [CallStage: the normalizer (by default), checking and repairing calls]
+//!              ─▶ gate (validation, tool_choice, loop stop: release, withhold, or retry)
 //!              ─▶ Encoder (the client's API) or Reply (non-streaming)
 //! ```
 //!
-//! Text is passed on as soon as the parser releases it, a call's start as
-//! soon as its name is known, its arguments as deltas. A [`CallStage`] sees
-//! every event between the decoder and the encoder and may rewrite, hold
-//! or drop them; without one, events pass unchanged. A stream the upstream
-//! cuts ends with the client's own error event after what was already
-//! sent, its open call flagged truncated (never presented as complete).
+//! Text is passed on as soon as the parser releases it. A [`CallStage`]
+//! sees every event between the decoder and the encoder and may rewrite,
+//! hold or drop them; without one, events pass unchanged. A stream the
+//! upstream cuts ends with the client's own error event after what was
+//! already sent, its open call flagged truncated (never presented as
+//! complete).
+//!
+//! # The gate: when calls reach the client
+//! * **While a validation retry is left** (see [`Checks::retries`]): from a
+//!   reply's first call on, the rest of the reply is held until the reply
+//!   ends. Text and thinking before it stream as they arrive. Then either
+//!   everything is released (every call valid, not a loop, `tool_choice`
+//!   met), or [`Session::finish`] returns [`Next::Retry`] with the retry
+//!   request and the held part of the reply is set aside. The latency cost:
+//!   a call reaches the client when the upstream's reply ends rather than
+//!   as it streams (for a model that stops after its calls, which is the
+//!   rule, the difference is the few tokens after the last call).
+//! * **Once retries are spent** (or with none configured): each call is
+//!   held only until its own end, then released, or replaced by a text
+//!   block naming it and its problems ([`OnInvalid`]), or — for a loop —
+//!   by the loop detector's message.
+//! * **A retry's reply** contributes its calls; its text and thinking are
+//!   held until it ends and reach the client only if it made no call (the
+//!   model usually repeats its preamble, which the client already has).
+//! * A reply the upstream cut, or one stopped by the token limit, is never
+//!   retried: its calls go out flagged truncated.
+//!
+//! # Usage
+//! The `Finish` the client gets carries the usage of every upstream reply
+//! of the request, summed. Where the upstream reported none, it is
+//! estimated ([`estimate_request_tokens`], and the toolkit's
+//! [`estimate_tokens`](crate::toolkit::estimate_tokens) over the generated
+//! text) and [`Session::usage_estimated`] says so.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use serde_json::{Map, Value};
 
+use super::config::OnInvalid;
 use super::error::Api;
+use super::retry::{self, Attempt, AttemptCall, Choice, RetryBuilder};
 use super::translate::reply::Reply;
 use super::translate::ToolTable;
 use crate::config::{Config, Tools};
 use crate::encode::{EncodeOptions, Encoder};
-use crate::event::{ErrorKind, Event};
+use crate::event::{ErrorKind, Event, FinishReason, Span, Usage};
+use crate::normalize::Report;
 use crate::provider::{DecodeOptions, Provider, StreamDecoder};
+use crate::toolkit::planning::loops::{self, CallRecord, LoopOptions, Verdict};
 
 /// A stage between the decoder and the encoder, per request: the slot the
 /// normalizer fills (checking and fixing calls against the request's tools).
@@ -39,11 +73,64 @@ pub trait CallStage: Send {
     fn process(&mut self, input: &mut Vec<Event>, out: &mut Vec<Event>);
     /// The upstream reply is over: appends whatever is still held.
     fn finish(&mut self, out: &mut Vec<Event>);
+    /// Appends the verdicts on the calls whose `ToolEnd` it passed on since
+    /// it was last asked, by call index. A call without one passes as valid
+    /// (the default: a stage that does not check calls).
+    fn take_reports(&mut self, out: &mut Vec<(usize, Box<Report>)>) {
+        let _ = out;
+    }
+    /// A new upstream reply begins (a retry): forget calls still open.
+    fn restart(&mut self) {}
 }
 
 /// Makes the [`CallStage`] of a request from the tools it offered (`None`:
 /// no stage for this request).
 pub type StageFactory = Arc<dyn Fn(&ToolTable) -> Option<Box<dyn CallStage>> + Send + Sync>;
+
+/// What a session checks the reply for, and how it retries.
+#[derive(Clone)]
+pub struct Checks {
+    /// Validation retries: upstream requests made again with feedback.
+    pub retries: u32,
+    /// What a call still invalid after the retries becomes.
+    pub on_invalid: OnInvalid,
+    /// What the request's `tool_choice` demands.
+    pub choice: Choice,
+    /// Loop stop (`None`: off).
+    pub loops: Option<LoopOptions>,
+    /// The tool-call rounds since the last user turn, from the request
+    /// (upstream tool names).
+    pub history: Vec<Vec<CallRecord>>,
+    /// The upstream request body of the first attempt.
+    pub request: Arc<Map<String, Value>>,
+    /// Builds a retry request ([`retry::native`] for native mode).
+    pub retry: RetryBuilder,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks {
+            retries: 0,
+            on_invalid: OnInvalid::Text,
+            choice: Choice::Auto,
+            loops: None,
+            history: Vec::new(),
+            request: Arc::new(Map::new()),
+            retry: retry::native(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Checks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checks")
+            .field("retries", &self.retries)
+            .field("on_invalid", &self.on_invalid)
+            .field("choice", &self.choice)
+            .field("loops", &self.loops)
+            .finish_non_exhaustive()
+    }
+}
 
 /// What a session needs to know.
 #[derive(Clone)]
@@ -63,17 +150,54 @@ pub struct SessionOptions {
     pub parse: Option<Config>,
     /// The request's tools.
     pub tools: Arc<ToolTable>,
+    /// Validation, `tool_choice`, loop stop and retries.
+    pub checks: Checks,
 }
 
-/// One request's decoder → stage → encoder pipeline.
+/// What to do once an upstream reply has ended.
+#[derive(Debug)]
+pub enum Next {
+    /// The client's reply is complete.
+    Done,
+    /// Ask the upstream again with this body and feed its reply to the
+    /// same session; call [`Session::give_up`] if that request fails.
+    Retry(Map<String, Value>),
+}
+
+/// One request's decoder → stage → gate → encoder pipeline.
 pub struct Session {
+    decode: DecodeOptions,
     decoder: StreamDecoder,
     tools: Arc<ToolTable>,
     stage: Option<Box<dyn CallStage>>,
+    checks: Checks,
     encoder: Option<Encoder>,
     reply: Reply,
     events: Vec<Event>,
     staged: Vec<Event>,
+    reports: HashMap<usize, Box<Report>>,
+    report_buf: Vec<(usize, Box<Report>)>,
+    /// Upstream replies so far (1 for the first).
+    attempt: u32,
+    /// This reply may still be retried: hold from its first call to its end.
+    hold_reply: bool,
+    /// Held events (from the first call on, or a retry's text).
+    held: Vec<Event>,
+    /// Per-call holds (no retry left): index → its events so far.
+    open: Vec<(usize, Vec<Event>)>,
+    /// A retry's held text and thinking.
+    quiet: Vec<Event>,
+    /// Calls this reply made.
+    reply_calls: usize,
+    /// The reply's text (for the retry request).
+    reply_text: String,
+    /// The previous reply's held part, released if its retry cannot be made.
+    fallback: Vec<Event>,
+    /// The reply's `Finish`.
+    finish_ev: Option<(FinishReason, Span)>,
+    usage: UsageSum,
+    /// The current upstream request (for the input estimate).
+    request: Arc<Map<String, Value>>,
     calls: usize,
     finished: bool,
 }
@@ -83,9 +207,113 @@ impl std::fmt::Debug for Session {
         f.debug_struct("Session")
             .field("decoder", &self.decoder)
             .field("stage", &self.stage.is_some())
+            .field("attempt", &self.attempt)
             .field("calls", &self.calls)
             .finish_non_exhaustive()
     }
+}
+
+/// Usage over the replies of a request.
+#[derive(Debug, Default)]
+struct UsageSum {
+    input: u64,
+    output: u64,
+    reasoning: Option<u64>,
+    estimated: bool,
+    /// This reply's usage, as reported.
+    reply: Option<Usage>,
+    /// Generated bytes and line breaks of this reply (the output estimate).
+    out_bytes: usize,
+    out_lines: usize,
+}
+
+impl UsageSum {
+    fn count(&mut self, bytes: &[u8]) {
+        self.out_bytes += bytes.len();
+        self.out_lines += memchr::memchr_iter(b'\n', bytes).count();
+    }
+
+    /// Adds the reply just ended (its reported usage, else an estimate).
+    fn close_reply(&mut self, request: &Map<String, Value>) {
+        let u = self.reply.take().unwrap_or_default();
+        match u.input_tokens {
+            Some(i) => self.input += i,
+            None => {
+                self.input += estimate_request_tokens(request);
+                self.estimated = true;
+            }
+        }
+        match u.output_tokens {
+            Some(o) => self.output += o,
+            None => {
+                // The toolkit's estimate_tokens, over the reply's bytes.
+                self.output += (self.out_bytes.div_ceil(4) + self.out_lines) as u64;
+                self.estimated = true;
+            }
+        }
+        if let Some(r) = u.reasoning_tokens {
+            *self.reasoning.get_or_insert(0) += r;
+        }
+        self.out_bytes = 0;
+        self.out_lines = 0;
+    }
+
+    fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: Some(self.input),
+            output_tokens: Some(self.output),
+            reasoning_tokens: self.reasoning,
+        }
+    }
+}
+
+/// The token estimate of an upstream request: the toolkit's
+/// [`estimate_tokens`](crate::toolkit::estimate_tokens) (one token per 4
+/// bytes, plus one per line break) over its messages and tools as JSON.
+///
+/// ```
+/// use serde_json::json;
+/// let body = json!({"messages": [{"role": "user", "content": "x".repeat(400)}]});
+/// let n = toolstream::proxy::session::estimate_request_tokens(body.as_object().unwrap());
+/// assert!((100..120).contains(&n));
+/// ```
+pub fn estimate_request_tokens(body: &Map<String, Value>) -> u64 {
+    let mut n = 0usize;
+    for k in ["messages", "tools"] {
+        if let Some(v) = body.get(k) {
+            n += crate::toolkit::estimate_tokens(&v.to_string());
+        }
+    }
+    n as u64
+}
+
+fn is_call_event(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::ToolStart { .. } | Event::ToolArgs { .. } | Event::ToolEnd { .. }
+    ) || matches!(e, Event::Opaque { index: Some(_), .. })
+}
+
+fn call_index(e: &Event) -> Option<usize> {
+    match e {
+        Event::ToolStart { index, .. } | Event::ToolArgs { index, .. } => Some(*index),
+        Event::ToolEnd { call, .. } => Some(call.index),
+        Event::Opaque { index, .. } => *index,
+        _ => None,
+    }
+}
+
+fn text_event(text: String) -> Event {
+    Event::Text {
+        text: Bytes::from(text).into(),
+        span: Span::default(),
+    }
+}
+
+/// Why a call is not passed on as it is.
+enum Rejection {
+    Invalid(String),
+    Loop(String),
 }
 
 impl Session {
@@ -112,17 +340,39 @@ impl Session {
             )
             .with_custom_tools(opts.tools.custom.clone())
         });
-        Session {
-            decoder: StreamDecoder::new(dec),
+        let request = opts.checks.request.clone();
+        let mut s = Session {
+            decoder: StreamDecoder::new(dec.clone()),
+            decode: dec,
             tools: opts.tools,
             stage,
+            checks: opts.checks,
             encoder,
             reply: Reply::default(),
             events: Vec::new(),
             staged: Vec::new(),
+            reports: HashMap::new(),
+            report_buf: Vec::new(),
+            attempt: 1,
+            hold_reply: false,
+            held: Vec::new(),
+            open: Vec::new(),
+            quiet: Vec::new(),
+            reply_calls: 0,
+            reply_text: String::new(),
+            fallback: Vec::new(),
+            finish_ev: None,
+            usage: UsageSum::default(),
+            request,
             calls: 0,
             finished: false,
-        }
+        };
+        s.hold_reply = s.may_retry();
+        s
+    }
+
+    fn may_retry(&self) -> bool {
+        self.attempt <= self.checks.retries && !self.tools.specs.is_empty()
     }
 
     /// Feeds the next bytes of the upstream reply; appends client bytes
@@ -135,13 +385,44 @@ impl Session {
         self.flush(false, out);
     }
 
-    /// The upstream reply ended normally.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
+    /// The upstream reply ended normally. Returns [`Next::Retry`] when the
+    /// reply is to be asked again (then feed the new reply's bytes); else
+    /// the client's reply is complete.
+    pub fn finish(&mut self, out: &mut Vec<u8>) -> Next {
         if self.finished {
-            return;
+            return Next::Done;
         }
         self.decoder.finish(&mut self.events);
         self.flush(true, out);
+        if self.hold_reply {
+            if let Some(attempt) = self.judge_reply() {
+                let body = (self.checks.retry)(&self.checks.request, &attempt);
+                tracing::info!(
+                    attempt = self.attempt,
+                    calls = attempt.calls.len(),
+                    note = attempt.note.is_some(),
+                    "reply rejected: asking the upstream again with feedback"
+                );
+                self.begin_retry(&body);
+                return Next::Retry(body);
+            }
+        }
+        self.conclude(true, out);
+        Next::Done
+    }
+
+    /// The retry request could not be made (`cause`): the previous reply is
+    /// released as if no retry were left.
+    pub fn give_up(&mut self, cause: &str, out: &mut Vec<u8>) {
+        if self.finished {
+            return;
+        }
+        tracing::warn!(cause = %cause, "retry request failed: releasing the previous reply");
+        self.hold_reply = false;
+        self.quiet.clear();
+        let held = std::mem::take(&mut self.fallback);
+        self.release_final(held, out);
+        self.conclude(true, out);
     }
 
     /// The upstream reply was cut (`cause`: a read error, an idle timeout):
@@ -162,10 +443,12 @@ impl Session {
             }
         }
         self.flush(true, out);
+        self.conclude(false, out);
     }
 
-    /// The collected reply (non-streaming sessions; complete after
-    /// [`Session::finish`] or [`Session::cut`]).
+    /// The collected reply (non-streaming sessions; complete once
+    /// [`Session::finish`] returned [`Next::Done`], or after
+    /// [`Session::cut`] / [`Session::give_up`]).
     pub fn reply(&self) -> &Reply {
         &self.reply
     }
@@ -173,6 +456,28 @@ impl Session {
     /// Calls passed to the client so far.
     pub fn calls(&self) -> usize {
         self.calls
+    }
+
+    /// Upstream replies read so far (1 + retries made).
+    pub fn attempts(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The usage reported to the client was (at least partly) estimated:
+    /// the upstream reported none for some reply.
+    pub fn usage_estimated(&self) -> bool {
+        self.usage.estimated
+    }
+
+    /// Passes an event on to the client.
+    fn emit(&mut self, e: &Event, out: &mut Vec<u8>) {
+        if let Event::ToolEnd { .. } = e {
+            self.calls += 1;
+        }
+        match &mut self.encoder {
+            Some(enc) => enc.encode(e, out),
+            None => self.reply.push(e),
+        }
     }
 
     fn flush(&mut self, end: bool, out: &mut Vec<u8>) {
@@ -193,32 +498,319 @@ impl Session {
                 _ => {}
             }
         }
-        let events = match &mut self.stage {
+        let mut events = match &mut self.stage {
             Some(stage) => {
                 stage.process(&mut self.events, &mut self.staged);
                 if end {
                     stage.finish(&mut self.staged);
                 }
-                &mut self.staged
+                stage.take_reports(&mut self.report_buf);
+                self.reports.extend(self.report_buf.drain(..));
+                std::mem::take(&mut self.staged)
             }
-            None => &mut self.events,
+            None => std::mem::take(&mut self.events),
         };
-        for e in events.iter() {
-            if let Event::ToolEnd { .. } = e {
-                self.calls += 1;
+        for e in events.drain(..) {
+            self.route(e, out);
+        }
+        // Keep the buffers' capacity.
+        if self.stage.is_some() {
+            self.staged = events;
+        } else {
+            self.events = events;
+        }
+    }
+
+    /// One event through the gate.
+    fn route(&mut self, e: Event, out: &mut Vec<u8>) {
+        match &e {
+            Event::Text { text, .. } => {
+                self.usage.count(text);
+                if self.hold_reply && self.reply_text.len() < 64 << 10 {
+                    self.reply_text.push_str(&String::from_utf8_lossy(text));
+                }
             }
-            match &mut self.encoder {
-                Some(enc) => enc.encode(e, out),
-                None => self.reply.push(e),
+            Event::Thinking { text, .. } => self.usage.count(text),
+            Event::ToolArgs { delta, .. } => self.usage.count(delta),
+            Event::Finish {
+                reason,
+                usage,
+                span,
+            } => {
+                if usage.is_some() {
+                    self.usage.reply = usage.clone();
+                }
+                self.finish_ev = Some((reason.clone(), *span));
+                return;
+            }
+            _ => {}
+        }
+        if self.hold_reply {
+            if is_call_event(&e) || !self.held.is_empty() {
+                if let Event::ToolEnd { .. } = e {
+                    self.reply_calls += 1;
+                }
+                self.held.push(e);
+            } else if self.attempt > 1 && matches!(e, Event::Text { .. } | Event::Thinking { .. }) {
+                self.quiet.push(e);
+            } else {
+                self.emit(&e, out);
+            }
+            return;
+        }
+        // No retry left: each call held until its end.
+        if let Some(i) = call_index(&e) {
+            let pos = self.open.iter().position(|(j, _)| *j == i);
+            match e {
+                Event::ToolEnd { .. } => {
+                    self.reply_calls += 1;
+                    let mut evs = pos.map(|p| self.open.remove(p).1).unwrap_or_default();
+                    evs.push(e);
+                    self.settle(evs, out);
+                }
+                Event::ToolStart { .. } => self.open.push((i, vec![e])),
+                _ => match pos {
+                    Some(p) => self.open[p].1.push(e),
+                    None => self.emit(&e, out),
+                },
+            }
+        } else if self.attempt > 1 && matches!(e, Event::Text { .. } | Event::Thinking { .. }) {
+            self.quiet.push(e);
+        } else {
+            self.emit(&e, out);
+        }
+    }
+
+    /// The verdict on one finished call (its `ToolEnd` is in `call`).
+    fn reject(&self, call: &crate::event::ToolCall) -> Option<Rejection> {
+        if call.truncated {
+            return None;
+        }
+        if let Some(r) = self.reports.get(&call.index) {
+            if let Some(f) = r.feedback(&call.name) {
+                return Some(Rejection::Invalid(f));
             }
         }
-        events.clear();
-        if end {
-            if let Some(enc) = &mut self.encoder {
-                enc.finish(out);
+        let opts = self.checks.loops.as_ref()?;
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let record = CallRecord::new(self.tools.upstream_name_of(&call.name), &args, false);
+        let past = self.checks.history.iter().flatten();
+        let same: Vec<&CallRecord> = past
+            .filter(|c| c.name == record.name && c.args == record.args)
+            .collect();
+        let failures = same.iter().filter(|c| c.failed).count();
+        let verdict = if failures >= opts.max_failures.max(1) {
+            Verdict::FailingRetry {
+                name: call.name.clone(),
+                failures,
             }
-            self.finished = true;
+        } else if same.len() + 1 >= opts.max_repeats.max(2) {
+            Verdict::Repeated {
+                name: call.name.clone(),
+                count: same.len() + 1,
+            }
+        } else {
+            let mut rounds = self.checks.history.clone();
+            rounds.push(vec![record.clone()]);
+            match loops::detect(&rounds, opts) {
+                v @ Verdict::PingPong { .. } if loops::detect(&self.checks.history, opts) != v => v,
+                _ => Verdict::Ok,
+            }
+        };
+        verdict.message().map(Rejection::Loop)
+    }
+
+    /// Looks at a held reply: the attempt to send back, or `None` when it
+    /// goes to the client as it is.
+    fn judge_reply(&mut self) -> Option<Attempt> {
+        if matches!(self.finish_ev, Some((FinishReason::Length, _)))
+            || self.held.iter().any(|e| {
+                matches!(
+                    e,
+                    Event::Error {
+                        kind: ErrorKind::Provider | ErrorKind::Truncated,
+                        ..
+                    }
+                )
+            })
+        {
+            return None;
         }
+        let mut calls = Vec::new();
+        let mut rejected = false;
+        let mut names = Vec::new();
+        for e in &self.held {
+            if let Event::ToolEnd { call, .. } = e {
+                let feedback = self.reject(call).map(|r| match r {
+                    Rejection::Invalid(f) | Rejection::Loop(f) => f,
+                });
+                rejected |= feedback.is_some();
+                names.push(call.name.clone());
+                calls.push(AttemptCall {
+                    id: call.id.clone(),
+                    name: self.tools.upstream_name_of(&call.name).to_string(),
+                    arguments: call.arguments.clone(),
+                    feedback,
+                });
+            }
+        }
+        let called: Vec<&str> = names.iter().map(String::as_str).collect();
+        let note = self.checks.choice.unmet(&called);
+        if !rejected && note.is_none() {
+            return None;
+        }
+        Some(Attempt {
+            text: std::mem::take(&mut self.reply_text),
+            calls,
+            note,
+        })
+    }
+
+    /// A new upstream reply is coming: reset the per-reply state.
+    fn begin_retry(&mut self, body: &Map<String, Value>) {
+        let request = std::mem::replace(&mut self.request, Arc::new(body.clone()));
+        self.usage.close_reply(&request);
+        self.fallback = std::mem::take(&mut self.held);
+        self.fallback.append(&mut self.quiet);
+        self.attempt += 1;
+        self.hold_reply = self.may_retry();
+        self.decoder = StreamDecoder::new(self.decode.clone());
+        if let Some(s) = &mut self.stage {
+            s.restart();
+        }
+        self.reports.clear();
+        self.open.clear();
+        self.reply_calls = 0;
+        self.reply_text.clear();
+        self.finish_ev = None;
+    }
+
+    /// Releases held events as the last word: calls settled one by one.
+    fn release_final(&mut self, held: Vec<Event>, out: &mut Vec<u8>) {
+        let mut calls: Vec<(usize, Vec<Event>)> = Vec::new();
+        for e in held {
+            match call_index(&e) {
+                Some(i) => {
+                    let end = matches!(e, Event::ToolEnd { .. });
+                    let p = match calls.iter().position(|(j, _)| *j == i) {
+                        Some(p) => p,
+                        None => {
+                            calls.push((i, Vec::new()));
+                            calls.len() - 1
+                        }
+                    };
+                    calls[p].1.push(e);
+                    if end {
+                        let evs = calls.remove(p).1;
+                        self.settle(evs, out);
+                    }
+                }
+                None => self.emit(&e, out),
+            }
+        }
+        for (_, evs) in calls {
+            for e in evs {
+                self.emit(&e, out);
+            }
+        }
+    }
+
+    /// A finished call's events, no retry left: released, or replaced.
+    fn settle(&mut self, evs: Vec<Event>, out: &mut Vec<u8>) {
+        let rejection = match evs.last() {
+            Some(Event::ToolEnd { call, .. }) => self.reject(call).map(|r| (r, call.clone())),
+            _ => None,
+        };
+        let Some((r, call)) = rejection else {
+            for e in &evs {
+                self.emit(e, out);
+            }
+            return;
+        };
+        match r {
+            Rejection::Loop(msg) => {
+                tracing::info!(tool = %call.name, "repeated call stopped");
+                let t = retry::withheld_note(&call.name, &call.arguments, &msg);
+                self.emit(&text_event(t), out);
+            }
+            Rejection::Invalid(f) => {
+                tracing::info!(tool = %call.name, on_invalid = ?self.checks.on_invalid, "call still invalid after retries");
+                let why = format!(
+                    "it is still invalid after {} attempt(s).\n{f}",
+                    self.attempt
+                );
+                match self.checks.on_invalid {
+                    OnInvalid::Text => {
+                        let t = retry::withheld_note(&call.name, &call.arguments, &why);
+                        self.emit(&text_event(t), out);
+                    }
+                    OnInvalid::Forward => {
+                        for e in &evs {
+                            self.emit(e, out);
+                        }
+                        self.emit(
+                            &text_event(format!(
+                                "\n[toolstream] The call to `{}` above {why}\n",
+                                call.name
+                            )),
+                            out,
+                        );
+                    }
+                    OnInvalid::Error => {
+                        let e = Event::Error {
+                            kind: ErrorKind::Provider,
+                            message: format!("the model's call to `{}` {why}", call.name),
+                            span: Span::default(),
+                        };
+                        self.emit(&e, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the client's reply: whatever is held goes out, then the
+    /// `Finish` with the summed usage (`normal`: the upstream reply ended
+    /// normally, rather than being cut).
+    fn conclude(&mut self, normal: bool, out: &mut Vec<u8>) {
+        let held = std::mem::take(&mut self.held);
+        self.release_final(held, out);
+        let open = std::mem::take(&mut self.open);
+        for (_, evs) in open {
+            for e in evs {
+                self.emit(&e, out);
+            }
+        }
+        let quiet = std::mem::take(&mut self.quiet);
+        if self.reply_calls == 0 {
+            for e in quiet {
+                self.emit(&e, out);
+            }
+        }
+        let request = self.request.clone();
+        self.usage.close_reply(&request);
+        if self.usage.estimated {
+            tracing::debug!("usage estimated: the upstream reported none");
+        }
+        if let Some((reason, span)) = self.finish_ev.take() {
+            let e = Event::Finish {
+                reason,
+                usage: Some(self.usage.usage()),
+                span,
+            };
+            self.emit(&e, out);
+        } else if normal {
+            let e = Event::Finish {
+                reason: FinishReason::Stop,
+                usage: Some(self.usage.usage()),
+                span: Span::default(),
+            };
+            self.emit(&e, out);
+        }
+        if let Some(enc) = &mut self.encoder {
+            enc.finish(out);
+        }
+        self.finished = true;
     }
 }
 
@@ -236,10 +828,25 @@ mod tests {
             created: 0,
             parse: Some(Config::default()),
             tools: Arc::new(ToolTable::default()),
+            checks: Checks::default(),
         }
     }
 
     const CUT: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi \"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": \"}}]}}]}\n\n";
+
+    #[test]
+    fn output_estimate_is_the_toolkits_over_the_whole_reply() {
+        let parts = ["Hello, ", "wor", "ld\nand ", "more\n", "{\"a\": 1}"];
+        let mut u = UsageSum::default();
+        for p in parts {
+            u.count(p.as_bytes());
+        }
+        u.close_reply(&Map::new());
+        let whole: String = parts.concat();
+        assert_eq!(u.output, crate::toolkit::estimate_tokens(&whole) as u64);
+        assert_eq!(u.input, 0);
+        assert!(u.estimated);
+    }
 
     #[test]
     fn cut_stream_ends_with_error_event() {

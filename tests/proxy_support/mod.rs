@@ -16,6 +16,7 @@
 //! | `cut:<scenario>` | the first half of the scenario's events, then the connection is reset |
 //! | `stall:<scenario>` | the first half, then nothing (the proxy's idle timeout) |
 //! | `hold` | one text chunk, then one more every 50 ms until the client goes away (cancellation test) |
+//! | `seq:<id>:<a>+<b>+…` | the n-th request naming `<id>` gets the n-th **scripted** reply (test fixtures, not model output; the last repeats): `nocity` (a `get_weather` call missing `city`), `paris` (`get_weather` for Paris), `messy` (`Get_Weather` with `{"City": "Paris", "unit": "Celsius"}`), `forecast` (`get_forecast` with `days` as a string), `first` (the request's first tool, as the upstream sees its name, with `{"city": "Paris"}`), `text` (text only); a `!u` suffix adds a usage chunk (11 prompt, 7 completion tokens) |
 //! | `agent` | for agent clients (Claude Code, Codex): after a tool result, or without a shell tool, `stream:smollm2-chat-plain.sse`; else a **scripted** (not model-written) native call of the client's `apply_patch` (freeform) or shell tool that writes `toolstream-agent-ok` to `marker.txt` |
 #![allow(dead_code)]
 
@@ -44,6 +45,8 @@ pub(crate) struct Seen {
     pub(crate) requests: Mutex<Vec<Value>>,
     /// Reply streams dropped before their end (the client went away).
     pub(crate) cancelled: AtomicUsize,
+    /// Requests per `seq:` id.
+    seq: Mutex<std::collections::HashMap<String, usize>>,
 }
 
 pub(crate) struct Upstream {
@@ -261,6 +264,19 @@ async fn chat(State(st): State<St>, Json(body): Json<Value>) -> Response {
     if scenario == "agent" {
         return sse(agent_reply(&body), st.pace, seen, End::Done);
     }
+    if let Some(rest) = scenario.strip_prefix("seq:") {
+        let (id, items) = rest.split_once(':').expect("seq:<id>:<items>");
+        let n = {
+            let mut m = st.seen.seq.lock().unwrap();
+            let c = m.entry(id.to_string()).or_insert(0);
+            *c += 1;
+            *c - 1
+        };
+        let items: Vec<&str> = items.split('+').collect();
+        let item = items[n.min(items.len() - 1)];
+        let first = body["tools"][0]["function"]["name"].as_str().unwrap_or("");
+        return sse(scripted_reply(item, first), st.pace, seen, End::Done);
+    }
     for (prefix, end) in [("cut:", End::Reset), ("stall:", End::Stall)] {
         if let Some(inner) = scenario.strip_prefix(prefix) {
             let mut ev = events_for(inner).expect("scenario");
@@ -276,6 +292,70 @@ async fn chat(State(st): State<St>, Json(body): Json<Value>) -> Response {
         )
             .into_response(),
     }
+}
+
+fn chunk(delta: Value, finish: Value) -> Bytes {
+    Bytes::from(format!(
+        "data: {}\n\n",
+        json!({"id": "chatcmpl-scripted", "model": "scripted", "created": 1, "object": "chat.completion.chunk",
+               "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
+    ))
+}
+
+/// A `seq:` item: a scripted reply in llama.cpp's chunk framing (a test
+/// fixture, not model output).
+fn scripted_reply(item: &str, first_tool: &str) -> Vec<Bytes> {
+    let (item, usage) = match item.strip_suffix("!u") {
+        Some(i) => (i, true),
+        None => (item, false),
+    };
+    let call = match item {
+        "nocity" => Some(("get_weather", json!({"unit": "celsius"}).to_string())),
+        "paris" => Some(("get_weather", json!({"city": "Paris"}).to_string())),
+        "messy" => Some((
+            "Get_Weather",
+            r#"{"City": "Paris", "unit": "Celsius"}"#.to_string(),
+        )),
+        "forecast" => Some((
+            "get_forecast",
+            r#"{"city": "Paris", "days": "3"}"#.to_string(),
+        )),
+        "first" => Some((first_tool, json!({"city": "Paris"}).to_string())),
+        "text" => None,
+        other => panic!("unknown seq item {other}"),
+    };
+    let mut out = vec![chunk(json!({"role": "assistant"}), Value::Null)];
+    match call {
+        Some((name, args)) => {
+            out.push(chunk(
+                json!({"tool_calls": [{"index": 0, "id": format!("call_{item}"), "type": "function", "function": {"name": name, "arguments": ""}}]}),
+                Value::Null,
+            ));
+            let cut: Vec<usize> = (0..=3).map(|i| i * args.len() / 3).collect();
+            for w in cut.windows(2) {
+                out.push(chunk(
+                    json!({"tool_calls": [{"index": 0, "function": {"arguments": &args[w[0]..w[1]]}}]}),
+                    Value::Null,
+                ));
+            }
+            out.push(chunk(json!({}), json!("tool_calls")));
+        }
+        None => {
+            for t in ["I think ", "it is sunny."] {
+                out.push(chunk(json!({"content": t}), Value::Null));
+            }
+            out.push(chunk(json!({}), json!("stop")));
+        }
+    }
+    if usage {
+        out.push(Bytes::from(format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 1, "model": "scripted",
+                   "choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}})
+        )));
+    }
+    out.push(Bytes::from_static(b"data: [DONE]\n\n"));
+    out
 }
 
 /// The `agent` scenario: a scripted call of the client's shell tool (a

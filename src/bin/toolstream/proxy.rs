@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use toolstream::proxy::{shutdown_signal, Mode, Proxy, ProxyConfig};
+use toolstream::proxy::{shutdown_signal, Mode, OnInvalid, Proxy, ProxyConfig};
 
 #[derive(clap::Args)]
 pub(crate) struct ProxyArgs {
@@ -34,6 +34,22 @@ pub(crate) struct ProxyArgs {
     /// Keep Claude Code's per-request attribution line in the system prompt.
     #[arg(long)]
     keep_attribution: bool,
+    /// Validation retries: how often the upstream is asked again, with
+    /// feedback, for an invalid call, a missing required call or a repeated
+    /// call (default 1; 0 streams each call as soon as it is checked).
+    #[arg(long, value_name = "N")]
+    retries: Option<u32>,
+    /// A call still invalid after the retries: `text` (not sent; a text
+    /// block names it and its problems), `error`, or `forward` (sent, with
+    /// a note).
+    #[arg(long, value_name = "WHAT")]
+    on_invalid: Option<OnInvalid>,
+    /// Pass calls on as parsed: no normalizer, no validation, no retries.
+    #[arg(long)]
+    no_normalize: bool,
+    /// Do not stop calls the conversation shows the model already repeated.
+    #[arg(long)]
+    no_loop_stop: bool,
 }
 
 pub(crate) fn run(a: &ProxyArgs) -> ExitCode {
@@ -67,6 +83,18 @@ pub(crate) fn run(a: &ProxyArgs) -> ExitCode {
     }
     if a.keep_attribution {
         cfg.strip_attribution = false;
+    }
+    if let Some(n) = a.retries {
+        cfg.retries.validation = n;
+    }
+    if let Some(w) = a.on_invalid {
+        cfg.retries.on_invalid = w;
+    }
+    if a.no_normalize {
+        cfg.normalize = false;
+    }
+    if a.no_loop_stop {
+        cfg.loops.stop = false;
     }
     if let Err(e) = cfg.validate() {
         eprintln!("toolstream proxy: {e}");

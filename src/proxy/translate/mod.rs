@@ -88,6 +88,11 @@ impl ToolTable {
         self.back.get(upstream).map_or(upstream, String::as_str)
     }
 
+    /// The name the upstream knows a client's tool by (itself unless shortened).
+    pub fn upstream_name_of<'a>(&'a self, client: &'a str) -> &'a str {
+        self.forth.get(client).map_or(client, String::as_str)
+    }
+
     /// The tool specs under the names the upstream sees (for the parser).
     pub fn upstream_specs(&self) -> Vec<ToolSpec> {
         self.specs
