@@ -46,6 +46,14 @@
 //! # A stream
 //! [`Normalizer`] sits on an [`Event`](crate::Event) stream and rewrites the
 //! calls in it while they stream; see its docs.
+//!
+//! # Cost
+//! A call that already fits its tool is vouched for member by member while
+//! it streams (a precompiled check of the schema subset tool lists use) and
+//! ends without being read into a `serde_json::Value` or run through
+//! `jsonschema`; anything else takes the full check. A server that sees
+//! the same tool list on every request gets its [`Catalog`] from a
+//! [`CatalogCache`] (compiled once per list).
 
 mod cache;
 mod coerce;

@@ -73,6 +73,23 @@ pub(crate) fn fold(s: &str) -> String {
         .collect()
 }
 
+/// `fold(s) == folded`, without building `fold(s)` when `s` is ASCII.
+pub(crate) fn folds_to(s: &str, folded: &str) -> bool {
+    if !s.is_ascii() {
+        return fold(s) == folded;
+    }
+    let mut want = folded.bytes();
+    for b in s.bytes() {
+        if matches!(b, b'_' | b'-' | b'.' | b' ' | b':' | b'/') {
+            continue;
+        }
+        if want.next() != Some(b.to_ascii_lowercase()) {
+            return false;
+        }
+    }
+    want.next().is_none()
+}
+
 /// True for a placeholder name copied from a prompt's format example.
 pub(crate) fn is_placeholder(name: &str) -> bool {
     let inner = name
@@ -138,7 +155,7 @@ pub(crate) fn resolve(names: &[String], name: &str, opts: &Options) -> Resolutio
     }
     let folded = fold(name);
     if opts.name_case && !folded.is_empty() {
-        if let Some(i) = unique(names, |n| fold(n) == folded) {
+        if let Some(i) = unique(names, |n| folds_to(n, &folded)) {
             return Resolution::Tool(i, fix(FixKind::NameCase, i));
         }
     }
@@ -147,7 +164,7 @@ pub(crate) fn resolve(names: &[String], name: &str, opts: &Options) -> Resolutio
             let fb = fold(bare);
             let hit = unique(names, |n| n == bare).or_else(|| {
                 opts.name_case
-                    .then(|| unique(names, |n| fold(n) == fb))
+                    .then(|| unique(names, |n| folds_to(n, &fb)))
                     .flatten()
             });
             if let Some(i) = hit {
@@ -158,7 +175,7 @@ pub(crate) fn resolve(names: &[String], name: &str, opts: &Options) -> Resolutio
             opts.name_case
                 .then(|| {
                     unique(names, |n| {
-                        bare_offered(n).is_some_and(|b| fold(b) == folded)
+                        bare_offered(n).is_some_and(|b| folds_to(b, &folded))
                     })
                 })
                 .flatten()
@@ -384,6 +401,20 @@ mod tests {
             closest(&names(OFFERED), "get_wheather", 2)[0],
             "get_weather"
         );
+    }
+
+    #[test]
+    fn folds_to_agrees_with_fold() {
+        for (a, b) in [
+            ("Get_Weather", "get-weather"),
+            ("getWeather", "GET.WEATHER"),
+            ("get_weathe", "getweather"),
+            ("Ünïcode_X", "ünïcodex"),
+            ("", "_"),
+            ("a", ""),
+        ] {
+            assert_eq!(folds_to(a, &fold(b)), fold(a) == fold(b), "{a} {b}");
+        }
     }
 
     #[test]

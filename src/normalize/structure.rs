@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{pointer_push, short, CallError, ErrorKind, Fix, FixKind, InvalidReason};
-use super::names::fold;
+use super::names::{fold, folds_to};
 use super::rewrite::Rewriter;
 use super::template;
 use super::{Catalog, CompiledTool};
@@ -46,7 +46,7 @@ pub(crate) fn is_wrapper(tool: &CompiledTool, key: &str) -> bool {
             || key == "type"
             || key == "properties"
             || key == tool.name
-            || fold(key) == fold(&tool.name))
+            || folds_to(&tool.name, &fold(key)))
 }
 
 /// The values of a schema-shaped wrapper: `{"type": "object", "properties":
