@@ -1330,6 +1330,12 @@ def write_report(results, path):
       "validator/schemars, rustpython-parser, tokio rt-multi-thread). Its numbers belong to the criterion "
       "results, not to this run.")
     w("")
+    rust_peers = os.path.join(ROOT, "benches", "rust_peers", "RESULTS.md")
+    if os.path.exists(rust_peers):
+        # Written by the Rust peer comparison's own run (`--out`), not by this script.
+        with open(rust_peers) as fh:
+            w(fh.read().rstrip("\n"))
+        w("")
     w("## Throughput matrix")
     w("")
     w("toolstream alone, from criterion (`cargo bench --bench matrix`, run by this script before the peers; "
