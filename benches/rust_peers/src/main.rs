@@ -80,9 +80,14 @@ struct Env {
 
 impl Env {
     fn new(tools: &Value) -> Env {
-        let ts = Config::default()
-            .with_dialects(vec![Dialect::Hermes])
-            .with_tools(Tools::from_value(tools).expect("tools"));
+        let ts = Config::default().with_tools(Tools::from_value(tools).expect("tools"));
+        // The hermes dialect only, as the peers are told the format (the
+        // corpus row also reports toolstream's default, auto-detection).
+        let ts = if std::env::var_os("TOOLSTREAM_AUTO").is_some() {
+            ts
+        } else {
+            ts.with_dialects(vec![Dialect::Hermes])
+        };
         let smg = serde_json::from_value(tools.clone()).expect("tool-parser tools");
         let fns: Vec<&Value> = tools
             .as_array()
@@ -168,16 +173,15 @@ fn run_smg(env: &Env, chunks: &[&str]) -> Got {
         }
         return got;
     }
-    let mut add =
-        |calls: &mut Vec<(String, String)>, index: usize, name: Option<String>, a: &str| {
-            if calls.len() <= index {
-                calls.resize(index + 1, (String::new(), String::new()));
-            }
-            if let Some(n) = name {
-                calls[index].0.push_str(&n);
-            }
-            calls[index].1.push_str(a);
-        };
+    let add = |calls: &mut Vec<(String, String)>, index: usize, name: Option<String>, a: &str| {
+        if calls.len() <= index {
+            calls.resize(index + 1, (String::new(), String::new()));
+        }
+        if let Some(n) = name {
+            calls[index].0.push_str(&n);
+        }
+        calls[index].1.push_str(a);
+    };
     for c in chunks {
         match now(p.parse_incremental(c, &env.smg)) {
             Ok(r) => {

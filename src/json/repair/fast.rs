@@ -802,10 +802,22 @@ pub(super) fn str_plain(input: &[u8], i: usize) -> usize {
 #[inline(always)]
 fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
     let n = input.len();
-    // `input[..valid_to]` is valid UTF-8 from the first `i` on, and ends
-    // at a character boundary.
-    let mut valid_to = i;
     let start = i;
+    // Most strings (keys, short values) are a few bytes of plain ASCII up
+    // to their closing quote: read as before, a word at a time, with no
+    // set-up for the search and the validation below.
+    // (The lane's chunks continue long strings: it skips this.)
+    if ESC {
+        let head = i + super::plain_len(&input[i..n.min(i + 32)]);
+        match input.get(head) {
+            None => return head,
+            Some(&c) if head < start + 32 && (c == b'"' || c < 0x20) => return head,
+            _ => i = head,
+        }
+    }
+    // `input[..valid_to]` is valid UTF-8 from `start` on, and ends at a
+    // character boundary.
+    let mut valid_to = i;
     loop {
         // Look ahead no further than what was read so far (at least 64
         // bytes): every byte looked at is paid for by one moved over.
