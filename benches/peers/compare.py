@@ -1333,6 +1333,11 @@ def write_report(results, path):
     rust_peers = os.path.join(ROOT, "benches", "rust_peers", "RESULTS.md")
     if os.path.exists(rust_peers):
         # Written by the Rust peer comparison's own run (`--out`), not by this script.
+        w("## The Rust peers in one binary (`benches/rust_peers`)")
+        w("")
+        w("From the last run of `cargo run --release --manifest-path benches/rust_peers/Cargo.toml -- --out "
+          "benches/rust_peers/RESULTS.md` (not from this script's run; see `benches/rust_peers/README.md`):")
+        w("")
         with open(rust_peers) as fh:
             w(fh.read().rstrip("\n"))
         w("")
