@@ -152,10 +152,14 @@ repair_kinds! {
     UnclosedString => "unclosed_string",
     /// A number or literal cut off at the end was completed or trimmed.
     TruncatedValue => "truncated_value",
-    /// A key cut off at the end of the input was dropped.
+    /// A key cut off at the end of the input by a limit (or inside an
+    /// escape) was dropped.
     DroppedKey => "dropped_key",
     /// A missing value became `null`.
     MissingValue => "missing_value",
+    /// An ellipsis standing for omitted items or members (`[1, 2, ...]`,
+    /// `{"a": 1, …}`) was dropped.
+    Ellipsis => "ellipsis",
     /// Arguments given as a JSON string were decoded into an object.
     StringifiedArguments => "stringified_arguments",
     /// Arguments wrapped twice (`{"arguments": {"arguments": …}}`) were unwrapped.

@@ -32,6 +32,12 @@ use toolstream::json::repair_document;
 
 /// The policies a listed difference may name, with what each means.
 const POLICIES: &[(&str, &str)] = &[
+    (
+        "jsonrepair_rules",
+        "where the two repairers disagree, the JavaScript jsonrepair's rule is followed: a quote \
+         followed by the next value (a quote or a digit) ends a string value, a key with no value at \
+         the end of a document is kept with null",
+    ),
     ("null_for_missing", "a missing value is null, not \"\""),
     (
         "values_as_array",

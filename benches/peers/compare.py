@@ -1330,6 +1330,17 @@ def write_report(results, path):
       "validator/schemars, rustpython-parser, tokio rt-multi-thread). Its numbers belong to the criterion "
       "results, not to this run.")
     w("")
+    rust_peers = os.path.join(ROOT, "benches", "rust_peers", "RESULTS.md")
+    if os.path.exists(rust_peers):
+        # Written by the Rust peer comparison's own run (`--out`), not by this script.
+        w("## The Rust peers in one binary (`benches/rust_peers`)")
+        w("")
+        w("From the last run of `cargo run --release --manifest-path benches/rust_peers/Cargo.toml -- --out "
+          "benches/rust_peers/RESULTS.md` (not from this script's run; see `benches/rust_peers/README.md`):")
+        w("")
+        with open(rust_peers) as fh:
+            w(fh.read().rstrip("\n"))
+        w("")
     w("## Throughput matrix")
     w("")
     w("toolstream alone, from criterion (`cargo bench --bench matrix`, run by this script before the peers; "

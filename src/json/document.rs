@@ -403,7 +403,9 @@ impl DocumentRepairer {
     }
 
     fn open(&mut self, start: u64, scalar: bool) {
-        let mut repairer = Repairer::with_limits(&self.limits).one_call(self.limits.max_repairs);
+        let mut repairer = Repairer::with_limits(&self.limits)
+            .document(true)
+            .one_call(self.limits.max_repairs);
         repairer.set_offset(start);
         repairer.set_stop_on_fence(self.fence_odd);
         repairer.set_stop_on_prose(true);

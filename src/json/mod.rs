@@ -77,7 +77,7 @@ pub struct Repaired {
 /// assert!(r.truncated);
 /// ```
 pub fn repair(input: &[u8]) -> Option<Repaired> {
-    let mut r = Repairer::new();
+    let mut r = Repairer::new().document(true);
     let mut out = Vec::with_capacity(input.len() + 8);
     let p = r.feed(input, &mut out);
     let truncated = match p.status {

@@ -448,7 +448,7 @@ const TOP: u64 = 0x8080_8080_8080_8080;
 /// bytes is below 0x20, `"`, `\`, DEL (when `DEL`) or from 0x80 (when
 /// `HIGH`); otherwise the top bit of (at least) the first such byte is set.
 #[inline(always)]
-fn swar_hits<const DEL: bool, const HIGH: bool>(x: u64) -> u64 {
+pub(super) fn swar_hits<const DEL: bool, const HIGH: bool>(x: u64) -> u64 {
     let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
     let mut hits = x.wrapping_sub(ONES * 0x20) & !x
         | zero_byte(x ^ (ONES * u64::from(b'"')))
@@ -583,6 +583,8 @@ pub struct Repairer {
     max_depth: usize,
     max_token: usize,
     stop_on_lt: bool,
+    /// Repairs a document, not a call's arguments ([`Repairer::document`]).
+    document: bool,
     /// A backtick in structural position, and a raw line break inside a
     /// string, stop the repairer: the value is fenced, and the caller looks
     /// for the closing fence ([`Repairer::set_stop_on_fence`]).
@@ -686,6 +688,7 @@ impl Repairer {
             max_depth: limits.max_depth.max(1),
             max_token: limits.max_token_bytes.max(16),
             stop_on_lt: false,
+            document: false,
             stop_on_fence: false,
             stop_on_prose: false,
             lt_once: false,
@@ -741,6 +744,25 @@ impl Repairer {
     /// closing tag. Inside strings `<` is always content.
     pub fn stop_on_lt(mut self, yes: bool) -> Self {
         self.stop_on_lt = yes;
+        self
+    }
+
+    /// Repairs a whole document ([`crate::json::repair`],
+    /// [`crate::json::repair_document`]), not a call's arguments. Two
+    /// repairs differ, where jsonrepair's result is the document's and the
+    /// arguments keep a signal for the call reader:
+    ///
+    /// * a key with no value at the end of the input is kept with `null`
+    ///   and a `missing_value` repair (`{"a": 1, "b"` and `{"a": 1, "b` →
+    ///   `{"a": 1, "b": null}`); in arguments cut by the end of a stream it
+    ///   is dropped (they are what the model finished writing, and a cut
+    ///   tool schema stays recognisable);
+    /// * an ellipsis that is an object's first member (`{...}`) is dropped;
+    ///   in arguments it stays the key `"..."`, which makes the object a
+    ///   format example's placeholder and so no call. An ellipsis after
+    ///   other members or items is dropped in both.
+    pub fn document(mut self, yes: bool) -> Self {
+        self.document = yes;
         self
     }
 
@@ -1035,10 +1057,17 @@ impl Repairer {
             return truncated;
         }
         match self.pos {
-            Pos::AfterKey => {
+            Pos::AfterKey if !self.document || self.key_truncated || self.key.is_empty() => {
                 self.key.clear();
                 self.key_len = 0;
                 self.repair(RepairKind::DroppedKey, at);
+            }
+            Pos::AfterKey => {
+                // `{"a": 1, "b"` — a key with no value at the end: kept,
+                // with `null` (as jsonrepair does).
+                self.write_key(sink, at);
+                self.repair(RepairKind::MissingValue, at);
+                self.scalar(sink, ValueKind::Literal, b"null");
             }
             Pos::Value
                 if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() =>
@@ -1843,6 +1872,13 @@ impl Repairer {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)
             }
+            // The next value after the quote (another string or a number,
+            // jsonrepair's rule): the string ended there and the comma
+            // before that value is missing (`["a" 2]`, `{"a": "b" "c": 1}`).
+            b'"' | b'0'..=b'9' if !s.key && self.inline == 0 && s.quote == Quote::Double => {
+                self.close_pending_quote(s, sink);
+                Step::Consumed(0)
+            }
             b'<' if self.stop_on_lt => {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)
@@ -2076,12 +2112,35 @@ impl Repairer {
             }
         }
         self.esc_buf.clear();
-        if s.key {
-            // A key cut off at the end is dropped.
+        let plain_key = || {
+            !self
+                .key
+                .get(1..)
+                .unwrap_or_default()
+                .iter()
+                .any(|b| matches!(b, b':' | b',' | b'{' | b'}' | b'[' | b']' | b'"' | b'\\'))
+        };
+        if s.key
+            && (!self.document
+                || self.key_truncated
+                || s.esc != Esc::None
+                || s.quote != Quote::Double
+                || !plain_key())
+        {
+            // A key cut off at the end is dropped (always when the token
+            // limit cut it, inside an escape, or when it holds what looks
+            // like the structure it swallowed: `{"key:value}`).
             self.lex = Lex::None;
             self.key.clear();
             self.key_len = 0;
             self.repair(RepairKind::DroppedKey, at);
+            return true;
+        }
+        if s.key {
+            // A key cut off at the end is closed (`{"a": 1, "b` → `"b"`);
+            // its value is then missing (see [`Repairer::finish`]).
+            self.repair(RepairKind::UnclosedString, at);
+            self.end_string(s, sink);
             return true;
         }
         self.repair(RepairKind::UnclosedString, at);
@@ -2380,6 +2439,15 @@ impl Repairer {
     fn end_bare<S: Sink + ?Sized>(&mut self, t: BareLex, sink: &mut S, eof: bool) {
         self.lex = Lex::None;
         let start = self.tok_start;
+        if t.key && is_ellipsis(&self.tok) && (self.document || self.comma.is_some()) {
+            // `{"a": 1, ...}`: an ellipsis for omitted members is dropped
+            // (with the comma before it, as a trailing one).
+            self.repair(RepairKind::Ellipsis, start);
+            self.tok.clear();
+            self.tok_ws.clear();
+            self.pos = Pos::ObjKey;
+            return;
+        }
         if t.key {
             let tok = std::mem::take(&mut self.tok);
             self.repair(RepairKind::UnquotedKey, start);
@@ -2420,6 +2488,18 @@ impl Repairer {
         self.tok_ws.clear();
     }
 
+    /// A bare token that stands for no value was dropped: an object's
+    /// member gets `null`, a top-level value is `null`, an array loses
+    /// the item.
+    fn no_value<S: Sink + ?Sized>(&mut self, sink: &mut S, start: u64) {
+        if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none() {
+            self.repair(RepairKind::MissingValue, start);
+            self.scalar(sink, ValueKind::Literal, b"null");
+        } else if self.stack.is_empty() {
+            self.scalar(sink, ValueKind::Literal, b"null");
+        }
+    }
+
     /// Writes a token of number characters (no escaping needed) as a string.
     fn digits_as_string<S: Sink + ?Sized>(&mut self, sink: &mut S, tok: &[u8]) {
         let mut s = Vec::with_capacity(tok.len() + 2);
@@ -2431,6 +2511,13 @@ impl Repairer {
 
     fn bare_value<S: Sink + ?Sized>(&mut self, tok: &[u8], sink: &mut S, eof: bool) {
         let start = self.tok_start;
+        if is_ellipsis(tok) {
+            // `[1, 2, ...]`, `[1, …, 5]`: an ellipsis for omitted items is
+            // dropped (as jsonrepair drops `...`).
+            self.repair(RepairKind::Ellipsis, start);
+            self.no_value(sink, start);
+            return;
+        }
         if let Some((_, out, repair)) = LITERALS
             .iter()
             .find(|(l, _, _)| l.first() == tok.first() && *l == tok)
@@ -2475,15 +2562,9 @@ impl Repairer {
                     return;
                 }
                 NumberFix::Nothing => {
-                    // `...`, `-`, `+`: no value here (an ellipsis or a cut-off sign).
+                    // `.`, `-`, `+`: no value here (a stray dot or a cut-off sign).
                     self.repair(RepairKind::TrailingGarbage, start);
-                    if self.stack.last().map(|f| f.kind) == Some(Kind::Obj) && self.comma.is_none()
-                    {
-                        self.repair(RepairKind::MissingValue, start);
-                        self.scalar(sink, ValueKind::Literal, b"null");
-                    } else if self.stack.is_empty() {
-                        self.scalar(sink, ValueKind::Literal, b"null");
-                    }
+                    self.no_value(sink, start);
                     return;
                 }
                 NumberFix::NotANumber => {}
@@ -2616,6 +2697,12 @@ enum NumberFix {
     LeadingZeros,
     Nothing,
     NotANumber,
+}
+
+/// An ellipsis written for omitted items or members: `...` (two dots or
+/// more) or `…`.
+fn is_ellipsis(tok: &[u8]) -> bool {
+    tok == "\u{2026}".as_bytes() || (tok.len() >= 2 && tok.iter().all(|&c| c == b'.'))
 }
 
 /// Repairs a token made of number characters that is not a JSON number.

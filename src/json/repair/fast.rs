@@ -49,9 +49,7 @@
 //! complete character or escape. The stack only changes at commit points, so
 //! stopping never has anything to undo.
 
-use super::{
-    plain_len, single_quoted_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex,
-};
+use super::{single_quoted_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex};
 use crate::event::RepairKind;
 
 /// The bytes [`Repairer::fast`] reads in a structural position.
@@ -777,31 +775,133 @@ pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// End of the plain string content at `i`: the index of the closing quote,
 /// of the end, or of the first byte the slow path must see (a control
 /// character, an escape that is invalid or cut off, UTF-8 that is invalid or
-/// cut off).
-pub(super) fn str_body(input: &[u8], mut i: usize) -> usize {
-    loop {
-        i += plain_len(&input[i..]);
-        let Some(&c) = input.get(i) else { return i };
-        match c {
-            b'\\' => match escape_len(&input[i..]) {
-                Some(l) => i += l,
-                None => return i,
-            },
-            0x80..=0xFF => {
-                // At most a window: the run ends at an invalid byte that the
-                // slow path takes alone, and this is read again after it.
-                let valid = match super::non_ascii_run(&input[i..]) {
-                    (end, None) => end,
-                    (_, Some(e)) => e.valid_up_to(),
-                };
-                if valid == 0 {
-                    return i;
-                }
-                i += valid;
-            }
-            // `"` or a control character.
-            _ => return i,
+/// cut off). Valid escapes are plain content.
+#[inline]
+pub(super) fn str_body(input: &[u8], i: usize) -> usize {
+    str_scan::<true>(input, i)
+}
+
+/// End of the run of string content at `i` with no `"`, `\\` or control
+/// character and only whole, valid UTF-8 characters (the lane reads
+/// escapes itself).
+#[inline]
+pub(super) fn str_plain(input: &[u8], i: usize) -> usize {
+    str_scan::<false>(input, i)
+}
+
+/// [`str_body`] (`ESC`: valid escapes are content) and [`str_plain`].
+///
+/// [`next_special`] jumps to the next `"`, `\\` or control character
+/// (SIMD past short runs), and non-ASCII text is validated as UTF-8 a window
+/// at a time (`simdutf8`), not a character at a time. The search and the
+/// validation look ahead at most as far as the scan has moved (at least 64
+/// bytes), so the work stays linear in the bytes it moves over, however
+/// short the runs between the bytes it stops on (a string full of raw line
+/// breaks, each a stop for the slow path, is not searched to its end again
+/// and again).
+#[inline(always)]
+fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
+    let n = input.len();
+    let start = i;
+    // Most strings (keys, short values) are a few bytes of plain ASCII up
+    // to their closing quote: read as before, a word at a time, with no
+    // set-up for the search and the validation below.
+    // (The lane's chunks continue long strings: it skips this.)
+    if ESC {
+        let head = i + super::plain_len(&input[i..n.min(i + 32)]);
+        match input.get(head) {
+            None => return head,
+            Some(&c) if head < start + 32 && (c == b'"' || c < 0x20) => return head,
+            _ => i = head,
         }
+    }
+    // `input[..valid_to]` is valid UTF-8 from `start` on, and ends at a
+    // character boundary.
+    let mut valid_to = i;
+    loop {
+        // Look ahead no further than what was read so far (at least 64
+        // bytes): every byte looked at is paid for by one moved over.
+        let window = (i - start).max(64);
+        let lim = i.saturating_add(window).min(n);
+        let stop = next_special(input, i, lim);
+        let found = stop < lim;
+        if stop > valid_to {
+            let from = valid_to.max(i);
+            if input[from..stop].is_ascii() {
+                valid_to = stop;
+            } else {
+                // Past the run: a character cannot span the ASCII byte at
+                // `stop`, and one cut by the window is read whole.
+                let end = (stop + 4).max(from + window).min(n);
+                valid_to = match simdutf8::compat::from_utf8(&input[from..end]) {
+                    Ok(_) => end,
+                    Err(e) => from + e.valid_up_to(),
+                };
+                if valid_to < stop {
+                    // Invalid or cut-off UTF-8: the slow path's (or the
+                    // lane's byte loop's).
+                    return valid_to;
+                }
+            }
+        }
+        if !found {
+            if stop == n {
+                return n;
+            }
+            i = stop;
+            continue;
+        }
+        if !ESC || input[stop] != b'\\' {
+            // `"`, a control character (or, for the lane, a backslash).
+            return stop;
+        }
+        match escape_len(&input[stop..]) {
+            Some(l) => i = stop + l,
+            None => return stop,
+        }
+    }
+}
+
+/// Index of the first `"`, `\\` or control character in `input[i..lim]`,
+/// or `lim`. The first 32 bytes a word at a time (most runs between escapes
+/// are short); past them `memchr2` (SIMD) finds the next quote or
+/// backslash and the run before it is checked for control characters.
+#[inline(always)]
+fn next_special(input: &[u8], i: usize, lim: usize) -> usize {
+    let mut k = i;
+    while k + 8 <= lim && k < i + 32 {
+        let Ok(w) = <[u8; 8]>::try_from(&input[k..k + 8]) else {
+            break;
+        };
+        // The lowest flagged byte is a match (a SWAR test's borrow only
+        // flags bytes above a true match).
+        let hits = super::swar_hits::<false, false>(u64::from_le_bytes(w));
+        if hits != 0 {
+            return k + (hits.trailing_zeros() / 8) as usize;
+        }
+        k += 8;
+    }
+    if k + 8 > lim {
+        return k + input[k..lim]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .unwrap_or(lim - k);
+    }
+    let q = memchr::memchr2(b'"', b'\\', &input[k..lim]).map_or(lim, |j| k + j);
+    match control_at(&input[k..q]) {
+        Some(j) => k + j,
+        None => q,
+    }
+}
+
+/// Index of the first control character (below 0x20) in `run`, if any: a
+/// branch-free test over all of it first (vectorised), as runs rarely have one.
+#[inline]
+fn control_at(run: &[u8]) -> Option<usize> {
+    if run.iter().fold(false, |acc, &c| acc | (c < 0x20)) {
+        run.iter().position(|&c| c < 0x20)
+    } else {
+        None
     }
 }
 
@@ -922,4 +1022,108 @@ pub(super) fn number_len(s: &[u8]) -> Option<usize> {
         i = j;
     }
     Some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{escape_len, str_body, str_plain};
+
+    /// The scan a character at a time: what [`str_body`] (`esc`) and
+    /// [`str_plain`] must return.
+    fn naive(input: &[u8], mut i: usize, esc: bool) -> usize {
+        loop {
+            let Some(&c) = input.get(i) else { return i };
+            match c {
+                b'"' | 0..=0x1F => return i,
+                b'\\' if !esc => return i,
+                b'\\' => match escape_len(&input[i..]) {
+                    Some(l) => i += l,
+                    None => return i,
+                },
+                0x80..=0xFF => {
+                    let len = match c {
+                        0xC0..=0xDF => 2,
+                        0xE0..=0xEF => 3,
+                        0xF0..=0xF7 => 4,
+                        _ => return i,
+                    };
+                    match input.get(i..i + len).map(std::str::from_utf8) {
+                        Some(Ok(_)) => i += len,
+                        _ => return i,
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Deterministic inputs: runs of plain ASCII and non-ASCII text of many
+    /// lengths (past the 32-byte word loop and the 64-byte windows), with
+    /// escapes, quotes, control characters, invalid and cut-off UTF-8.
+    #[test]
+    fn scans_agree_with_a_scan_a_character_at_a_time() {
+        let pieces: [&[u8]; 12] = [
+            b"plain ascii text ",
+            "naïve café ÷ ≈ ✓ 😀 ".as_bytes(),
+            b"\\\"",
+            b"\\n",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"\\x",
+            b"\t",
+            b"\"",
+            b"\xff",
+            b"\xe2\x82",
+            b"\\ud83d",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let mut input = Vec::new();
+            let parts = (next() % 40) as usize;
+            for _ in 0..parts {
+                let r = next();
+                // Mostly text, sometimes long runs of it.
+                let p = if r % 3 == 0 {
+                    pieces[(r >> 8) as usize % 12]
+                } else {
+                    pieces[(r >> 8) as usize % 2]
+                };
+                let reps = if r % 17 == 0 {
+                    1 + (r >> 20) as usize % 40
+                } else {
+                    1
+                };
+                for _ in 0..reps {
+                    input.extend_from_slice(p);
+                }
+            }
+            // Cut anywhere, also inside a character or an escape.
+            let cut = if input.is_empty() {
+                0
+            } else {
+                (next() as usize) % (input.len() + 1)
+            };
+            let input = &input[..cut];
+            for start in [0, cut / 3, cut / 2].into_iter().filter(|&s| s <= cut) {
+                assert_eq!(
+                    str_body(input, start),
+                    naive(input, start, true),
+                    "str_body {:?} from {start}",
+                    String::from_utf8_lossy(input)
+                );
+                assert_eq!(
+                    str_plain(input, start),
+                    naive(input, start, false),
+                    "str_plain {:?} from {start}",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
 }

@@ -42,8 +42,8 @@
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
 
-use super::fast::number_len;
-use super::{fits_f64, plain_len, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex};
+use super::fast::{number_len, str_plain};
+use super::{fits_f64, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex};
 
 /// The lane's states: where it is inside the current unit. A state is a
 /// row of [`TABLE`]; [`Lane::feed`] moves between them a byte at a time.
@@ -664,7 +664,7 @@ impl Lane {
         let base = self.out.len();
         append(&mut self.out, input);
         let mut s = self.state;
-        if s == st::STR && n > 8 && plain_len(input) == n {
+        if s == st::STR && n > 8 && str_plain(input, 0) == n {
             // Inside a string value, nothing held, and all of the chunk is
             // plain content: the common chunk of a long string.
             self.committed = base + n;
@@ -812,8 +812,9 @@ impl Lane {
             i += 1;
             if s == st::STR && n - i > 16 {
                 // Into a string value with much of the chunk left: its plain
-                // content a word at a time.
-                i += plain_len(&input[i..]);
+                // content up to the next quote, backslash or control
+                // character (a SIMD search), its UTF-8 validated at once.
+                i = str_plain(input, i);
             }
         }
         self.state = s;
@@ -1027,6 +1028,7 @@ fn append_word(out: &mut Vec<u8>, w: u64, n: usize) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::plain_len;
     use super::*;
 
     /// A repairer inside `{"a": ` of `prefix`, then the lane armed there.
