@@ -443,9 +443,22 @@ pub struct Config {
     /// [`crate::RepairKind::EntityDecoded`]. Off by default: values are the
     /// model's text as written (as DashScope, vLLM and SGLang keep them).
     pub decode_entities: bool,
+    /// A call opened inside a `<think>` block (`<tool_call>`, a DSML
+    /// block) ends the reasoning there and is extracted, with a
+    /// [`crate::RepairKind::CallInReasoning`] repair. Off by default (calls
+    /// in reasoning are thinking); [`Config::for_model`] turns it on for the
+    /// families whose real outputs write their call there (Qwen 3.5+ with
+    /// an unclosed `<think>`, DeepSeek's DSML generation).
+    pub calls_in_reasoning: bool,
 }
 
 impl Config {
+    /// Sets [`Config::calls_in_reasoning`].
+    pub fn with_calls_in_reasoning(mut self, yes: bool) -> Self {
+        self.calls_in_reasoning = yes;
+        self
+    }
+
     /// Restricts recognition to `dialects` (empty: auto).
     pub fn with_dialects(mut self, dialects: Vec<Dialect>) -> Self {
         self.dialects = dialects;

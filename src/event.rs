@@ -198,6 +198,15 @@ repair_kinds! {
     /// `data:` prefix, or a frame over the size limit): the arguments may
     /// be missing a fragment, however well the rest joins.
     LostFrame => "lost_frame",
+    /// The call was written inside the reasoning block, which it ended (a
+    /// family whose real outputs do that, per
+    /// [`crate::Config::calls_in_reasoning`]).
+    CallInReasoning => "call_in_reasoning",
+    /// An XML dialect's own closing tag (`</parameter>`, `</function>`)
+    /// inside a value was kept as the value's content, because what
+    /// followed it was not markup that may come next (a file or HTML being
+    /// written).
+    CloseTagInValue => "close_tag_in_value",
 }
 
 impl Repair {

@@ -21,15 +21,18 @@
 //!
 //! | family | dialects | reasoning |
 //! |---|---|---|
-//! | GPT-OSS | `harmony` | Harmony `analysis` channel |
+//! | GPT-OSS | `harmony` | Harmony `analysis` channel (prefill `<\|start\|>assistant`) |
 //! | Llama 3.1 / 3.3 | `llama3_json` | — |
 //! | Llama 3.2 1B/3B, Llama 4 | `pythonic`, `llama3_json` | — |
-//! | Qwen 2.5, Qwen 3, QwQ | `hermes` | `<think>` (Qwen 3, QwQ) |
-//! | Qwen3-Coder, Qwen 3.5+, Nemotron-Nano v3, Step-3.5 | `qwen3_coder`, `hermes` | `<think>` |
+//! | Qwen 2.5 | `hermes` | — |
+//! | Qwen 3, QwQ | `hermes`, `qwen3_coder` | `<think>` |
+//! | Qwen3-Coder, Qwen 3.5+ | `qwen3_coder`, `hermes` | `<think>`; a `<tool_call>` in it is a call |
+//! | Nemotron-Nano v3, Step-3.5 | `qwen3_coder`, `hermes` | `<think>` |
 //! | DeepSeek V3 / R1 / V3.1 | `deepseek` | `<think>` (R1: prefilled) |
-//! | DeepSeek V3.2 / V4 | `dsml`, `deepseek` | `<think>` |
+//! | DeepSeek V3.2 / V4 / V4.1 | `dsml`, `deepseek` | `<think>`; a DSML block in it is a call |
 //! | Mistral, Mixtral, Ministral, Magistral, Devstral | `mistral` | `[THINK]` (Magistral, Ministral 3) |
-//! | Kimi K2 | `kimi_k2` | `<think>`; Kimi-VL-Thinking `◁think▷` |
+//! | Kimi K2 / K2.5 | `kimi_k2` | `<think>`; Kimi-VL-Thinking `◁think▷` |
+//! | Kimi K3 | `kimi_k3`, `kimi_k2` | `<\|open\|>think<\|sep\|>` section (prefill) |
 //! | GLM-4.5 / 4.6 | `glm45` | `<think>` |
 //! | GLM-4.7 / 5 | `glm47` | `<think>` |
 //! | GLM-4 9B / ChatGLM | `chatglm` | — |
@@ -52,6 +55,14 @@
 //! | LFM2 | `lfm2` | `<think>` |
 //! | Olmo 3 | `olmo3` | `<think>` |
 //! | GPT-4/5, o-series, Claude, Gemini (APIs), unknown | auto | — |
+//!
+//! Every routed family also allows the forms of its other generations (the
+//! table's other rows of the same family: a DeepSeek id reads DSML and the
+//! V3 tokens, a Kimi id K2 and K3 markup) and the forms any model writes when
+//! a prompt asks for them ([`PROMPTED`]: JSON, Hermes tags, pythonic lists,
+//! plain XML), after its own: a model id orders the dialects and picks the
+//! reasoning convention, but never hides a call auto-detection would find
+//! (`tests/model_routing.rs` checks this over the whole corpus).
 //!
 //! Custom models (a fine-tune, an unknown organisation's upload) and
 //! unknown ones use auto-detection; a custom model's family dialects are
@@ -198,6 +209,8 @@ pub enum Reasoning {
     GraniteThink,
     /// `◁think▷…◁/think▷`.
     KimiVl,
+    /// Kimi K3's `<|open|>think<|sep|>…<|close|>think<|sep|>` section.
+    KimiSections,
 }
 
 /// A parsed model id.
@@ -342,9 +355,17 @@ struct Rule {
     dialects: &'static [&'static str],
     reasoning: Reasoning,
     prefill: Option<&'static str>,
+    /// Calls written inside the reasoning block are extracted.
+    calls_in_reasoning: bool,
 }
 
 macro_rules! rule {
+    (calls_in_reasoning; $any:expr, $none:expr, $fam:ident, $d:expr, $r:ident) => {
+        Rule {
+            calls_in_reasoning: true,
+            ..rule!($any, $none, $fam, $d, $r)
+        }
+    };
     ($any:expr, $none:expr, $fam:ident, $d:expr, $r:ident) => {
         Rule {
             any: $any,
@@ -353,6 +374,7 @@ macro_rules! rule {
             dialects: $d,
             reasoning: Reasoning::$r,
             prefill: None,
+            calls_in_reasoning: false,
         }
     };
     ($any:expr, $none:expr, $fam:ident, $d:expr, $r:ident, $p:expr) => {
@@ -363,13 +385,21 @@ macro_rules! rule {
             dialects: $d,
             reasoning: Reasoning::$r,
             prefill: Some($p),
+            calls_in_reasoning: false,
         }
     };
 }
 
 /// First match wins, so specific rules come first.
 const RULES: &[Rule] = &[
-    rule!(&["gptoss"], &[], GptOss, &["harmony"], Harmony),
+    rule!(
+        &["gptoss"],
+        &[],
+        GptOss,
+        &["harmony"],
+        Harmony,
+        "<|start|>assistant"
+    ),
     rule!(
         &["functiongemma"],
         &[],
@@ -404,15 +434,32 @@ const RULES: &[Rule] = &[
     rule!(&["toolace"], &[], ToolAce, &["pythonic"], None),
     rule!(&["xlam"], &[], Xlam, &["json"], Think),
     rule!(
-        &["qwen3coder", "qwen3.5", "qwen3.6", "qwen3.7", "qwen4"],
+        calls_in_reasoning;
+        &[
+            "qwen3coder",
+            "qwen3.5",
+            "qwen3.6",
+            "qwen3.7",
+            "qwen3.8",
+            "qwen3.9",
+            "qwen4",
+            "qwen5"
+        ],
         &[],
         QwenCoder,
         &["qwen3_coder", "hermes"],
         Think
     ),
-    rule!(&["qwen3", "qwq"], &["qwen3coder"], Qwen, &["hermes"], Think),
+    rule!(
+        &["qwen3", "qwq"],
+        &["qwen3coder"],
+        Qwen,
+        &["hermes", "qwen3_coder"],
+        Think
+    ),
     rule!(&["qwen"], &[], Qwen, &["hermes"], None),
     rule!(
+        calls_in_reasoning;
         &["deepseekv3.2", "deepseekv4"],
         &[],
         DeepSeek,
@@ -436,6 +483,14 @@ const RULES: &[Rule] = &[
     ),
     rule!(&["deepseek"], &[], DeepSeek, &["deepseek"], Think),
     rule!(&["kimivl"], &[], Kimi, &["kimi_k2"], KimiVl),
+    rule!(
+        &["kimik3"],
+        &[],
+        Kimi,
+        &["kimi_k3", "kimi_k2"],
+        KimiSections,
+        "<|open|>think<|sep|>"
+    ),
     rule!(&["kimi", "moonshot"], &[], Kimi, &["kimi_k2"], Think),
     rule!(
         &["glm4.5", "glm4.6", "glm4.5v", "glm4.6v"],
@@ -525,6 +580,23 @@ const RULES: &[Rule] = &[
     rule!(&["gpt", "chatgpt", "davinci"], &[], Gpt, &[], None),
     rule!(&["claude"], &[], Claude, &[], None),
     rule!(&["gemini"], &[], Gemini, &[], None),
+];
+
+/// The forms any instruction-following model writes when a prompt (not its
+/// chat template) asks for tool calls: bare or fenced JSON, Hermes
+/// `<tool_call>` tags, pythonic lists and plain XML. Every routed family
+/// allows them after its own forms (BFCL, for one, prompts Llama, Qwen and
+/// Mistral models for pythonic calls), so a model id orders the dialects and
+/// never hides a call auto-detection would find. GLM's bare-name form is
+/// among them as the `<tool_call>` tag's other reading
+/// (`<tool_call>NAME</tool_call>`, a call without arguments).
+pub const PROMPTED: &[Dialect] = &[
+    Dialect::Json,
+    Dialect::Hermes,
+    Dialect::Pythonic,
+    Dialect::XmlEmulation,
+    Dialect::MorphXml,
+    Dialect::Glm,
 ];
 
 /// Dialect names the table refers to that belong to the XML family.
@@ -753,10 +825,16 @@ pub struct ModelRoute {
     /// The reasoning convention.
     pub reasoning: Reasoning,
     /// What the family's chat template usually leaves open at the end of
-    /// the prompt (`<think>\n` for DeepSeek-R1). Advisory: templates vary,
+    /// the prompt (`<think>\n` for DeepSeek-R1, `<|start|>assistant` for
+    /// gpt-oss, whose output then starts mid-header). Advisory: templates vary,
     /// and a wrong prefill turns all output into reasoning, so
     /// [`Config::for_model`] does not apply it.
     pub prefill: Option<&'static str>,
+    /// The family writes real calls inside its reasoning block (Qwen 3.5+
+    /// with an unclosed `<think>`, DeepSeek's DSML generation): they are
+    /// extracted ([`Config::calls_in_reasoning`]). Other families' calls
+    /// in reasoning stay thinking.
+    pub calls_in_reasoning: bool,
 }
 
 impl ModelRoute {
@@ -771,21 +849,49 @@ impl ModelRoute {
 /// ```
 /// use toolstream::{model, Dialect};
 /// let r = model::route("openai/gpt-oss-20b");
-/// assert_eq!(r.dialects, vec![Dialect::Harmony]);
+/// assert_eq!(r.dialects[0], Dialect::Harmony);
+/// // The forms any model writes when prompted follow the family's own.
+/// assert!(r.dialects.contains(&Dialect::Json));
 /// let r = model::route("mycompany/llama3-ft");
 /// assert!(r.is_auto() && r.spec.custom);
-/// assert_eq!(r.preferred, vec![Dialect::Llama3Json]);
+/// assert_eq!(r.preferred[0], Dialect::Llama3Json);
 /// ```
 pub fn route(id: &str) -> ModelRoute {
     let spec = ModelSpec::parse(id);
     let rule = spec.rule();
     let names: &'static [&'static str] = rule.map_or(&[], |r| r.dialects);
-    let known: Vec<Dialect> = names
-        .iter()
-        .filter_map(|n| Dialect::from_name(n).ok())
-        .collect();
+    let mut known: Vec<Dialect> = Vec::new();
+    for d in names.iter().filter_map(|n| Dialect::from_name(n).ok()) {
+        if !known.contains(&d) {
+            known.push(d);
+        }
+    }
+    // A family with native forms may write those of its other generations
+    // (an id such as `deepseek-chat` does not say which one it is), and
+    // writes what it is prompted to write: those come after its own, never
+    // instead of them.
+    if !known.is_empty() {
+        let family = rule.map(|r| r.family);
+        for other in RULES.iter().filter(|o| Some(o.family) == family) {
+            for d in other
+                .dialects
+                .iter()
+                .filter_map(|n| Dialect::from_name(n).ok())
+            {
+                if !known.contains(&d) {
+                    known.push(d);
+                }
+            }
+        }
+        for d in PROMPTED {
+            if !known.contains(d) {
+                known.push(*d);
+            }
+        }
+    }
     let reasoning = rule.map_or(Reasoning::None, |r| r.reasoning);
     let prefill = rule.and_then(|r| r.prefill);
+    let calls_in_reasoning = rule.is_some_and(|r| r.calls_in_reasoning);
     let dialects = if spec.custom {
         Vec::new()
     } else {
@@ -798,6 +904,7 @@ pub fn route(id: &str) -> ModelRoute {
         dialect_names: names,
         reasoning,
         prefill,
+        calls_in_reasoning,
     }
 }
 
@@ -816,11 +923,14 @@ impl Config {
     /// ```
     /// use toolstream::{Config, Dialect};
     /// let c = Config::for_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506");
-    /// assert_eq!(c.dialects, vec![Dialect::Mistral]);
+    /// assert_eq!(c.dialects[0], Dialect::Mistral);
     /// assert!(Config::for_model("claude-3.5-sonnet").dialects.is_empty());
     /// ```
     pub fn for_model(id: &str) -> Config {
-        Config::default().with_dialects(route(id).dialects)
+        let r = route(id);
+        Config::default()
+            .with_calls_in_reasoning(r.calls_in_reasoning)
+            .with_dialects(r.dialects)
     }
 }
 
@@ -967,7 +1077,22 @@ mod tests {
 
     #[test]
     fn routes() {
-        let d = |id: &str| route(id).dialects;
+        // The family's own forms, which come first (the prompted forms
+        // follow them).
+        let d = |id: &str| {
+            let r = route(id);
+            let own = r
+                .dialect_names
+                .iter()
+                .filter(|n| Dialect::from_name(n).is_ok())
+                .count();
+            if !r.is_auto() {
+                for p in PROMPTED {
+                    assert!(r.dialects.contains(p), "{id}: {p} is missing");
+                }
+            }
+            r.dialects[..own.min(r.dialects.len())].to_vec()
+        };
         assert_eq!(d("openai/gpt-oss-20b"), vec![Dialect::Harmony]);
         assert_eq!(
             d("meta-llama/Llama-3.3-70B-Instruct"),
@@ -977,7 +1102,10 @@ mod tests {
             d("meta-llama/Llama-4-Scout-17B-16E-Instruct"),
             vec![Dialect::Pythonic, Dialect::Llama3Json]
         );
-        assert_eq!(d("ollama/qwen3:32b"), vec![Dialect::Hermes]);
+        assert_eq!(
+            d("ollama/qwen3:32b"),
+            vec![Dialect::Hermes, Dialect::Qwen3Coder]
+        );
         assert_eq!(d("deepseek-ai/DeepSeek-V3.1"), vec![Dialect::DeepSeek]);
         assert_eq!(d("moonshotai/Kimi-K2-Instruct"), vec![Dialect::KimiK2]);
         assert_eq!(
@@ -1016,7 +1144,7 @@ mod tests {
         assert_eq!(d("something-unheard-of"), Vec::<Dialect>::new());
         let r = route("mycompany/llama3-ft");
         assert!(r.is_auto());
-        assert_eq!(r.preferred, vec![Dialect::Llama3Json]);
+        assert_eq!(r.preferred[0], Dialect::Llama3Json);
         assert_eq!(
             route("magistral-small-2509").reasoning,
             Reasoning::BracketThink
@@ -1024,8 +1152,8 @@ mod tests {
         assert_eq!(route("deepseek-ai/DeepSeek-R1").prefill, Some("<think>\n"));
         assert_eq!(route("openai/gpt-oss-120b").reasoning, Reasoning::Harmony);
         assert_eq!(
-            Config::for_model("openai/gpt-oss-120b").dialects,
-            vec![Dialect::Harmony]
+            Config::for_model("openai/gpt-oss-120b").dialects[0],
+            Dialect::Harmony
         );
     }
 
@@ -1054,12 +1182,14 @@ mod tests {
             }
         }
         assert_eq!(expected, XML_DIALECT_NAMES);
-        // Qwen3-Coder falls back to Hermes until its XML dialect is merged.
-        if Dialect::from_name("qwen3_coder").is_err() {
-            assert_eq!(
-                route("Qwen/Qwen3-Coder-30B-A3B-Instruct").dialects,
-                vec![Dialect::Hermes]
-            );
+        // Qwen 3.5+ ids route to the Qwen3-Coder XML form first.
+        for id in [
+            "Qwen/Qwen3.5-397B-A17B",
+            "qwen3.5:35b",
+            "Qwen/Qwen3.6-35B-A3B",
+            "openrouter/qwen/qwen3-coder",
+        ] {
+            assert_eq!(route(id).dialects[0], Dialect::Qwen3Coder, "{id}");
         }
     }
 }

@@ -78,6 +78,9 @@ pub struct Parser {
     /// Only blank text was released since the last call ended: a closing
     /// tag here is that call's markup ([`Action::Closer`]).
     after_call: bool,
+    /// Just after a reasoning block's closing tag: the line breaks the chat
+    /// template puts there (`</think>\n\n`) are markup, not text.
+    after_think: bool,
     /// Reads the chunks of a streamed call's arguments while armed.
     lane: Lane,
     /// Where the lane was last armed (absolute offset).
@@ -324,6 +327,7 @@ impl Parser {
             block_start: 0,
             bol: true,
             after_call: false,
+            after_think: false,
             lane: Lane::default(),
             lane_armed_at: 0,
             lane_resume: 0,
@@ -750,6 +754,7 @@ impl Parser {
         self.block_start = 0;
         self.bol = true;
         self.after_call = false;
+        self.after_think = false;
         self.lane_resume = 0;
         self.lane_backoff = 0;
         self.fed = 0;
@@ -822,7 +827,24 @@ impl Parser {
     }
 
     /// Text mode: release text up to the next trigger, then enter it.
-    fn text(&mut self, data: &Data<'_>, i: usize, out: &mut Vec<Event>) -> Next {
+    fn text(&mut self, data: &Data<'_>, mut i: usize, out: &mut Vec<Event>) -> Next {
+        if self.after_think {
+            // `</think>\n\nAnswer`: the template's line breaks are markup.
+            let n = data[i..]
+                .iter()
+                .take_while(|&&b| b == b'\n' || b == b'\r')
+                .count();
+            if n > 0 {
+                out.push(Event::Markup {
+                    span: Span::new(self.abs(i), self.abs(i + n)),
+                });
+                i += n;
+                if i == data.len() {
+                    return Next::At(i);
+                }
+            }
+            self.after_think = false;
+        }
         if self.bol {
             let mut partial = false;
             let mut full: Option<(usize, usize)> = None;
@@ -967,7 +989,25 @@ impl Parser {
             return Next::At(i);
         };
         let rest = &data[i..];
-        if let Some(k) = memchr::memmem::find(rest, close) {
+        let found = memchr::memmem::find(rest, close);
+        let mut keep_call = 0;
+        if self.cfg.calls_in_reasoning {
+            // A call written in the reasoning ends it (a family policy).
+            let (call, keep) = reasoning::call_opener(close, &rest[..found.unwrap_or(rest.len())]);
+            if let Some(k) = call {
+                if self.abs(i + k) > span_start {
+                    out.push(Event::Thinking {
+                        text: data.slice(i..i + k),
+                        span: Span::new(span_start, self.abs(i + k)),
+                    });
+                }
+                self.em.reasoning_exit = Some(self.abs(i + k));
+                self.mode = Mode::Text;
+                return Next::At(i + k);
+            }
+            keep_call = keep;
+        }
+        if let Some(k) = found {
             let end = i + k + close.len();
             out.push(Event::Thinking {
                 text: data.slice(i..i + k),
@@ -975,13 +1015,15 @@ impl Parser {
             });
             self.mode = Mode::Text;
             self.bol = true;
+            self.after_think = true;
             return Next::At(end);
         }
         // Hold back a suffix that could be the start of the closing tag.
         let keep = (1..close.len().min(rest.len() + 1))
             .rev()
             .find(|&m| rest.ends_with(&close[..m]))
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .max(keep_call);
         let safe = utf8_cut(&data[..data.len() - keep], i);
         if safe > i {
             out.push(Event::Thinking {

@@ -1199,9 +1199,17 @@ fn model_routing_configures_the_parser() {
         br#"[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"} [f(a=1)]"#,
         &c,
     );
-    assert_eq!(p.calls.len(), 1, "only Mistral is recognised");
+    // The family's form comes first; the pythonic list a prompt may ask
+    // for is still read (a model id never hides what auto-detection finds).
+    assert_eq!(c.dialects[0], Dialect::Mistral);
+    assert_eq!(p.calls[0].name, "get_weather");
+    let auto = check_all(
+        br#"[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"} [f(a=1)]"#,
+        &Config::default(),
+    );
+    assert_eq!(p.calls, auto.calls);
     let c = Config::for_model("openai/gpt-oss-20b");
-    assert_eq!(c.dialects, vec![Dialect::Harmony]);
+    assert_eq!(c.dialects[0], Dialect::Harmony);
     let c = Config::for_model("my-org/my-finetune");
     assert!(c.dialects.is_empty());
 }
@@ -1465,5 +1473,142 @@ fn repeated_opening_token_opens_once() {
             );
             assert_eq!(p.text, "", "{input}");
         }
+    }
+}
+
+// ---- #42: reasoning edge cases, prefilled Harmony, Gemma 4 keys -----------
+
+/// Qwen 3.5+ (and DeepSeek's DSML generation) write the real call inside an
+/// unclosed `<think>`: with their model id it is extracted, with a
+/// `call_in_reasoning` repair; every other family (and auto mode) keeps it
+/// as thinking. Written from the templates, not model output.
+#[test]
+fn calls_in_reasoning_are_a_family_policy() {
+    let call = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
+    let open = format!("<think>\nThe user wants the weather.\n{call}");
+    let forced = format!("The user wants the weather.\n{call}");
+    for id in ["Qwen/Qwen3.5-35B-A3B", "qwen3.6:35b"] {
+        let cfg = Config::for_model(id);
+        assert!(cfg.calls_in_reasoning, "{id}");
+        for (input, cfg, thinking) in [
+            (
+                open.as_str(),
+                cfg.clone(),
+                "\nThe user wants the weather.\n",
+            ),
+            (
+                forced.as_str(),
+                cfg.clone().with_prefill("<think>\n"),
+                "The user wants the weather.\n",
+            ),
+        ] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{id}: {input:?}");
+            assert_eq!(args(&p.calls[0]), json!({"city": "Paris"}));
+            assert_eq!(kinds(&p.calls[0]), vec![RepairKind::CallInReasoning]);
+            assert_eq!(p.thinking, thinking);
+            assert!(p.text.is_empty(), "{:?}", p.text);
+        }
+    }
+    // DSML inside DeepSeek V4's reasoning.
+    let dsml = "<think>Need it.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>";
+    let p = check_all(
+        dsml.as_bytes(),
+        &Config::for_model("deepseek-ai/DeepSeek-V4-Flash"),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert_eq!(kinds(&p.calls[0]), vec![RepairKind::CallInReasoning]);
+    assert_eq!(p.thinking, "Need it.\n");
+    // Other families, and auto mode: thinking, no call.
+    for cfg in [
+        Config::default(),
+        Config::for_model("Qwen/Qwen3-8B"),
+        Config::for_model("deepseek-ai/DeepSeek-R1-0528"),
+    ] {
+        let p = check_all(open.as_bytes(), &cfg);
+        assert!(p.calls.is_empty());
+        assert_eq!(p.thinking, format!("\nThe user wants the weather.\n{call}"));
+    }
+    // A call after the closed block is a plain call (no repair).
+    let closed = format!("<think>\nok\n</think>\n\n{call}");
+    let p = check_all(
+        closed.as_bytes(),
+        &Config::for_model("Qwen/Qwen3.5-35B-A3B"),
+    );
+    assert_eq!(p.calls.len(), 1);
+    assert!(clean(&p.calls[0]), "{:?}", kinds(&p.calls[0]));
+}
+
+/// The line breaks a template puts after the reasoning block
+/// (`</think>\n\n`) are markup: no stray newline leads the text, and every
+/// byte is still in one event (`check_all` checks the tiling).
+#[test]
+fn no_stray_newline_after_reasoning() {
+    for (input, text, thinking) in [
+        (
+            "<think>\nPlan.\n</think>\n\nThe answer is 4.",
+            "The answer is 4.",
+            "\nPlan.\n",
+        ),
+        ("<think>Plan.</think>\r\n\nHi.\n", "Hi.\n", "Plan."),
+        ("<think>Plan.</think>\n\n", "", "Plan."),
+        ("<think>Plan.</think>  indented", "  indented", "Plan."),
+        ("[THINK]Plan.[/THINK]\n\nHi.", "Hi.", "Plan."),
+    ] {
+        let p = check_all(input.as_bytes(), &auto());
+        assert_eq!(p.text, text, "{input:?}");
+        assert_eq!(p.thinking, thinking, "{input:?}");
+    }
+    // With a prefill that opened the block.
+    let p = check_all(
+        b"Plan.\n</think>\n\nAnswer.",
+        &auto().with_prefill("<|im_start|>assistant\n<think>\n"),
+    );
+    assert_eq!(
+        (p.thinking.as_str(), p.text.as_str()),
+        ("Plan.\n", "Answer.")
+    );
+}
+
+/// gpt-oss continued from a prompt that ended with `<|start|>assistant`:
+/// the registry's prefill, and the output starting mid-header.
+#[test]
+fn harmony_continued_from_a_prefilled_header() {
+    let route = toolstream::model::route("openai/gpt-oss-20b");
+    assert_eq!(route.prefill, Some("<|start|>assistant"));
+    let cfg = Config::for_model("openai/gpt-oss-20b").with_prefill(route.prefill.unwrap());
+    for input in [
+        r#" to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>"#,
+        r#"<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>"#,
+        r#" to=functions.get_weather<|channel|>commentary json<|message|>{"city":"Paris"}<|call|>"#,
+    ] {
+        for cfg in [cfg.clone(), auto()] {
+            let p = check_all(input.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            assert_eq!(p.calls[0].name, "get_weather");
+            assert_eq!(args(&p.calls[0]), json!({"city": "Paris"}));
+            assert!(clean(&p.calls[0]));
+            assert!(p.text.is_empty(), "{input}: {:?}", p.text);
+        }
+    }
+    // Prose that mentions `to=` is no header.
+    let p = check_all(b" to=do list: buy milk", &auto());
+    assert!(p.calls.is_empty());
+    assert_eq!(p.text, " to=do list: buy milk");
+}
+
+/// Gemma 4 bare keys may contain spaces (`my key:<|"|>v<|"|>`).
+#[test]
+fn gemma4_unquoted_keys_with_spaces() {
+    let input = r#"<|tool_call>call:create_event{event name:<|"|>Standup<|"|>,start time:<|"|>09:00<|"|>,all day:false,attendee count:3}<tool_call|>"#;
+    for cfg in [auto(), only(Dialect::Gemma4)] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.calls.len(), 1);
+        assert_eq!(
+            args(&p.calls[0]),
+            json!({"event name": "Standup", "start time": "09:00", "all day": false, "attendee count": 3})
+        );
+        assert!(!p.calls[0].truncated);
+        assert!(p.text.is_empty());
     }
 }

@@ -10,8 +10,11 @@
 //! ```
 //!
 //! V3.2 wraps the calls in `<｜DSML｜function_calls>`, V4 in
-//! `<｜DSML｜tool_calls>`; the bars are full-width `｜` (U+FF5C), which the
-//! parser matches even when a chunk splits them. `string="true"` makes the
+//! `<｜DSML｜tool_calls>`, V4.1 in `<｜DSML｜ calls>` with a space after the
+//! marker in every tag (`<｜DSML｜ invoke name="f">`,
+//! `</｜DSML｜ parameter>`); each spelling is read in every tag, so a block
+//! opened one way may close another. The bars are full-width `｜`
+//! (U+FF5C), which the parser matches even when a chunk splits them. `string="true"` makes the
 //! value a raw string (streamed as it arrives); `string="false"` (or no
 //! attribute) makes it JSON, repaired if needed, or typed by the schema.
 //! Values are kept exactly as written between the tags.
@@ -20,12 +23,53 @@ use super::xmlcalls::value::Ws;
 use super::xmlcalls::{Container, Family, Start, Syntax, XmlBlock, XmlCalls};
 use super::{Action, Block, BlockArgs, Trigger};
 use crate::scan::Pattern;
+use crate::xml::Tag;
+
+/// The marker DSML tag names start with.
+const MARKER: &[u8] = "｜DSML｜".as_bytes();
+
+/// How a DSML tag begins (opening or closing).
+pub(crate) const TAG_STARTS: &[&[u8]] = &["<｜DSML｜".as_bytes(), "</｜DSML｜".as_bytes()];
+
+/// The name of a DSML tag after its marker — `invoke` for
+/// `<｜DSML｜invoke name="f">` and for V4.1's spaced `<｜DSML｜ invoke name="f">`
+/// — or None for a tag without the marker.
+pub(crate) fn tag_name<'t>(t: &Tag<'t>) -> Option<&'t [u8]> {
+    let name = t.name();
+    let rest = name.strip_prefix(MARKER)?;
+    if !rest.is_empty() {
+        return Some(rest);
+    }
+    // Spaced: the name is the first word after the marker.
+    let raw = t.raw();
+    let from = usize::from(t.is_close()) + 1 + name.len();
+    let body = &raw[from.min(raw.len())..raw.len().saturating_sub(1).max(from.min(raw.len()))];
+    let s = body.iter().position(|b| !b.is_ascii_whitespace())?;
+    let w = &body[s..];
+    let e = w
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || b == b'=' || b == b'/' || b == b'>')
+        .unwrap_or(w.len());
+    (e > 0).then(|| &w[..e])
+}
+
+/// The container name of an opening trigger (`tool_calls` for
+/// `<｜DSML｜tool_calls>`, `calls` for `<｜DSML｜ calls>`).
+fn container(trigger: &[u8]) -> Container {
+    let t = Tag::new(trigger);
+    let name = tag_name(&t).unwrap_or(b"function_calls").to_vec();
+    Container {
+        open: name.clone(),
+        close: name,
+        close_slash: true,
+    }
+}
 
 pub(crate) static SYNTAX: Syntax = Syntax {
     label: "`<｜DSML｜function_calls>` (DeepSeek DSML)",
     family: Family::Invoke,
-    invoke: "｜DSML｜invoke".as_bytes(),
-    param: "｜DSML｜parameter".as_bytes(),
+    invoke: b"invoke",
+    param: b"parameter",
     ws: Ws::Exact,
     skip_tags: &[],
     skip_words: &[],
@@ -48,10 +92,32 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             consume: true,
         },
     },
+    // V4.1.
+    Trigger {
+        pattern: Pattern::Lit("<｜DSML｜ calls>".as_bytes()),
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit("<｜DSML｜calls>".as_bytes()),
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit("<｜DSML｜ tool_calls>".as_bytes()),
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
 ];
 
 fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
-    let container = Container::tag(a.trigger);
+    let container = container(a.trigger);
     Box::new(XmlBlock(XmlCalls::new(
         &SYNTAX,
         Some(container),

@@ -25,7 +25,9 @@
 //! or `commentary to=functions.f <|constrain|>json<|message|>…`. At the
 //! start of a line such a header is read when it is one: its first word is
 //! `assistant` or a channel (`analysis`, `commentary`, `final`), or it is
-//! `to=RECIPIENT` followed by `<|channel|>`; then an optional `to=…` word
+//! `to=RECIPIENT` (after at most two spaces: a prompt that ends with
+//! `<|start|>assistant` leaves ` to=functions.f <|constrain|>json<|message|>…`
+//! to the output) followed by a Harmony token; then an optional `to=…` word
 //! and at most one more word, and a Harmony token. Prose is not a header
 //! (`analysis shows …` fails at its second word).
 //!
@@ -229,7 +231,31 @@ fn recipient(text: &[u8], base: usize, complete: bool, skip: usize) -> Recip {
 /// begins with one of [`BARE_FIRST`] or `to=`, or with a prefix of one where
 /// the input is cut. Prose lines fail here, before [`scan`] looks for the
 /// header's end (up to [`MAX_HEADER`] bytes ahead); [`bare_ok`] decides.
+/// The blanks (spaces, at most [`MAX_LEAD`]) before a bare `to=` header.
+fn lead_blanks(at: &[u8]) -> usize {
+    let n = at
+        .iter()
+        .take(MAX_LEAD + 1)
+        .take_while(|&&b| b == b' ')
+        .count();
+    if n > MAX_LEAD {
+        return 0;
+    }
+    n
+}
+
+/// Spaces a bare `to=` header may start with.
+const MAX_LEAD: usize = 2;
+
 fn bare_start(at: &[u8]) -> bool {
+    let lead = lead_blanks(at);
+    if lead > 0 {
+        let r = &at[lead..];
+        return r.starts_with(b"to=") || b"to=".starts_with(r);
+    }
+    if at.first() == Some(&b' ') {
+        return false;
+    }
     // Most lines are prose: their first byte already rules out every word
     // (`assistant`, `analysis`, `commentary`, `final`, `to=`).
     if !matches!(at.first(), None | Some(b'<' | b'a' | b'c' | b'f' | b't')) {
@@ -303,7 +329,9 @@ fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
         return Scan::No;
     }
     let (mut i, started) = if bare {
-        (0, false)
+        // ` to=functions.f …`: a prompt that ended with `<|start|>assistant`
+        // leaves the blank before the recipient to the output.
+        (lead_blanks(at), false)
     } else {
         match match_lit(START, at) {
             Match::Full(n) => (n, true),
@@ -415,12 +443,18 @@ fn scan(at: &[u8], bare: bool, eof: bool) -> Scan {
             // (cut inside the token at the bound) would say.
             return Scan::No;
         }
+        // A bare `to=R` header is a call once `<|channel|>` or
+        // `<|constrain|>` follows it, or `<|message|>` when `R` is a
+        // `functions.` tool (the header of a prompt that ended with
+        // `<|start|>assistant`).
+        if let Some(to) = pending {
+            if k < 2 || at[to..].starts_with(b"functions.") {
+                return Scan::Call { len: i, to };
+            }
+        }
         match k {
             0 => {
                 has_channel = true;
-                if let Some(to) = pending {
-                    return Scan::Call { len: i, to };
-                }
                 seg = Seg::Channel;
             }
             1 => seg = Seg::Constrain,

@@ -6,7 +6,10 @@
 //!
 //! The head `functions.NAME:IDX` is kept as the call id and names the tool
 //! `NAME`. The singular `<|tool_call_section_begin|>` (and `…_end|>`) is
-//! accepted, and so is a call token without a section token. Reasoning in
+//! accepted, and so is a call token without a section token. A section
+//! with no call in it (empty, or followed by noise before its first call)
+//! is markup, and so is a section end token standing alone: no marker
+//! leaks into the text. Reasoning in
 //! Kimi-VL-Thinking is `◁think▷…◁/think▷`.
 
 use super::sectioned::{SectionSpec, Sectioned};
@@ -47,6 +50,16 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             open,
             consume: true,
         },
+    },
+    // A section's end token standing alone (after noise, or a call read
+    // without its section) is markup.
+    Trigger {
+        pattern: Pattern::Lit(SPEC.section_end[0]),
+        action: Action::Markup,
+    },
+    Trigger {
+        pattern: Pattern::Lit(SPEC.section_end[1]),
+        action: Action::Markup,
     },
 ];
 

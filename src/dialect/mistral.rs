@@ -10,7 +10,8 @@
 //! After `[TOOL_CALLS]` comes either a JSON array (or object) of call
 //! envelopes, or a tool name followed by `[ARGS]` (or directly by `{`) and
 //! the arguments object; a `[CALL_ID]` gives the call id. Each further call
-//! repeats `[TOOL_CALLS]`. Prose after the token is text. A closing
+//! repeats `[TOOL_CALLS]`. Prose after the token is text; the token as the
+//! very last one (blanks or `</s>` at most after it) is markup. A closing
 //! `[/TOOL_CALLS]` after the array is part of the call's span; `</s>` is
 //! [markup](crate::Event::Markup). Reasoning is `[THINK]…[/THINK]`.
 
@@ -98,6 +99,22 @@ impl Block for MistralBlock {
                         self.st = St::Json;
                     } else if is_name_byte(b) && b != b'-' && b != b'.' {
                         self.st = St::Name;
+                    } else if b == b'<' {
+                        // `[TOOL_CALLS]</s>`: the token ended the turn with
+                        // no call after it; it is markup, as at the end.
+                        match match_lit(b"</s>", &input[i..]) {
+                            Match::Full(_) => {
+                                cx.commit();
+                                return Flow::Done(i);
+                            }
+                            Match::Partial => return Flow::Partial(i),
+                            Match::No => {
+                                return Flow::Reject {
+                                    at: i,
+                                    then: Resume::Text,
+                                }
+                            }
+                        }
                     } else {
                         return Flow::Reject {
                             at: i,
@@ -292,6 +309,10 @@ impl Block for MistralBlock {
                     }
                 }
             }
+            // `[TOOL_CALLS]` as the very last token (blanks at most after
+            // it): the model stopped where a call would begin. The token is
+            // markup, not text; no call is made up.
+            St::Lead => cx.commit(),
             _ => {}
         }
         if !cx.committed() {

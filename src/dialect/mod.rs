@@ -32,7 +32,8 @@
 //! markup that may come next: another parameter (declared by the tool's
 //! schema, when known), the invoke's or container's closing tag, the next call,
 //! or the end of the input. Otherwise it is content, so a file body holding
-//! `</parameter>` survives. A missing closing tag is inferred
+//! `</parameter>` survives, and the call records that reading
+//! ([`crate::RepairKind::CloseTagInValue`]). A missing closing tag is inferred
 //! ([`crate::RepairKind::MissingCloseTag`]) before: a new parameter the schema
 //! declares and the call has not had (without a schema: one the call has not
 //! had, on a new line); the invoke's closing tag followed by the container's
@@ -95,6 +96,7 @@ pub(crate) mod hermes;
 pub(crate) mod internlm;
 pub(crate) mod json;
 pub(crate) mod kimi;
+pub(crate) mod kimi_k3;
 pub(crate) mod lfm2;
 pub(crate) mod llama;
 pub(crate) mod mistral;
@@ -174,6 +176,9 @@ pub enum Dialect {
     DeepSeek,
     /// Kimi K2 `<|tool_calls_section_begin|>…functions.NAME:IDX…` (the head is kept as the id).
     KimiK2,
+    /// Kimi K3 sectioned markup: `<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>`
+    /// `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`.
+    KimiK3,
     /// GPT-OSS Harmony channels: `analysis` is reasoning, `final` text, `to=functions.NAME` a call.
     Harmony,
     /// Gemma 4 `<|tool_call>call:NAME{key:<|"|>str<|"|>}<tool_call|>`.
@@ -214,6 +219,7 @@ impl Dialect {
         Dialect::Mistral,
         Dialect::DeepSeek,
         Dialect::KimiK2,
+        Dialect::KimiK3,
         Dialect::Harmony,
         Dialect::Gemma4,
         Dialect::FunctionGemma,
@@ -249,6 +255,7 @@ impl Dialect {
             Dialect::Mistral => "mistral",
             Dialect::DeepSeek => "deepseek",
             Dialect::KimiK2 => "kimi_k2",
+            Dialect::KimiK3 => "kimi_k3",
             Dialect::Harmony => "harmony",
             Dialect::Gemma4 => "gemma4",
             Dialect::FunctionGemma => "functiongemma",
@@ -297,6 +304,7 @@ impl Dialect {
                     Some(Dialect::DeepSeek)
                 }
                 "kimi" | "kimi_k2_5" | "kimik2" => Some(Dialect::KimiK2),
+                "kimik3" | "kimi_k3_xtml" | "k3" => Some(Dialect::KimiK3),
                 "openai" | "gpt_oss" | "gptoss" | "openai_gptoss" => Some(Dialect::Harmony),
                 "granite3" | "granite_3" => Some(Dialect::Granite),
                 "phi4_mini_json" | "phi4" | "phi_4_mini" => Some(Dialect::Phi4Mini),
@@ -342,6 +350,7 @@ impl Dialect {
             Dialect::Mistral => mistral::TRIGGERS,
             Dialect::DeepSeek => deepseek::TRIGGERS,
             Dialect::KimiK2 => kimi::TRIGGERS,
+            Dialect::KimiK3 => kimi_k3::TRIGGERS,
             Dialect::Harmony => harmony::TRIGGERS,
             Dialect::Gemma4 => gemma::GEMMA4_TRIGGERS,
             Dialect::FunctionGemma => gemma::FUNCTIONGEMMA_TRIGGERS,
@@ -531,6 +540,12 @@ pub(crate) struct Emitter {
     span_cursor: u64,
     /// Calls ended in this block.
     pub(crate) ended: usize,
+    /// Where the parser left a reasoning block for a call written in it
+    /// ([`Config::calls_in_reasoning`]); taken by the block that opens there.
+    pub(crate) reasoning_exit: Option<u64>,
+    /// The current block opened inside reasoning, at this offset: its calls
+    /// carry [`crate::RepairKind::CallInReasoning`].
+    in_reasoning: Option<u64>,
     /// Where `ToolArgs` deltas are copied to (see [`crate::arena`]).
     pub(crate) arena: Arena,
     /// What ended blocks left for the next ones to reuse.
@@ -545,6 +560,7 @@ impl Emitter {
         self.locals.clear();
         self.span_cursor = start;
         self.ended = 0;
+        self.in_reasoning = self.reasoning_exit.take().filter(|&at| at == start);
     }
 
     /// A new stream: call indexes start again at 0 (the buffers are kept).
@@ -556,6 +572,8 @@ impl Emitter {
         self.locals.clear();
         self.span_cursor = 0;
         self.ended = 0;
+        self.reasoning_exit = None;
+        self.in_reasoning = None;
     }
 
     /// The block is not a call: its events are dropped, except diagnostics
@@ -670,6 +688,15 @@ impl Cx<'_> {
         let end = end.max(start);
         self.em.span_cursor = end;
         self.em.ended += 1;
+        if let Some(at) = self.em.in_reasoning {
+            repairs.insert(
+                0,
+                Repair {
+                    offset: at,
+                    kind: crate::event::RepairKind::CallInReasoning,
+                },
+            );
+        }
         Repair::cap(&mut repairs, self.cfg.limits.max_repairs);
         self.em.pending.push(Event::ToolEnd {
             call: Box::new(ToolCall {
@@ -879,6 +906,15 @@ mod trigger_tests {
         "'f', ",
         "\"c\",",
         "\u{2581}",
+        // #42: Kimi K3 markers, DSML's spaced marker, a prefilled header.
+        "<|open|>tools<|sep|>",
+        "<|open|>",
+        "<|close|>",
+        "<|sep|>",
+        "<｜DSML｜ calls>",
+        "<｜DSML｜",
+        " to=functions.f",
+        "  to=",
     ];
 
     /// Harmony-header-like lines: `[WORD][ to=][R]( WORD)*[TOKEN]`, each

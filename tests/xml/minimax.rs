@@ -54,7 +54,8 @@ fn literal_parameter_close_in_file_body() {
         args(&p, 0),
         json!({"path": "t.xml", "content": "<parameter name=\"x\">1</parameter>\nmore"})
     );
-    assert!(p.calls[0].repairs.is_empty());
+    // The literal close read as content is recorded (#42 §3).
+    assert_eq!(kinds(&p, 0), vec![RepairKind::CloseTagInValue]);
 }
 
 #[test]

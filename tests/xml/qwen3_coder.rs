@@ -244,7 +244,8 @@ fn literal_closing_tag_inside_value() {
         args(&p, 0),
         json!({"path": "x.py", "content": "s = \"</parameter>\"\nprint(s)"})
     );
-    assert!(p.calls[0].repairs.is_empty());
+    // Reading the closing tag as content is recorded (#42 §3).
+    assert_eq!(kinds(&p, 0), vec![RepairKind::CloseTagInValue]);
     // `</function>` and `</tool_call>` in a value, not followed by what closes a call.
     let input = "<tool_call>\n<function=write_file>\n<parameter=content>\nend with </function> and </tool_call> here\n</parameter>\n</function>\n</tool_call>";
     let p = check_all(input.as_bytes(), &auto());
@@ -412,4 +413,43 @@ fn limits_cut_at_a_fixed_byte() {
     assert!(p.calls[0].truncated);
     assert!(kinds(&p, 0).contains(&RepairKind::LimitExceeded));
     assert!(p.text.ends_with("</function> tail"));
+}
+
+/// #42 §3: HTML and code that hold the dialect's own closing tags, decided
+/// by what follows each one, with the decision recorded; a value `null` of
+/// a parameter that is not a string is JSON null.
+#[test]
+fn literal_markup_in_values_and_typed_null() {
+    let input = "<tool_call>\n<function=write_file>\n<parameter=path>\nindex.html\n</parameter>\n<parameter=content>\n<p>a</parameter></p>\n<p>b</function>\n</p>\n</parameter>\n</function>\n</tool_call>";
+    for cfg in [auto(), weather_tools()] {
+        let p = check_all(input.as_bytes(), &cfg);
+        assert_eq!(p.calls.len(), 1);
+        assert_eq!(
+            args(&p, 0),
+            json!({"path": "index.html", "content": "<p>a</parameter></p>\n<p>b</function>\n</p>"})
+        );
+        let k = kinds(&p, 0);
+        assert_eq!(
+            k.iter()
+                .filter(|k| **k == RepairKind::CloseTagInValue)
+                .count(),
+            2,
+            "{k:?}"
+        );
+        assert!(!p.calls[0].truncated);
+        assert_eq!(p.text, "");
+    }
+    // `</parameter>` then the next parameter: a real close, no record.
+    let p = check_all(CATALOGUE.as_bytes(), &weather_tools());
+    assert!(kinds(&p, 0).is_empty());
+    // `null` for an integer, boolean or array parameter is JSON null; for a
+    // string parameter it stays the text "null".
+    let input = "<tool_call>\n<function=set_flag>\n<parameter=on>\nnull\n</parameter>\n<parameter=tags>\nnull\n</parameter>\n<parameter=code>\nnull\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=days>\nnull\n</parameter>\n</function>\n</tool_call>";
+    let p = check_all(input.as_bytes(), &weather_tools());
+    assert_eq!(
+        args(&p, 0),
+        json!({"on": null, "tags": null, "code": "null"})
+    );
+    assert_eq!(args(&p, 1), json!({"days": null}));
+    assert!(kinds(&p, 0).is_empty(), "{:?}", kinds(&p, 0));
 }

@@ -70,5 +70,10 @@ fn delimiters_inside_values() {
         args(&p, 0),
         json!({"content": "x </parameter> y </function> z </seed:tool_call> w"})
     );
-    assert!(p.calls[0].repairs.is_empty());
+    // Each closing tag read as content is recorded (#42 §3).
+    assert!(p.calls[0]
+        .repairs
+        .iter()
+        .all(|r| r.kind == toolstream::RepairKind::CloseTagInValue));
+    assert_eq!(p.calls[0].repairs.len(), 3);
 }

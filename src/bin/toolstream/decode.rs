@@ -274,9 +274,14 @@ pub fn run(args: &DecodeArgs) -> Result<(), Failure> {
                 dialects_for_model(m)
             })
             .unwrap_or_default();
+        let in_reasoning = args
+            .model
+            .as_deref()
+            .is_some_and(|m| toolstream::model::route(m).calls_in_reasoning);
         opts.reparse = Some(
             Config::default()
                 .with_dialects(dialects)
+                .with_calls_in_reasoning(in_reasoning)
                 .with_limits(limits.clone()),
         );
     }
@@ -405,11 +410,11 @@ mod tests {
 
     #[test]
     fn model_dialects() {
-        assert_eq!(dialects_for_model("Qwen/Qwen3-8B"), vec![Dialect::Hermes]);
-        assert_eq!(dialects_for_model("qwen3:4b"), vec![Dialect::Hermes]);
+        assert_eq!(dialects_for_model("Qwen/Qwen3-8B")[0], Dialect::Hermes);
+        assert_eq!(dialects_for_model("qwen3:4b")[0], Dialect::Hermes);
         assert_eq!(
-            dialects_for_model("NousResearch/Hermes-3-Llama-3.1-8B"),
-            vec![Dialect::Hermes]
+            dialects_for_model("NousResearch/Hermes-3-Llama-3.1-8B")[0],
+            Dialect::Hermes
         );
         assert!(dialects_for_model("gpt-4o").is_empty());
     }

@@ -205,6 +205,8 @@ fn config(args: &ParseArgs) -> Result<Config, Failure> {
         if args.dialect.eq_ignore_ascii_case("auto") {
             cfg = cfg.with_dialects(model_dialects("parse", m));
         }
+        // The family's policy for calls written inside reasoning.
+        cfg = cfg.with_calls_in_reasoning(toolstream::model::route(m).calls_in_reasoning);
     }
     if !args.dialect.eq_ignore_ascii_case("auto") {
         let mut ds = Vec::new();

@@ -121,7 +121,9 @@ pub(crate) struct Syntax {
     /// Opening tags that start a new call in this family (nesting inside
     /// values, and what may follow a closing tag).
     pub openers: &'static [&'static [u8]],
-    /// The parameter tag carries DSML's `string="true|false"`.
+    /// The parameter tag carries DSML's `string="true|false"`; the tags'
+    /// names are DSML's too (after the `｜DSML｜` marker, see
+    /// [`super::dsml::tag_name`]).
     pub string_attr: bool,
 }
 
@@ -388,7 +390,13 @@ impl XmlCalls {
     // ----- classification -------------------------------------------------
 
     fn classify(&self, t: &Tag<'_>) -> Kind {
-        let name = t.name();
+        // DSML names its tags after the `｜DSML｜` marker, written with or
+        // without a space after it; a tag without the marker is none of its.
+        let name = if self.syn.string_attr {
+            super::dsml::tag_name(t).unwrap_or(b"")
+        } else {
+            t.name()
+        };
         let close = t.is_close();
         if let Some(c) = &self.container {
             if close == c.close_slash && name == c.close.as_slice() {
@@ -1518,6 +1526,23 @@ impl XmlCalls {
         };
         let syn = self.syn;
         let mut hit = false;
+        if syn.string_attr {
+            // DSML: any tag carrying the marker, spaced or not.
+            for pre in super::dsml::TAG_STARTS {
+                match crate::scan::match_lit(pre, w) {
+                    Match::Full(_) => hit = true,
+                    Match::Partial => partial = true,
+                    Match::No => {}
+                }
+            }
+            return if hit {
+                Match::Full(1)
+            } else if partial {
+                Match::Partial
+            } else {
+                Match::No
+            };
+        }
         if let Some(c) = &self.container {
             hit |= check(c.close_slash, &c.close);
             hit |= check(false, &c.open);
@@ -1673,16 +1698,14 @@ impl XmlCalls {
             return Lt::NeedMore;
         }
         if w[ws_end] != b'<' {
-            self.phase = Phase::Fresh;
-            return Lt::Content(len);
+            return self.close_as_content(len, abs);
         }
         let f = &w[ws_end..];
         let fl = match self.follow.feed(f) {
             TagScan::NeedMore => return Lt::NeedMore,
             TagScan::NotTag => {
                 self.follow.reset();
-                self.phase = Phase::Fresh;
-                return Lt::Content(len);
+                return self.close_as_content(len, abs);
             }
             TagScan::Complete(fl) => {
                 self.follow.reset();
@@ -1693,9 +1716,20 @@ impl XmlCalls {
         if self.follower_ok(cand, &ftag) {
             self.accept(cand, len, abs)
         } else {
-            self.phase = Phase::Fresh;
-            Lt::Content(len)
+            self.close_as_content(len, abs)
         }
+    }
+
+    /// The dialect's own closing tag at `abs` is content of the value (what
+    /// follows it is no markup that may come next: code or HTML being
+    /// written). That reading is a decision the model's text left open, so
+    /// it is recorded ([`RepairKind::CloseTagInValue`]).
+    fn close_as_content(&mut self, len: usize, abs: u64) -> Lt {
+        self.phase = Phase::Fresh;
+        if let Some(v) = self.call.as_mut().and_then(|c| c.value.as_mut()) {
+            v.note(RepairKind::CloseTagInValue, abs);
+        }
+        Lt::Content(len)
     }
 
     /// May a missing closing tag be inferred before this parameter tag?
