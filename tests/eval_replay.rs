@@ -134,7 +134,7 @@ fn render(tasks: &[Value], runs: &[Value], tools: &BTreeMap<String, Vec<Tool>>) 
     out.push_str("`runs*.provenance.json`). Per tier: **v**alid (first call: an offered tool, arguments valid against\n");
     out.push_str("its schema) / **r**ight (+ the expected tool) / **e**xact (+ the user's key values), of n tasks;\n");
     out.push_str("`calls`: replies with any call; `s/task` and `tok/task`: mean seconds and completion tokens\n");
-    out.push_str("(a loaded 2-core machine). No arm here retries: first-attempt success = right, retries 0.\n\n");
+    out.push_str("(a loaded 2-core machine; the proxy reports no usage yet, so (g) shows 0 tokens). No arm here retries:\nfirst-attempt success = right, retries 0. Partial run: see docs/eval.md.\n\n");
     out.push_str("Arms:\n");
     for (a, d) in ARMS {
         let _ = writeln!(out, "- ({a}) {d}");
@@ -144,9 +144,9 @@ fn render(tasks: &[Value], runs: &[Value], tools: &BTreeMap<String, Vec<Tool>>) 
             out,
             "\n## {}\n\n| arm | model | simple v / r / e | medium v / r / e | complex v / r / e | calls | errors | s/task | tok/task |\n|---|---|---|---|---|---|---|---|---|",
             if split == "all" {
-                "All 60 tasks (20 per tier)"
+                "Tasks run (of 20 per tier; n per cell)"
             } else {
-                "Held-out tasks only (8 per tier)"
+                "Held-out tasks run (of 8 per tier)"
             }
         );
         let mut keys: Vec<(String, String)> = table
