@@ -378,6 +378,9 @@ const UNEXPRESSED_KEYWORDS: &[&str] = &[
     "allOf",
 ];
 
+/// An object schema's properties, in order.
+type Props<'v> = Vec<(&'v String, &'v Value)>;
+
 struct Gbnf<'o> {
     opts: &'o ConstrainOptions,
     tool: String,
@@ -476,10 +479,7 @@ impl<'o> Gbnf<'o> {
         rule.to_string()
     }
 
-    fn split_props<'v>(
-        &self,
-        schema: &'v Value,
-    ) -> (Vec<(&'v String, &'v Value)>, Vec<(&'v String, &'v Value)>) {
+    fn split_props<'v>(&self, schema: &'v Value) -> (Props<'v>, Props<'v>) {
         let props: Vec<(&String, &Value)> = schema
             .get("properties")
             .and_then(Value::as_object)
