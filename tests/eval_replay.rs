@@ -195,14 +195,14 @@ fn eval_replay_matches_summary() {
     let mut tools = BTreeMap::new();
     for t in &tasks {
         let p = t["tools"].as_str().unwrap().to_string();
-        if !tools.contains_key(&p) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = tools.entry(p.clone()) {
             let v: Value =
                 serde_json::from_str(&std::fs::read_to_string(d.join(&p)).unwrap()).unwrap();
             let list = read_tools(&v).unwrap();
             assert!(list
                 .iter()
                 .any(|x| Some(x.name.as_str()) == t["tool"].as_str()));
-            tools.insert(p, list);
+            slot.insert(list);
         }
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
