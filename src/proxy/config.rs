@@ -57,11 +57,12 @@ pub enum Mode {
     /// native `tool_calls` and from its text content (in-band calls the
     /// server left unparsed), merged and deduplicated.
     Native,
-    /// Tools are removed from the upstream request and emulated with a
-    /// prompt (needs the toolkit, which this build does not have).
+    /// Tools are removed from the upstream request and emulated with the
+    /// toolkit's prompt (and a grammar where the upstream takes one); calls
+    /// are parsed out of the text (see [`crate::proxy::emulate`]).
     Emulate,
-    /// Picks per model; in this build, where emulation is not available,
-    /// that is always `native`.
+    /// Picks per model: `native` for models the registry says call tools
+    /// natively, else `emulate`.
     #[default]
     Auto,
 }
@@ -284,6 +285,8 @@ pub struct ProxyConfig {
     pub normalize: bool,
     /// Loop stop.
     pub loops: Loops,
+    /// Overrides of the emulation defaults (`[emulate]`).
+    pub emulate: super::emulate::EmulateConfig,
 }
 
 impl Default for ProxyConfig {
@@ -304,6 +307,7 @@ impl Default for ProxyConfig {
             retries: Retries::default(),
             normalize: true,
             loops: Loops::default(),
+            emulate: Default::default(),
         }
     }
 }
@@ -320,8 +324,6 @@ pub enum ConfigError {
     Invalid(String),
     /// A named environment variable is not set.
     MissingEnv(String),
-    /// `emulate` was asked for, which needs the toolkit.
-    EmulateUnavailable,
 }
 
 impl fmt::Display for ConfigError {
@@ -331,11 +333,11 @@ impl fmt::Display for ConfigError {
             ConfigError::Toml(e) => write!(f, "bad config file: {e}"),
             ConfigError::Invalid(m) => f.write_str(m),
             ConfigError::MissingEnv(n) => {
-                write!(f, "environment variable `{n}` (named in the config) is not set")
+                write!(
+                    f,
+                    "environment variable `{n}` (named in the config) is not set"
+                )
             }
-            ConfigError::EmulateUnavailable => f.write_str(
-                "emulate mode needs the toolkit, which this build does not include; use --mode native (or auto)",
-            ),
         }
     }
 }
@@ -375,9 +377,6 @@ impl ProxyConfig {
                 self.upstream
             )));
         }
-        if self.mode == Mode::Emulate {
-            return Err(ConfigError::EmulateUnavailable);
-        }
         if self.max_tool_name < 16 {
             return Err(ConfigError::Invalid(
                 "max_tool_name must be at least 16".into(),
@@ -409,14 +408,6 @@ impl ProxyConfig {
         let b = self.upstream.trim_end_matches('/');
         b.strip_suffix("/v1").unwrap_or(b)
     }
-
-    /// The mode requests are served in (`auto` resolved for this build).
-    pub fn effective_mode(&self) -> Mode {
-        match self.mode {
-            Mode::Auto => Mode::Native,
-            m => m,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -437,7 +428,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_and_emulate_are_errors() {
+    fn unknown_keys_are_errors_and_emulate_is_valid() {
         assert!(matches!(
             ProxyConfig::from_toml("upstrem = \"x\""),
             Err(ConfigError::Toml(_))
@@ -447,8 +438,7 @@ mod tests {
             mode: Mode::Emulate,
             ..Default::default()
         };
-        let e = c.validate().unwrap_err();
-        assert!(e.to_string().contains("emulate mode needs the toolkit"));
+        c.validate().unwrap();
         let c = ProxyConfig {
             upstream: "ftp://x".into(),
             ..Default::default()

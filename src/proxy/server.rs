@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use futures_util::StreamExt;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use subtle::ConstantTimeEq;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::request_id::{
@@ -25,6 +25,7 @@ use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 use tower_http::trace::TraceLayer;
 
 use super::config::{ConfigError, Mode, ProxyConfig};
+use super::emulate::{self, EmulateSetup};
 use super::error::{Api, ProxyError};
 use super::retry::{self, Choice};
 use super::session::{
@@ -73,6 +74,11 @@ struct Shared {
     probe: Probe,
     /// The upstream's context window, when known (config, else `/props`).
     context: Option<u64>,
+    /// The server the upstream is (start-up probe), for constraints.
+    server: Option<crate::toolkit::constrain::Server>,
+    /// Per upstream model served in emulate mode, its setup (decided at
+    /// start-up; models met later are looked up in the registry).
+    emulate: HashMap<String, EmulateSetup>,
 }
 
 /// A configured proxy, ready to serve.
@@ -110,7 +116,8 @@ impl Proxy {
         let stage = cfg
             .normalize
             .then(|| super::stage::normalizer_factory(crate::normalize::Options::default(), 64));
-        Ok(Proxy::with_probe(cfg, upstream, probe, stage))
+        let server = emulate::probe_server(upstream.base()).await;
+        Ok(Proxy::with_probe(cfg, upstream, probe, server, stage))
     }
 
     /// Like [`Proxy::start`], with a [`StageFactory`] whose stage runs
@@ -123,13 +130,15 @@ impl Proxy {
         cfg.validate()?;
         let upstream = Upstream::new(&cfg)?;
         let probe = upstream.probe().await;
-        Ok(Proxy::with_probe(cfg, upstream, probe, Some(stage)))
+        let server = emulate::probe_server(upstream.base()).await;
+        Ok(Proxy::with_probe(cfg, upstream, probe, server, Some(stage)))
     }
 
     fn with_probe(
         cfg: ProxyConfig,
         upstream: Upstream,
         probe: Probe,
+        server: Option<crate::toolkit::constrain::Server>,
         stage: Option<StageFactory>,
     ) -> Proxy {
         let default_model = cfg.model.clone().or_else(|| probe.models.first().cloned());
@@ -148,6 +157,12 @@ impl Proxy {
         };
         let slots = Arc::new(Semaphore::new(cfg.limits.max_concurrent));
         let context = cfg.context_tokens.or(probe.n_ctx);
+        let mut emulated = HashMap::new();
+        for m in default_model.iter().chain(cfg.models.values()) {
+            if let Some(setup) = emulate_setup(&cfg, server, m) {
+                emulated.insert(m.clone(), setup);
+            }
+        }
         Proxy {
             shared: Arc::new(Shared {
                 cfg,
@@ -162,6 +177,8 @@ impl Proxy {
                 ids: AtomicU64::new(0),
                 probe,
                 context,
+                server,
+                emulate: emulated,
             }),
         }
     }
@@ -206,14 +223,16 @@ impl Proxy {
         for (from, to) in &s.cfg.models {
             out.push_str(&format!("\n  {from} -> {to}"));
         }
-        let mode = s.cfg.effective_mode();
-        out.push_str(&format!("\nmode {mode}"));
-        if s.cfg.mode == Mode::Auto {
-            out.push_str(" (auto: emulation needs the toolkit, not in this build)");
+        out.push_str(&format!("\nmode {}", s.cfg.mode));
+        if let Some(k) = s.server {
+            out.push_str(&format!(" (upstream server: {})", k.name()));
         }
-        out.push_str(
-            ": tools forwarded; calls taken from native tool_calls and from content, merged",
-        );
+        match s.default_model.as_ref().and_then(|m| s.emulate.get(m)) {
+            Some(e) => out.push_str(&format!(": {}", e.describe())),
+            None => out.push_str(
+                ": tools forwarded; calls taken from native tool_calls and from content, merged",
+            ),
+        }
         if s.stage.is_some() {
             out.push_str(&format!(
                 "\ncalls checked against the request's tools (normalizer); {} validation retr{} ({}), then {}; loop stop {}",
@@ -512,6 +531,24 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         .or_else(|| s.default_model.clone())
         .unwrap_or_else(|| up.client_model.clone());
     up.body.insert("model".into(), Value::String(model.clone()));
+    let setup = s
+        .emulate
+        .get(&model)
+        .cloned()
+        .or_else(|| emulate_setup(&s.cfg, s.server, &model));
+    let user_text =
+        crate::toolkit::search::last_user_text(up.body.get("messages").unwrap_or(&Value::Null));
+    // The request as the client sent it (translated): an emulated retry is
+    // built on it and rewritten again, so the failed turn and its feedback
+    // reach the model as text like every earlier call.
+    let original = setup.as_ref().map(|_| up.body.clone());
+    let emulated = match &setup {
+        Some(setup) => match emulate::rewrite(&mut up.body, setup) {
+            Ok(r) => Some(r),
+            Err(e) => return fail(&s, api, e),
+        },
+        None => None,
+    };
     if let Some(window) = s.context {
         let need = estimate_request_tokens(&up.body);
         if need > window {
@@ -542,9 +579,15 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         Ok(b) => b,
         Err(e) => return fail(&s, api, e),
     };
-    let checks = checks_for(&s, &up);
+    let retry = match (&setup, original) {
+        (Some(setup), Some(original)) => emulated_retry(setup.clone(), original),
+        _ => retry::native(),
+    };
+    let checks = checks_for(&s, &up, retry);
     let tools = Arc::new(up.tools);
-    let parse = if tools.specs.is_empty() || up.body.get("tool_choice") == Some(&json!("none")) {
+    let parse = if let Some(r) = &emulated {
+        r.parse.clone()
+    } else if tools.specs.is_empty() || up.body.get("tool_choice") == Some(&json!("none")) {
         None
     } else {
         Some(
@@ -554,7 +597,17 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
                 .unwrap_or_else(|| Config::for_model(&model)),
         )
     };
-    let stage = s.stage.as_ref().and_then(|f| f(&tools));
+    let mut stage = s.stage.as_ref().and_then(|f| f(&tools));
+    if let Some(r) =
+        emulated.filter(|r| !r.examples.is_empty() && setup.as_ref().is_some_and(|x| x.echo_filter))
+    {
+        let echo: Box<dyn super::session::CallStage> =
+            Box::new(emulate::EchoFilter::new(r.examples, user_text));
+        stage = Some(match stage {
+            Some(next) => Box::new(emulate::Chain(vec![echo, next])),
+            None => echo,
+        });
+    }
     let client_model = if up.client_model.is_empty() {
         model.clone()
     } else {
@@ -581,7 +634,7 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
 /// What a request's reply is checked for: the request's `tool_choice`, the
 /// loop history of its messages, the configured retries. Retries and
 /// checks need the normalizer's verdicts, so without a stage there are none.
-fn checks_for(s: &Shared, up: &UpstreamRequest) -> Checks {
+fn checks_for(s: &Shared, up: &UpstreamRequest, retry: retry::RetryBuilder) -> Checks {
     if s.stage.is_none() || up.tools.specs.is_empty() {
         return Checks::default();
     }
@@ -606,9 +659,25 @@ fn checks_for(s: &Shared, up: &UpstreamRequest) -> Checks {
         loops,
         history,
         request: Arc::new(up.body.clone()),
-        // Native mode; the emulate path sets its own builder.
-        retry: retry::native(),
+        retry,
     }
+}
+
+/// The emulate-mode [`retry::RetryBuilder`]: the native retry request built
+/// on the client's own request (the failed turn as an assistant message
+/// with its calls, one `tool` message of feedback per call), then rewritten
+/// for emulation like the first attempt, so the upstream sees the failed
+/// calls and the feedback as text in the prompt's own format.
+fn emulated_retry(setup: EmulateSetup, original: Map<String, Value>) -> retry::RetryBuilder {
+    Arc::new(move |_rewritten, attempt| {
+        let mut body = retry::native_retry_request(&original, attempt);
+        match emulate::rewrite(&mut body, &setup) {
+            Ok(_) => body,
+            // The first attempt was rewritten from the same request, so
+            // this cannot fail on the tools; keep the request usable anyway.
+            Err(_) => retry::native_retry_request(&original, attempt),
+        }
+    })
 }
 
 /// After an upstream reply ended: the next reply's bytes when the session
@@ -634,6 +703,22 @@ async fn next_reply(
             }
         }
     }
+}
+
+/// The emulation setup for an upstream model, when its requests are
+/// emulated: `--mode emulate`, or `auto` for a model the registry says has
+/// no native tools.
+fn emulate_setup(
+    cfg: &ProxyConfig,
+    server: Option<crate::toolkit::constrain::Server>,
+    model: &str,
+) -> Option<EmulateSetup> {
+    let info = emulate::lookup(model);
+    let mode = match cfg.mode {
+        Mode::Auto => emulate::choose_mode(&info),
+        m => m,
+    };
+    (mode == Mode::Emulate).then(|| EmulateSetup::for_model(&info, server, &cfg.emulate))
 }
 
 /// Reads the next upstream chunk within the idle timeout.
@@ -856,7 +941,8 @@ async fn health(State(s): St) -> Response {
         "status": "ok",
         "upstream": s.upstream.base(),
         "model": s.default_model,
-        "mode": s.cfg.effective_mode().name(),
+        "mode": s.cfg.mode.name(),
+        "emulated": s.default_model.as_ref().is_some_and(|m| s.emulate.contains_key(m)),
         "streams_open": s.metrics.streams_open.load(Ordering::Relaxed),
     });
     (

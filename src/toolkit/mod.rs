@@ -12,12 +12,14 @@
 //! | [`adapt`] | provider schema adapters (OpenAI strict, Gemini, Anthropic, Ollama) with inverses for call arguments; `tool_choice` and tool results per provider |
 //! | [`simplify`] | schema simplification for small models, with an exact inverse for arguments |
 //! | [`prompt`] | emulation prompts for models without native tool calling |
+//! | [`constrain`] | GBNF grammars and JSON Schemas that admit only the calls a prompt asks for |
 //! | [`search`] | BM25 tool ranking under a token budget |
 //! | [`planning`] | structured tool errors, loop detection, parallel planning, namespacing, result shaping, description audit, text-intent fallback |
 //!
 //! See `docs/toolkit.md` for the design decisions.
 
 pub mod adapt;
+pub mod constrain;
 pub mod convert;
 pub mod planning;
 pub mod prompt;

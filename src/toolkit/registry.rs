@@ -256,6 +256,82 @@ impl fmt::Display for EmulationFormat {
     }
 }
 
+/// How emulated tool calling is set up for a size class: the defaults the
+/// proxy's `emulate` mode uses, chosen from the measured evaluation
+/// (`corpus/eval/`, `docs/eval.md`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmulationDefaults {
+    /// The prompt's call format (`None`: the model's registry entry decides).
+    pub format: Option<EmulationFormat>,
+    /// Tools offered in the prompt at most (the rest cut by tool search).
+    pub max_tools: usize,
+    /// Offer optional parameters in the constraint (off: required only).
+    pub optional_params: bool,
+    /// Constrain the output where the upstream can (a grammar).
+    pub constrain: bool,
+    /// Longest string value the constraint admits, in characters.
+    pub max_string: usize,
+    /// Show an example call (of an offered tool) in the prompt.
+    pub example: bool,
+    /// Tell the model to copy the user's own values, not the example's.
+    pub copy_values: bool,
+    /// Validation retries with the normalizer's feedback.
+    pub retries: u32,
+    /// Serve `tool_choice: auto` right after a user turn as `required`
+    /// (after a tool result, `auto` stays a choice between text and a
+    /// call). Measured: given the choice, the smallest models answer in
+    /// prose instead of calling the tool the request needs.
+    pub auto_as_required: bool,
+}
+
+impl EmulationDefaults {
+    /// The defaults for a size class.
+    ///
+    /// ```
+    /// use toolstream::toolkit::registry::EmulationDefaults;
+    /// use toolstream::toolkit::SizeClass;
+    /// let d = EmulationDefaults::for_size(SizeClass::Small);
+    /// assert!(d.constrain && d.max_tools <= 8);
+    /// ```
+    pub fn for_size(size: SizeClass) -> EmulationDefaults {
+        match size {
+            SizeClass::Small => EmulationDefaults {
+                format: Some(EmulationFormat::Compact),
+                max_tools: 5,
+                optional_params: false,
+                constrain: true,
+                max_string: 200,
+                example: true,
+                copy_values: true,
+                retries: 1,
+                auto_as_required: true,
+            },
+            SizeClass::Medium => EmulationDefaults {
+                format: None,
+                max_tools: 20,
+                optional_params: true,
+                constrain: true,
+                max_string: 4000,
+                example: true,
+                copy_values: true,
+                retries: 1,
+                auto_as_required: false,
+            },
+            SizeClass::Large => EmulationDefaults {
+                format: None,
+                max_tools: 64,
+                optional_params: true,
+                constrain: false,
+                max_string: 100_000,
+                example: true,
+                copy_values: false,
+                retries: 1,
+                auto_as_required: false,
+            },
+        }
+    }
+}
+
 /// One entry of the table: conditions, then what it sets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -461,8 +461,13 @@ pub(crate) async fn start_proxy_with_shutdown(
     tweak: impl FnOnce(&mut toolstream::proxy::ProxyConfig),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> (String, tokio::task::JoinHandle<std::io::Result<()>>) {
+    // The scripted upstream replays recorded native-mode replies (native
+    // `tool_calls` and in-content calls of a model that was sent the
+    // tools), and lists SmolLM2 as its model, which `auto` would emulate:
+    // these tests pin native mode; emulation has its own tests.
     let mut cfg = toolstream::proxy::ProxyConfig {
         upstream: upstream.to_string(),
+        mode: toolstream::proxy::Mode::Native,
         ..Default::default()
     };
     tweak(&mut cfg);

@@ -1,0 +1,732 @@
+//! Emulated tool calling: for upstream models without native tools (or
+//! whose chat template drops them), the proxy removes the tools from the
+//! upstream request, puts the toolkit's emulation prompt in the system
+//! message, renders earlier calls and results as text, constrains the
+//! output where the upstream can ([`crate::toolkit::constrain`]), and
+//! parses the calls back out of the streamed text with the dialect of the
+//! prompt's format — the client receives native tool calls.
+//!
+//! ```text
+//! client request (Chat after translation)
+//!   tools ──▶ tool cut (BM25 on the last user turn) ──▶ prompt (format × size class) ──▶ system message
+//!         └─▶ constraint (GBNF `grammar`, lazy where the server has it) ──▶ request fields
+//!   assistant tool_calls / tool results ──▶ text in the prompt's own call format
+//! upstream text ──▶ parser (the format's dialect) ──▶ [echo filter] ──▶ native calls
+//! ```
+//!
+//! What is done for a model is decided once, at start-up
+//! ([`EmulateSetup::for_model`]): the registry's size class and emulation
+//! format, and the upstream server found by [`probe_server`]. `auto` mode
+//! ([`choose_mode`]) emulates for models the registry says have no native
+//! tools.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::config::Mode;
+use super::error::ProxyError;
+use super::session::CallStage;
+use crate::config::{Config, ToolSpec, Tools};
+use crate::event::{Delta, Event};
+use crate::toolkit::adapt::{ResultContent, ToolChoice, ToolResult};
+use crate::toolkit::constrain::{constrain, ConstrainOptions, Server};
+use crate::toolkit::convert::read_tools;
+use crate::toolkit::prompt::{example_call, render, render_calls, PromptOptions};
+use crate::toolkit::registry::{EmulationDefaults, ModelInfo, Registry};
+use crate::toolkit::search::{last_user_text, select, used_tools, SearchOptions};
+use crate::toolkit::{EmulationFormat, SizeClass, Tool};
+
+/// Overrides of the registry's emulation defaults (the config file's
+/// `[emulate]` table); every field unset keeps the measured default.
+///
+/// ```toml
+/// [emulate]
+/// format = "compact"      # json | compact | parallel | xml
+/// max_tools = 5           # tools offered in the prompt (the rest cut by tool search)
+/// constrain = true        # send a grammar where the upstream takes one
+/// optional_params = false # the grammar admits optional parameters
+/// copy_values = true      # tell the model to copy the user's values
+/// echo_filter = true      # a call repeating the prompt's example becomes text
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmulateConfig {
+    /// The prompt's call format.
+    pub format: Option<EmulationFormat>,
+    /// Tools offered in the prompt at most.
+    pub max_tools: Option<usize>,
+    /// Constrain the output with a grammar where the upstream takes one.
+    pub constrain: Option<bool>,
+    /// Admit optional parameters in the grammar.
+    pub optional_params: Option<bool>,
+    /// Tell the model to copy the user's values.
+    pub copy_values: Option<bool>,
+    /// Show an example call in the prompt.
+    pub example: Option<bool>,
+    /// Turn calls that repeat the prompt's example into text.
+    pub echo_filter: Option<bool>,
+    /// Serve `auto` right after a user turn as `required`.
+    pub auto_as_required: Option<bool>,
+}
+
+/// How requests to one upstream model are emulated (fixed at start-up).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmulateSetup {
+    /// The call format the prompt asks for.
+    pub format: EmulationFormat,
+    /// The size class the prompt's wording is for.
+    pub size: SizeClass,
+    /// The registry's per-size-class defaults in force.
+    pub defaults: EmulationDefaults,
+    /// The server the constraint is written for (`None`: no constraint).
+    pub constraint: Option<Server>,
+    /// Calls repeating the prompt's example become text.
+    pub echo_filter: bool,
+}
+
+impl EmulateSetup {
+    /// The setup for a model (registry entry) behind an upstream server
+    /// (`None`: unknown, no constraint).
+    pub fn for_model(
+        info: &ModelInfo,
+        server: Option<Server>,
+        over: &EmulateConfig,
+    ) -> EmulateSetup {
+        let mut defaults = EmulationDefaults::for_size(info.size_class);
+        if let Some(f) = over.format {
+            defaults.format = Some(f);
+        }
+        if let Some(n) = over.max_tools {
+            defaults.max_tools = n.max(1);
+        }
+        if let Some(b) = over.constrain {
+            defaults.constrain = b;
+        }
+        if let Some(b) = over.optional_params {
+            defaults.optional_params = b;
+        }
+        if let Some(b) = over.copy_values {
+            defaults.copy_values = b;
+        }
+        if let Some(b) = over.example {
+            defaults.example = b;
+        }
+        if let Some(b) = over.auto_as_required {
+            defaults.auto_as_required = b;
+        }
+        let format = defaults.format.unwrap_or(info.emulation);
+        EmulateSetup {
+            format,
+            size: info.size_class,
+            constraint: if defaults.constrain { server } else { None },
+            echo_filter: over.echo_filter.unwrap_or(true),
+            defaults,
+        }
+    }
+
+    /// One line for the start-up banner.
+    pub fn describe(&self) -> String {
+        format!(
+            "emulate: {} prompt for {} models, up to {} tools{}, {}",
+            self.format,
+            self.size,
+            self.defaults.max_tools,
+            if self.defaults.optional_params {
+                ""
+            } else {
+                ", required parameters only"
+            },
+            match self.constraint {
+                Some(s) => format!("constrained by a grammar ({})", s.name()),
+                None => "unconstrained".to_string(),
+            }
+        )
+    }
+}
+
+/// The mode `auto` resolves to for a model: `native` when the registry
+/// says it calls tools natively, else `emulate`.
+pub fn choose_mode(info: &ModelInfo) -> Mode {
+    if info.capabilities.native_tools {
+        Mode::Native
+    } else {
+        Mode::Emulate
+    }
+}
+
+/// The registry entry of an upstream model id.
+pub fn lookup(model: &str) -> ModelInfo {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(Registry::builtin).lookup(model)
+}
+
+/// Asks the upstream which server it is (once, at start-up): llama.cpp's
+/// `llama-server` answers `GET /props`; llama-cpp-python lists its models
+/// as `owned_by: "me"`; vLLM as `owned_by: "vllm"`; Ollama answers
+/// `GET /api/version`. `None` when none of these holds (no constraint is
+/// sent to a server that might reject it).
+pub async fn probe_server(base: &str) -> Option<Server> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(3))
+        .timeout(Duration::from_secs(5))
+        .build()
+        .ok()?;
+    let get = |path: &str| {
+        let url = format!("{base}{path}");
+        let c = client.clone();
+        async move {
+            let r = c.get(url).send().await.ok()?;
+            if !r.status().is_success() {
+                return None;
+            }
+            r.json::<Value>().await.ok()
+        }
+    };
+    if let Some(p) = get("/props").await {
+        if p.get("default_generation_settings").is_some() || p.get("chat_template").is_some() {
+            return Some(Server::LlamaServer);
+        }
+    }
+    if let Some(m) = get("/v1/models").await {
+        let owners: Vec<&str> = m
+            .get("data")
+            .and_then(Value::as_array)
+            .map(|d| {
+                d.iter()
+                    .filter_map(|x| x.get("owned_by").and_then(Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if owners.contains(&"me") {
+            return Some(Server::LlamaCppPython);
+        }
+        if owners.contains(&"vllm") {
+            return Some(Server::Vllm);
+        }
+        if owners.contains(&"llamacpp") {
+            return Some(Server::LlamaServer);
+        }
+    }
+    if get("/api/version").await.is_some() {
+        return Some(Server::Ollama);
+    }
+    None
+}
+
+/// What [`rewrite`] did to a request.
+#[derive(Clone, Debug, Default)]
+pub struct Rewritten {
+    /// The parser configuration for the reply (`None`: no tools to call).
+    pub parse: Option<Config>,
+    /// The tools offered in the prompt (after the cut).
+    pub offered: Vec<String>,
+    /// The tools cut from the prompt.
+    pub dropped: Vec<String>,
+    /// The example calls the prompt shows (for the echo filter).
+    pub examples: Vec<(String, Value)>,
+    /// A constraint was sent.
+    pub constrained: bool,
+}
+
+fn content_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Rewrites a translated Chat Completions body for emulation: tools out,
+/// prompt and transcript in, constraint fields added.
+pub fn rewrite(
+    body: &mut Map<String, Value>,
+    setup: &EmulateSetup,
+) -> Result<Rewritten, ProxyError> {
+    let tools = match body.remove("tools") {
+        Some(v @ Value::Array(_)) => read_tools(&v)
+            .map_err(|e| ProxyError::BadRequest(format!("cannot read the request's tools: {e}")))?,
+        _ => Vec::new(),
+    };
+    let mut choice = body
+        .remove("tool_choice")
+        .and_then(|v| ToolChoice::from_value(&v))
+        .unwrap_or(ToolChoice::Auto);
+    body.remove("parallel_tool_calls");
+    let messages = body.remove("messages").unwrap_or(Value::Array(Vec::new()));
+    let after_user = messages
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str)
+        == Some("user");
+    if choice == ToolChoice::Auto && setup.defaults.auto_as_required && after_user {
+        choice = ToolChoice::Required;
+    }
+    let format = setup.format;
+    let mut out = Rewritten::default();
+    let mut prompt = String::new();
+    if !tools.is_empty() && choice != ToolChoice::None {
+        let named = match &choice {
+            ToolChoice::Tool(n) => Some(n.as_str()),
+            _ => None,
+        };
+        let query = last_user_text(&messages);
+        let used = used_tools(&messages);
+        let opts = SearchOptions {
+            send_all_up_to: setup.defaults.max_tools,
+            max_tools: setup.defaults.max_tools,
+            ..SearchOptions::default()
+        };
+        let sel = select(&tools, &query, &used, named, &opts);
+        out.dropped = sel.dropped.clone();
+        let offered: Vec<Tool> = sel.tools;
+        let mut popts = PromptOptions::new(format, setup.size).with_tool_choice(choice.clone());
+        popts.example = setup.defaults.example;
+        prompt = render(&offered, &popts);
+        if setup.defaults.copy_values {
+            prompt.push_str(
+                "Copy the values (commands, paths, names, dates) from the user's request; do not copy the example's values.\n",
+            );
+        }
+        out.examples = offered
+            .iter()
+            .take(1)
+            .map(|t| (t.name.clone(), example_call(t)))
+            .collect();
+        out.offered = offered.iter().map(|t| t.name.clone()).collect();
+        if let Some(server) = setup.constraint {
+            let mut copts = ConstrainOptions::new(format, choice.clone());
+            copts.optional = setup.defaults.optional_params;
+            copts.max_string = Some(setup.defaults.max_string);
+            if let Ok(c) = constrain(&offered, &copts) {
+                log_unexpressed(&c.unexpressed);
+                out.constrained = c.apply(server, body);
+            }
+        }
+        let specs: Vec<ToolSpec> = offered
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.name.clone(),
+                parameters: Some(t.parameters.clone()),
+            })
+            .collect();
+        out.parse = Some(
+            Config::default()
+                .with_dialects(vec![format.dialect()])
+                .with_tools(Tools::new(specs)),
+        );
+    }
+    body.insert(
+        "messages".into(),
+        Value::Array(transcript(&messages, format, &prompt)),
+    );
+    Ok(out)
+}
+
+/// The messages with the prompt in the system message, calls and results
+/// as text (roles the plainest templates know: system, user, assistant).
+fn transcript(messages: &Value, format: EmulationFormat, prompt: &str) -> Vec<Value> {
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut system: Vec<String> = Vec::new();
+    let mut rest: Vec<(String, String)> = Vec::new();
+    for m in messages.as_array().into_iter().flatten() {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
+        let text = content_text(m.get("content"));
+        match role {
+            "system" | "developer" => system.push(text),
+            "assistant" => {
+                let mut calls = Vec::new();
+                for c in m
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let name = c
+                        .pointer("/function/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    let args = c
+                        .pointer("/function/arguments")
+                        .map(|a| match a {
+                            Value::String(s) => {
+                                serde_json::from_str(s).unwrap_or(Value::String(s.clone()))
+                            }
+                            other => other.clone(),
+                        })
+                        .unwrap_or(Value::Object(Map::new()));
+                    if let Some(id) = c.get("id").and_then(Value::as_str) {
+                        names.insert(id.to_string(), name.clone());
+                    }
+                    calls.push((name, args));
+                }
+                let mut s = text.trim_end().to_string();
+                if !calls.is_empty() {
+                    if !s.is_empty() {
+                        s.push('\n');
+                    }
+                    s.push_str(&render_calls(format, &calls));
+                }
+                rest.push(("assistant".into(), s));
+            }
+            "tool" | "function" => {
+                let id = m
+                    .get("tool_call_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let name = names
+                    .get(&id)
+                    .cloned()
+                    .or_else(|| m.get("name").and_then(Value::as_str).map(str::to_string))
+                    .unwrap_or_default();
+                let r = ToolResult {
+                    call_id: id,
+                    name,
+                    content: ResultContent::Text(text),
+                    is_error: false,
+                };
+                let t = r.to_text();
+                match rest.last_mut() {
+                    Some((role, prev)) if role == "user" && prev.starts_with("[Tool ") => {
+                        prev.push_str("\n\n");
+                        prev.push_str(&t);
+                    }
+                    _ => rest.push(("user".into(), t)),
+                }
+            }
+            _ => rest.push(("user".into(), text)),
+        }
+    }
+    if !prompt.is_empty() {
+        system.push(prompt.trim_end().to_string());
+    }
+    let mut out = Vec::new();
+    let sys: Vec<String> = system
+        .into_iter()
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    if !sys.is_empty() {
+        out.push(serde_json::json!({"role": "system", "content": sys.join("\n\n")}));
+    }
+    for (role, content) in rest {
+        out.push(serde_json::json!({"role": role, "content": content}));
+    }
+    out
+}
+
+fn log_unexpressed(items: &[crate::toolkit::constrain::Unexpressed]) {
+    static SEEN: OnceLock<Mutex<HashSet<(String, String, String)>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(|| Mutex::new(HashSet::new()));
+    let Ok(mut seen) = seen.lock() else {
+        return;
+    };
+    for u in items {
+        if seen.len() < 10_000 && seen.insert((u.tool.clone(), u.path.clone(), u.keyword.clone())) {
+            tracing::info!(tool = %u.tool, path = %u.path, keyword = %u.keyword,
+                "schema keyword not expressible in the grammar: left to the normalizer");
+        }
+    }
+}
+
+/// Drops calls that repeat the prompt's example call verbatim (the
+/// smallest models copy it) when none of the example's values comes from
+/// the user's request: such a call is the prompt echoed, not the user's
+/// request. The call is passed on as text instead, so nothing is lost.
+pub struct EchoFilter {
+    examples: Vec<(String, Value)>,
+    user: String,
+    held: Vec<Event>,
+}
+
+impl EchoFilter {
+    /// A filter for the prompt's `examples` and the last user turn.
+    pub fn new(examples: Vec<(String, Value)>, user: String) -> EchoFilter {
+        EchoFilter {
+            examples,
+            user,
+            held: Vec::new(),
+        }
+    }
+
+    fn is_echo(&self, name: &str, arguments: &str) -> bool {
+        let Ok(args) = serde_json::from_str::<Value>(arguments) else {
+            return false;
+        };
+        let user = self.user.to_lowercase();
+        // A value is the user's when the request contains it, or one of its
+        // words of three or more letters or digits (`README` of
+        // `/home/user/project/README.md`).
+        let from_user = |v: &str| {
+            let v = v.to_lowercase();
+            user.contains(&v)
+                || v.split(|c: char| !c.is_alphanumeric())
+                    .any(|w| w.chars().count() >= 3 && user.contains(w))
+        };
+        self.examples.iter().any(|(n, a)| {
+            n == name && *a == args && {
+                let mut vals = Vec::new();
+                strings(a, &mut vals);
+                !vals.is_empty() && !vals.iter().any(|v| from_user(v))
+            }
+        })
+    }
+}
+
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+impl CallStage for EchoFilter {
+    fn process(&mut self, input: &mut Vec<Event>, out: &mut Vec<Event>) {
+        for e in input.drain(..) {
+            match e {
+                Event::ToolStart { .. } | Event::ToolArgs { .. } => self.held.push(e),
+                Event::ToolEnd { call, span } => {
+                    if self.is_echo(&call.name, &call.arguments) {
+                        tracing::info!(tool = %call.name, "call dropped: it repeats the prompt's example");
+                        self.held.clear();
+                        let text = format!(
+                            "{{\"tool\": {}, \"arguments\": {}}}",
+                            Value::String(call.name.clone()),
+                            call.arguments
+                        );
+                        out.push(Event::Text {
+                            text: Delta::from(text.as_bytes()),
+                            span,
+                        });
+                    } else {
+                        out.append(&mut self.held);
+                        out.push(Event::ToolEnd { call, span });
+                    }
+                }
+                other => {
+                    if self.held.is_empty() {
+                        out.push(other);
+                    } else {
+                        self.held.push(other);
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        out.append(&mut self.held);
+    }
+}
+
+/// Runs stages one after the other (the echo filter, then the normalizer).
+pub struct Chain(pub Vec<Box<dyn CallStage>>);
+
+impl CallStage for Chain {
+    fn process(&mut self, input: &mut Vec<Event>, out: &mut Vec<Event>) {
+        let mut cur = std::mem::take(input);
+        for s in &mut self.0 {
+            let mut next = Vec::new();
+            s.process(&mut cur, &mut next);
+            cur = next;
+        }
+        out.append(&mut cur);
+    }
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        let mut cur: Vec<Event> = Vec::new();
+        for s in &mut self.0 {
+            let mut next = Vec::new();
+            s.process(&mut cur, &mut next);
+            s.finish(&mut next);
+            cur = next;
+        }
+        out.append(&mut cur);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Span, ToolCall};
+    use serde_json::json;
+
+    fn call(name: &str, args: &str) -> Vec<Event> {
+        let span = Span::default();
+        vec![
+            Event::ToolStart {
+                index: 0,
+                id: "c0".into(),
+                name: name.into(),
+                span,
+            },
+            Event::ToolArgs {
+                index: 0,
+                delta: Delta::from(args),
+                span,
+            },
+            Event::ToolEnd {
+                call: Box::new(ToolCall {
+                    index: 0,
+                    id: "c0".into(),
+                    name: name.into(),
+                    arguments: args.into(),
+                    repairs: Vec::new(),
+                    truncated: false,
+                }),
+                span,
+            },
+        ]
+    }
+
+    fn run(user: &str, name: &str, args: &str) -> Vec<Event> {
+        let mut f = EchoFilter::new(
+            vec![
+                ("Bash".into(), json!({"command": "ls -la"})),
+                (
+                    "Read".into(),
+                    json!({"file_path": "/home/user/project/README.md"}),
+                ),
+            ],
+            user.into(),
+        );
+        let mut out = Vec::new();
+        f.process(&mut call(name, args), &mut out);
+        f.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn echo_of_the_example_becomes_text() {
+        let out = run("Show the git diff.", "Bash", r#"{"command": "ls -la"}"#);
+        assert_eq!(out.len(), 1);
+        assert!(
+            matches!(&out[0], Event::Text { text, .. } if text.as_bytes() == br#"{"tool": "Bash", "arguments": {"command": "ls -la"}}"#)
+        );
+    }
+
+    #[test]
+    fn the_users_own_values_are_a_call() {
+        assert_eq!(
+            run("Run ls -la here", "Bash", r#"{"command": "ls -la"}"#).len(),
+            3
+        );
+        assert_eq!(
+            run(
+                "Open README.md",
+                "Read",
+                r#"{"file_path": "/home/user/project/README.md"}"#
+            )
+            .len(),
+            3
+        );
+        assert_eq!(
+            run("Show the git diff.", "Bash", r#"{"command": "git diff"}"#).len(),
+            3
+        );
+    }
+
+    fn setup() -> EmulateSetup {
+        EmulateSetup::for_model(
+            &lookup("SmolLM2-135M-Instruct"),
+            Some(Server::LlamaCppPython),
+            &EmulateConfig::default(),
+        )
+    }
+
+    #[test]
+    fn rewrite_moves_tools_into_the_prompt_and_calls_into_text() {
+        let s = setup();
+        assert_eq!(s.size, SizeClass::Small);
+        let mut body = json!({
+            "model": "m",
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "List the files."},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "Bash", "arguments": "{\"command\": \"ls\"}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+            ],
+            "tools": [{"type": "function", "function": {"name": "Bash", "description": "Run a command.",
+                "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}],
+            "tool_choice": "auto",
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let r = rewrite(&mut body, &s).unwrap();
+        assert!(!body.contains_key("tools") && !body.contains_key("tool_choice"));
+        let m = body["messages"].as_array().unwrap();
+        assert_eq!(m[0]["role"], "system");
+        let sys = m[0]["content"].as_str().unwrap();
+        assert!(
+            sys.starts_with("Be brief.\n\n") && sys.contains("- Bash(command: string)"),
+            "{sys}"
+        );
+        assert_eq!(m[2]["role"], "assistant");
+        assert_eq!(
+            m[2]["content"],
+            r#"{"tool": "Bash", "arguments": {"command": "ls"}}"#
+        );
+        assert_eq!(m[3]["role"], "user");
+        assert!(m[3]["content"].as_str().unwrap().contains("a.txt"));
+        // After a tool result, auto stays a choice: the grammar has a text branch.
+        assert!(r.constrained);
+        assert!(body["grammar"]
+            .as_str()
+            .unwrap()
+            .starts_with("root ::= call | text"));
+        assert_eq!(r.offered, vec!["Bash".to_string()]);
+        assert!(r.parse.is_some());
+    }
+
+    #[test]
+    fn small_models_call_after_a_user_turn() {
+        let mut body = json!({
+            "messages": [{"role": "user", "content": "Show the git diff."}],
+            "tools": [{"type": "function", "function": {"name": "Bash",
+                "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}],
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        rewrite(&mut body, &setup()).unwrap();
+        let g = body["grammar"].as_str().unwrap();
+        assert!(g.starts_with("root ::= call\n"), "{g}");
+        let sys = body["messages"][0]["content"].as_str().unwrap();
+        assert!(sys.contains("You must call at least one tool"));
+        assert!(sys.contains("Copy the values"));
+    }
+
+    #[test]
+    fn tool_choice_none_sends_no_tools_and_no_grammar() {
+        let mut body = json!({
+            "messages": [{"role": "user", "content": "Hi"}],
+            "tools": [{"type": "function", "function": {"name": "Bash", "parameters": {"type": "object"}}}],
+            "tool_choice": "none",
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let r = rewrite(&mut body, &setup()).unwrap();
+        assert!(r.parse.is_none() && !body.contains_key("grammar") && !body.contains_key("tools"));
+        assert_eq!(body["messages"], json!([{"role": "user", "content": "Hi"}]));
+    }
+
+    #[test]
+    fn auto_mode_follows_the_registry() {
+        assert_eq!(choose_mode(&lookup("SmolLM2-135M-Instruct")), Mode::Emulate);
+        assert_eq!(choose_mode(&lookup("gemma-3-270m-it")), Mode::Emulate);
+        assert_eq!(choose_mode(&lookup("qwen2.5-7b-instruct")), Mode::Native);
+    }
+}
