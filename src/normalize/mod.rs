@@ -150,6 +150,8 @@ impl CompiledTool {
 pub struct Catalog {
     tools: Vec<CompiledTool>,
     names: Vec<String>,
+    /// `names`, each [`names::fold`]ed (for resolution and suggestions).
+    folded_names: Vec<String>,
     by_name: HashMap<String, usize>,
     options: Options,
 }
@@ -304,6 +306,7 @@ impl Catalog {
         }
         Catalog {
             names: compiled.iter().map(|t| t.name.clone()).collect(),
+            folded_names: compiled.iter().map(|t| names::fold(&t.name)).collect(),
             tools: compiled,
             by_name,
             options,
@@ -344,7 +347,7 @@ impl Catalog {
         if let Some(&i) = self.by_name.get(name) {
             return Resolution::Tool(i, None);
         }
-        names::resolve(&self.names, name, &self.options)
+        names::resolve(&self.names, &self.folded_names, name, &self.options)
     }
 
     /// The `unknown_tool` error for `name`.
@@ -358,7 +361,12 @@ impl Catalog {
                 format!("unknown tool `{name}`")
             },
         );
-        e.candidates = names::closest(&self.names, name, self.options.limits.max_suggestions);
+        e.candidates = names::closest(
+            &self.names,
+            &self.folded_names,
+            name,
+            self.options.limits.max_suggestions,
+        );
         e.suggestion = Some("call one of the offered tools by its exact name".into());
         e
     }
