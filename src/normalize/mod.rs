@@ -474,7 +474,16 @@ impl Catalog {
             if self.names[..i].contains(&self.names[i]) {
                 continue;
             }
-            let (out, fixes, errors) = self.rewrite(i, arguments);
+            let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
+            rw.feed(self, arguments);
+            rw.finish(self);
+            // A parameter dropped rules the tool out before its (costlier)
+            // end-of-call check.
+            if rw.fixes.made(FixKind::DroppedParameter) {
+                continue;
+            }
+            let errors = self.check(&rw);
+            let (out, fixes) = (std::mem::take(&mut rw.output), rw.fixes);
             // Fits: valid, nothing dropped, every key declared (a tool
             // that declares no properties fits only `{}`).
             let declared = |v: &Value| {
@@ -484,7 +493,6 @@ impl Catalog {
                 })
             };
             let fits = errors.is_empty()
-                && !fixes.made(FixKind::DroppedParameter)
                 && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
             if fits {
                 if found.is_some() {
