@@ -150,6 +150,8 @@ impl CompiledTool {
 pub struct Catalog {
     tools: Vec<CompiledTool>,
     names: Vec<String>,
+    /// `names`, each [`names::fold`]ed (for resolution and suggestions).
+    folded_names: Vec<String>,
     by_name: HashMap<String, usize>,
     options: Options,
 }
@@ -304,6 +306,7 @@ impl Catalog {
         }
         Catalog {
             names: compiled.iter().map(|t| t.name.clone()).collect(),
+            folded_names: compiled.iter().map(|t| names::fold(&t.name)).collect(),
             tools: compiled,
             by_name,
             options,
@@ -344,7 +347,7 @@ impl Catalog {
         if let Some(&i) = self.by_name.get(name) {
             return Resolution::Tool(i, None);
         }
-        names::resolve(&self.names, name, &self.options)
+        names::resolve(&self.names, &self.folded_names, name, &self.options)
     }
 
     /// The `unknown_tool` error for `name`.
@@ -358,7 +361,12 @@ impl Catalog {
                 format!("unknown tool `{name}`")
             },
         );
-        e.candidates = names::closest(&self.names, name, self.options.limits.max_suggestions);
+        e.candidates = names::closest(
+            &self.names,
+            &self.folded_names,
+            name,
+            self.options.limits.max_suggestions,
+        );
         e.suggestion = Some("call one of the offered tools by its exact name".into());
         e
     }
@@ -466,7 +474,16 @@ impl Catalog {
             if self.names[..i].contains(&self.names[i]) {
                 continue;
             }
-            let (out, fixes, errors) = self.rewrite(i, arguments);
+            let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
+            rw.feed(self, arguments);
+            rw.finish(self);
+            // A parameter dropped rules the tool out before its (costlier)
+            // end-of-call check.
+            if rw.fixes.made(FixKind::DroppedParameter) {
+                continue;
+            }
+            let errors = self.check(&rw);
+            let (out, fixes) = (std::mem::take(&mut rw.output), rw.fixes);
             // Fits: valid, nothing dropped, every key declared (a tool
             // that declares no properties fits only `{}`).
             let declared = |v: &Value| {
@@ -476,7 +493,6 @@ impl Catalog {
                 })
             };
             let fits = errors.is_empty()
-                && !fixes.made(FixKind::DroppedParameter)
                 && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
             if fits {
                 if found.is_some() {

@@ -140,8 +140,14 @@ fn unique(names: &[String], pred: impl Fn(&str) -> bool) -> Option<usize> {
     found
 }
 
-/// Resolves `name` against the offered `names`.
-pub(crate) fn resolve(names: &[String], name: &str, opts: &Options) -> Resolution {
+/// Resolves `name` against the offered `names` (`folded`: each of them
+/// [`fold`]ed, in the same order, computed once per catalog).
+pub(crate) fn resolve(
+    names: &[String],
+    folded_names: &[String],
+    name: &str,
+    opts: &Options,
+) -> Resolution {
     let fix = |kind, i: usize| {
         Some(Fix {
             kind,
@@ -199,8 +205,9 @@ pub(crate) fn resolve(names: &[String], name: &str, opts: &Options) -> Resolutio
         if max > 0 {
             let mut best: Option<(usize, usize)> = None;
             let mut tie = false;
-            for (i, n) in names.iter().enumerate() {
-                let Some(d) = distance(&folded, &fold(n), max) else {
+            let mut rows = Vec::new();
+            for (i, (n, fnm)) in names.iter().zip(folded_names).enumerate() {
+                let Some(d) = distance_in(&folded, fnm, max, &mut rows) else {
                     continue;
                 };
                 match best {
@@ -221,27 +228,49 @@ pub(crate) fn resolve(names: &[String], name: &str, opts: &Options) -> Resolutio
     Resolution::Unknown
 }
 
-/// The offered names closest to `name`, closest first, at most `n`.
-pub(crate) fn closest(names: &[String], name: &str, n: usize) -> Vec<String> {
+/// The offered names closest to `name`, closest first (ties in offered
+/// order), at most `n` (`folded_names`: the offered names [`fold`]ed).
+pub(crate) fn closest(
+    names: &[String],
+    folded_names: &[String],
+    name: &str,
+    n: usize,
+) -> Vec<String> {
     let folded = fold(name);
-    let mut scored: Vec<(usize, &String)> = names
-        .iter()
-        .map(|o| {
-            let d = distance(&folded, &fold(o), usize::MAX).unwrap_or(usize::MAX);
-            (d, o)
-        })
-        .collect();
-    scored.sort_by_key(|(d, _)| *d);
-    let mut out: Vec<String> = Vec::new();
-    for (_, o) in scored {
-        if out.len() >= n {
-            break;
-        }
-        if !out.contains(o) {
-            out.push(o.clone());
-        }
+    let mut rows = Vec::new();
+    // The `n` best distinct names so far, as (distance, position), sorted;
+    // a candidate enters only if strictly closer than the worst kept (an
+    // equal one comes later in offered order), so that bound is passed to
+    // the distance, which gives up as soon as it is exceeded.
+    let mut best: Vec<(usize, usize)> = Vec::with_capacity(n.min(names.len()) + 1);
+    if n == 0 {
+        return Vec::new();
     }
-    out
+    for (i, (o, fo)) in names.iter().zip(folded_names).enumerate() {
+        if best.iter().any(|&(_, j)| names[j] == *o) {
+            continue;
+        }
+        let bound = if best.len() >= n {
+            match best[best.len() - 1].0.checked_sub(1) {
+                Some(b) => b,
+                None => continue,
+            }
+        } else {
+            usize::MAX
+        };
+        let Some(d) = distance_in(&folded, fo, bound, &mut rows) else {
+            if bound == usize::MAX {
+                // Too long to compare: ranked last, as before.
+                best.push((usize::MAX, i));
+                best.truncate(n);
+            }
+            continue;
+        };
+        let at = best.partition_point(|&(bd, _)| bd <= d);
+        best.insert(at, (d, i));
+        best.truncate(n);
+    }
+    best.into_iter().map(|(_, i)| names[i].clone()).collect()
 }
 
 /// Longest name compared by edit distance (longer ones compare only exactly).
@@ -250,15 +279,64 @@ const MAX_FUZZY_CHARS: usize = 128;
 /// Optimal-string-alignment distance (an adjacent transposition is one
 /// edit) between `a` and `b`, if it is at most `max`.
 pub(crate) fn distance(a: &str, b: &str, max: usize) -> Option<usize> {
+    distance_in(a, b, max, &mut Vec::new())
+}
+
+/// [`distance`], with `rows` as scratch space (reused across calls).
+pub(crate) fn distance_in(a: &str, b: &str, max: usize, rows: &mut Vec<usize>) -> Option<usize> {
     if a.is_ascii() && b.is_ascii() {
-        return osa(a.as_bytes(), b.as_bytes(), max);
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len().abs_diff(b.len()) > max {
+            return None;
+        }
+        let (p, t) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        if p.len() <= 64 && t.len() <= MAX_FUZZY_CHARS {
+            let d = osa_bits(p, t);
+            return (d <= max).then_some(d);
+        }
+        return osa(a, b, max, rows);
     }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    osa(&a, &b, max)
+    osa(&a, &b, max, rows)
 }
 
-fn osa<T: PartialEq>(a: &[T], b: &[T], max: usize) -> Option<usize> {
+/// The optimal-string-alignment distance of ASCII `p` (at most 64 bytes)
+/// and `t`, bit-parallel (Hyyrö 2003: Myers' algorithm with the
+/// transposition term): one pass over `t`, a few word operations a byte.
+fn osa_bits(p: &[u8], t: &[u8]) -> usize {
+    let m = p.len();
+    if m == 0 {
+        return t.len();
+    }
+    let mut peq = [0u64; 128];
+    for (i, &c) in p.iter().enumerate() {
+        peq[usize::from(c & 0x7f)] |= 1 << i;
+    }
+    let last = 1u64 << (m - 1);
+    let mask = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
+    let (mut vp, mut vn, mut d0, mut pm_prev) = (mask, 0u64, 0u64, 0u64);
+    let mut score = m;
+    for &c in t {
+        let pm = peq[usize::from(c & 0x7f)];
+        let tr = (((!d0) & pm) << 1) & pm_prev;
+        d0 = ((((pm & vp).wrapping_add(vp)) ^ vp) | pm | vn | tr) & mask;
+        let hp = (vn | !(d0 | vp)) & mask;
+        let hn = d0 & vp;
+        if hp & last != 0 {
+            score += 1;
+        } else if hn & last != 0 {
+            score -= 1;
+        }
+        let x = (hp << 1) | 1;
+        vn = x & d0;
+        vp = ((hn << 1) | !(x | d0)) & mask;
+        pm_prev = pm;
+    }
+    score
+}
+
+fn osa<T: PartialEq>(a: &[T], b: &[T], max: usize, rows: &mut Vec<usize>) -> Option<usize> {
     if a.len() > MAX_FUZZY_CHARS || b.len() > MAX_FUZZY_CHARS {
         return (a == b).then_some(0);
     }
@@ -266,9 +344,17 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], max: usize) -> Option<usize> {
         return None;
     }
     let w = b.len() + 1;
-    let mut prev2 = vec![0usize; w];
-    let mut prev: Vec<usize> = (0..w).collect();
-    let mut cur = vec![0usize; w];
+    rows.clear();
+    rows.resize(3 * w, 0);
+    let (prev2, rest) = rows.split_at_mut(w);
+    let (prev, cur) = rest.split_at_mut(w);
+    let (mut prev2, mut prev, mut cur) = (prev2, prev, cur);
+    for (j, p) in prev.iter_mut().enumerate() {
+        *p = j;
+    }
+    // Minimum of the row before `prev`: once it and `prev`'s both exceed
+    // `max`, every later cell does (each comes from one of them, plus 0 or 1).
+    let mut prev_min = usize::MAX;
     for i in 1..=a.len() {
         cur[0] = i;
         for j in 1..=b.len() {
@@ -279,6 +365,11 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], max: usize) -> Option<usize> {
             }
             cur[j] = v;
         }
+        let cur_min = cur.iter().copied().min().unwrap_or(0);
+        if cur_min > max && prev_min > max {
+            return None;
+        }
+        prev_min = cur_min;
         std::mem::swap(&mut prev2, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -294,9 +385,56 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
+    #[test]
+    fn bit_parallel_distance_matches_the_table() {
+        // Deterministic pseudo-random ASCII strings over a small alphabet
+        // (so transpositions and repeats are common), lengths 0..=70.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut rows = Vec::new();
+        for _ in 0..20_000 {
+            let la = (next() % 71) as usize;
+            let lb = (next() % 71) as usize;
+            let alpha = 2 + (next() % 5) as u8;
+            let a: Vec<u8> = (0..la)
+                .map(|_| b'a' + (next() % u64::from(alpha)) as u8)
+                .collect();
+            let b: Vec<u8> = (0..lb)
+                .map(|_| b'a' + (next() % u64::from(alpha)) as u8)
+                .collect();
+            let table = osa(&a, &b, usize::MAX, &mut rows).unwrap();
+            let (p, t) = if a.len() <= b.len() {
+                (&a, &b)
+            } else {
+                (&b, &a)
+            };
+            if p.len() <= 64 {
+                assert_eq!(osa_bits(p, t), table, "{a:?} {b:?}");
+            }
+            for max in [0, 1, 2, 5] {
+                let (sa, sb) = (
+                    std::str::from_utf8(&a).unwrap(),
+                    std::str::from_utf8(&b).unwrap(),
+                );
+                assert_eq!(distance(sa, sb, max), (table <= max).then_some(table));
+            }
+        }
+        assert_eq!(distance("ab", "ba", 5), Some(1));
+        assert_eq!(distance("ca", "abc", 5), Some(3));
+    }
+
+    fn folds(list: &[String]) -> Vec<String> {
+        list.iter().map(|n| fold(n)).collect()
+    }
+
     fn resolved(list: &[&str], name: &str) -> Option<(String, Option<FixKind>)> {
         let names = names(list);
-        match resolve(&names, name, &Options::default()) {
+        match resolve(&names, &folds(&names), name, &Options::default()) {
             Resolution::Tool(i, fix) => Some((names[i].clone(), fix.map(|f| f.kind))),
             _ => None,
         }
@@ -374,7 +512,7 @@ mod tests {
             "function_name",
         ] {
             assert_eq!(
-                resolve(&n, p, &Options::default()),
+                resolve(&n, &folds(&n), p, &Options::default()),
                 Resolution::Placeholder,
                 "{p}"
             );
@@ -383,7 +521,10 @@ mod tests {
             placeholder_names: false,
             ..Options::default()
         };
-        assert_eq!(resolve(&n, "tool_name", &off), Resolution::Unknown);
+        assert_eq!(
+            resolve(&n, &folds(&n), "tool_name", &off),
+            Resolution::Unknown
+        );
     }
 
     #[test]
@@ -391,14 +532,18 @@ mod tests {
         let n = names(OFFERED);
         let strict = Options::strict();
         for name in ["Get_Weather", "functions.get_weather", "get_wether"] {
-            assert_eq!(resolve(&n, name, &strict), Resolution::Unknown, "{name}");
+            assert_eq!(
+                resolve(&n, &folds(&n), name, &strict),
+                Resolution::Unknown,
+                "{name}"
+            );
         }
     }
 
     #[test]
     fn closest_lists_nearest_first() {
         assert_eq!(
-            closest(&names(OFFERED), "get_wheather", 2)[0],
+            closest(&names(OFFERED), &folds(&names(OFFERED)), "get_wheather", 2)[0],
             "get_weather"
         );
     }

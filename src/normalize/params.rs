@@ -27,7 +27,7 @@ pub(crate) fn resolve(
         hit.filter(|p| !taken(p)).cloned()
     };
     if !folded.is_empty() {
-        if let Some(p) = pick(&|p| fold(p) == folded) {
+        if let Some(p) = pick(&|p| super::names::folds_to(p, &folded)) {
             return Some(p);
         }
     }

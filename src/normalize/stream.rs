@@ -1,7 +1,6 @@
 //! The streaming normalizer: events in, events out, calls normalized while
 //! they stream.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::event::{Delta, Event, Span, ToolCall};
@@ -30,6 +29,33 @@ impl Normalized {
             event,
             report: None,
         }
+    }
+}
+
+/// The calls open in a stream, by index: a few at a time (usually one), so
+/// a list searched in place rather than a hashed map.
+#[derive(Debug, Default)]
+struct Calls(Vec<(usize, CallState)>);
+
+impl Calls {
+    fn insert(&mut self, index: usize, state: CallState) {
+        match self.0.iter_mut().find(|(i, _)| *i == index) {
+            Some(slot) => slot.1 = state,
+            None => self.0.push((index, state)),
+        }
+    }
+
+    fn get_mut(&mut self, index: &usize) -> Option<&mut CallState> {
+        self.0.iter_mut().find(|(i, _)| i == index).map(|(_, s)| s)
+    }
+
+    fn remove(&mut self, index: &usize) -> Option<CallState> {
+        let at = self.0.iter().position(|(i, _)| i == index)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
+    fn drain(&mut self) -> std::vec::Drain<'_, (usize, CallState)> {
+        self.0.drain(..)
     }
 }
 
@@ -92,7 +118,7 @@ enum CallState {
 #[derive(Debug)]
 pub struct Normalizer {
     catalog: Arc<Catalog>,
-    calls: HashMap<usize, CallState>,
+    calls: Calls,
 }
 
 impl Normalizer {
@@ -100,7 +126,7 @@ impl Normalizer {
     pub fn new(catalog: Arc<Catalog>) -> Self {
         Normalizer {
             catalog,
-            calls: HashMap::new(),
+            calls: Calls::default(),
         }
     }
 

@@ -937,7 +937,15 @@ fn remaining_rules_of_the_issue() {
     assert_eq!(near.len(), cat.options().limits.max_suggestions);
     assert_eq!(
         near[..],
-        names::closest(cat.names(), "ReadFileContents", near.len())[..]
+        names::closest(
+            cat.names(),
+            &cat.names()
+                .iter()
+                .map(|n| names::fold(n))
+                .collect::<Vec<_>>(),
+            "ReadFileContents",
+            near.len()
+        )[..]
     );
     let fb = o.feedback().unwrap();
     assert!(
