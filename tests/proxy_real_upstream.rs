@@ -181,3 +181,55 @@ async fn smollm2_behind_the_proxy() {
     assert_eq!(st, 200, "{body}");
     assert_eq!(calls(&decode(&body)).len(), 1, "{body}");
 }
+
+/// The default setup (`auto`, no flag): the registry says SmolLM2 has no
+/// native tools, so the proxy emulates — tools out of the upstream request,
+/// the small-model prompt and the grammar the start-up probe found
+/// llama_cpp.server accepts — and the client still gets a native call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smollm2_emulated_by_default() {
+    if std::env::var_os("TOOLSTREAM_REAL_UPSTREAM").is_none() {
+        eprintln!("SKIPPED proxy_real_upstream: set TOOLSTREAM_REAL_UPSTREAM=1 to run it (needs llama-cpp-python)");
+        return;
+    }
+    let Some(py) = llama_python() else { return };
+    let (_server, url) = start_llama(&py).await;
+    let proxy = start_proxy(&url, |c| c.mode = toolstream::proxy::Mode::Auto).await;
+    let health: Value = reqwest::get(format!("{proxy}/health"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["mode"], "auto");
+
+    let bash = json!([{"type": "function", "function": {"name": "Bash",
+        "description": "Run a shell command and return its output.",
+        "parameters": {"type": "object", "properties": {
+            "command": {"type": "string", "description": "The command to run"}},
+            "required": ["command"]}}}]);
+    for stream in [false, true] {
+        let req = json!({"model": "x", "max_tokens": 64, "temperature": 0, "stream": stream,
+            "tools": bash, "tool_choice": "auto",
+            "messages": [{"role": "user", "content": "Show the git diff."}]});
+        let (st, _, body) = post(&format!("{proxy}/v1/chat/completions"), &req).await;
+        assert_eq!(st, 200, "{body}");
+        let (name, args) = if stream {
+            let c = calls(&decode(&body));
+            assert_eq!(c.len(), 1, "{body}");
+            (c[0].name.clone(), c[0].arguments_value().unwrap())
+        } else {
+            let v: Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(v["choices"][0]["finish_reason"], "tool_calls", "{body}");
+            let f = &v["choices"][0]["message"]["tool_calls"][0]["function"];
+            (
+                f["name"].as_str().unwrap().to_string(),
+                serde_json::from_str(f["arguments"].as_str().unwrap()).unwrap(),
+            )
+        };
+        assert_eq!(name, "Bash", "{body}");
+        let command = args["command"].as_str().unwrap_or_default();
+        assert!(!command.trim().is_empty(), "{body}");
+        eprintln!("emulated (stream={stream}): Bash {args}");
+    }
+}

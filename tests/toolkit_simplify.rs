@@ -133,3 +133,26 @@ fn removing_optional_parameters_keeps_calls_valid() {
     assert_eq!(s.restore(&call), call);
     assert_eq!(s.removed, [".offset", ".limit"]);
 }
+
+/// Found by the property test (seed 1707063466098308071): a top-level key
+/// holding the separator (`a.b`) was flattened into `a.b.path`, which an
+/// object `a` flattened beside it could claim on the way back.
+#[test]
+fn a_key_holding_the_separator_is_not_flattened() {
+    let obj = |req: &str| json!({"type": "object", "properties": {"path": {"type": "boolean"}, "opts": {"type": "string"}}, "required": [req]});
+    let root = json!({"type": "object", "properties": {
+        "a.b": obj("path"),
+        "a": {"type": "object", "properties": {"path": {"type": "object"}, "b.path": {"type": "boolean"}}, "required": ["path"]}
+    }, "required": ["a.b", "a"]});
+    let tool = Tool::new("t", "A tool.", root);
+    let s = simplify(&tool, &SimplifyOptions::default());
+    let declared = s.tool.parameters["properties"].as_object().unwrap();
+    assert!(declared.contains_key("a.b"), "{}", s.tool.parameters);
+    for args in [
+        json!({"a.b": {"path": true, "opts": "x.y"}, "a": {"path": {}}}),
+        json!({"a.b": {"path": false}, "a": {"path": {}, "b.path": true}}),
+    ] {
+        let flat = s.flatten_args(&args);
+        assert_eq!(s.restore(&flat), args, "{flat}");
+    }
+}

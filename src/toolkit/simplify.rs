@@ -477,7 +477,11 @@ fn collect(
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(a, b)| (a.clone(), b.clone())).collect())
         .unwrap_or_default();
+    // A key holding the separator is never a flattened prefix: `a.b` with a
+    // child `path` and `a` with a child `b.path`… could not be told apart
+    // (nested keys holding it are refused below, at their parent).
     let flattenable = is_plain_object(p)
+        && !key.contains(sep)
         && !inner_req.is_empty()
         && children
             .iter()
