@@ -5,14 +5,12 @@
 //! an agent that sends the same ~24 tools every turn pays for compiling
 //! them once, not on every request.
 
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::session::{CallStage, StageFactory};
 use super::translate::ToolTable;
 use crate::event::Event;
-use crate::normalize::{Catalog, Normalizer, Options, Report};
+use crate::normalize::{Catalog, CatalogCache, Normalizer, Options, Report};
 use crate::Tools;
 
 /// The normalizer stage of one request.
@@ -67,56 +65,18 @@ impl CallStage for NormalizeStage {
     }
 }
 
-/// Compiled catalogs by tool set, at most `cap` of them (the cache is
-/// emptied when full: tool sets change rarely, so a simple bound will do).
-#[derive(Debug)]
-struct CatalogCache {
-    map: Mutex<HashMap<u64, Arc<Catalog>>>,
-    cap: usize,
-    options: Options,
-}
-
-impl CatalogCache {
-    fn get(&self, tools: &ToolTable) -> Arc<Catalog> {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        for s in &tools.specs {
-            s.name.hash(&mut h);
-            match &s.parameters {
-                Some(p) => p.to_string().hash(&mut h),
-                None => 0u8.hash(&mut h),
-            }
-        }
-        let key = h.finish();
-        if let Some(c) = self.map.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return c;
-        }
-        let c = Arc::new(Catalog::with_options(
-            &Tools::new(tools.specs.clone()),
-            self.options.clone(),
-        ));
-        if let Ok(mut m) = self.map.lock() {
-            if m.len() >= self.cap {
-                m.clear();
-            }
-            m.insert(key, c.clone());
-        }
-        c
-    }
-}
-
 /// The default [`StageFactory`]: a [`NormalizeStage`] with `options` for
 /// every request that offers tools, its catalog taken from a cache of at
 /// most `cap` tool sets.
 pub fn normalizer_factory(options: Options, cap: usize) -> StageFactory {
-    let cache = CatalogCache {
-        map: Mutex::new(HashMap::new()),
-        cap: cap.max(1),
-        options,
-    };
+    // The normalizer's own cache: keyed by the whole tool list, least
+    // recently used dropped when full.
+    let cache = CatalogCache::new(options, cap.max(1));
     Arc::new(move |tools: &ToolTable| {
         if tools.specs.is_empty() {
             return None;
         }
-        Some(Box::new(NormalizeStage::new(cache.get(tools))) as Box<dyn CallStage>)
+        let catalog = cache.get(&Tools::new(tools.specs.clone()));
+        Some(Box::new(NormalizeStage::new(catalog)) as Box<dyn CallStage>)
     })
 }
