@@ -480,19 +480,7 @@ impl<'o> Gbnf<'o> {
     }
 
     fn split_props<'v>(&self, schema: &'v Value) -> (Props<'v>, Props<'v>) {
-        let props: Vec<(&String, &Value)> = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|m| m.iter().collect())
-            .unwrap_or_default();
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        props
-            .into_iter()
-            .partition(|(n, _)| required.contains(&n.as_str()))
+        super::convert::split_required(schema)
     }
 
     /// The rule text for a value under `schema` (a rule name or an inline

@@ -407,6 +407,26 @@ pub fn write_tools(tools: &[Tool], format: ToolFormat) -> (Value, Vec<Loss>) {
     (Value::Array(list), losses)
 }
 
+/// An object schema's `properties`, split into the required ones and the
+/// others, each in the schema's order (empty when there are none).
+pub(crate) fn split_required(schema: &Value) -> SplitProps<'_> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .partition(|(n, _)| required.contains(&n.as_str()))
+}
+
+/// Required and optional properties of a schema, as [`split_required`]
+/// gives them.
+pub(crate) type SplitProps<'v> = (Vec<(&'v String, &'v Value)>, Vec<(&'v String, &'v Value)>);
+
 #[cfg(test)]
 mod tests {
     use super::*;

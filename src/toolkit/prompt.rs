@@ -292,22 +292,10 @@ pub fn example_call(tool: &Tool) -> Value {
 
 fn object_example(s: &Value, depth: usize) -> Value {
     let mut o = Map::new();
-    let props: Vec<(&String, &Value)> = s
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|m| m.iter().collect())
-        .unwrap_or_default();
-    let required: Vec<&str> = s
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut chosen: Vec<&(&String, &Value)> = props
-        .iter()
-        .filter(|(n, _)| required.contains(&n.as_str()))
-        .collect();
+    let (mut chosen, optional) = super::convert::split_required(s);
     if chosen.is_empty() {
-        chosen.extend(props.first());
+        // No required property: the schema's first one (all are optional).
+        chosen.extend(optional.first());
     }
     for (n, p) in chosen {
         o.insert((*n).clone(), value_example(n, p, depth + 1));
