@@ -710,3 +710,19 @@ fn limits_11() {
 fn limits_12() {
     regression("limits-12");
 }
+
+/// Split header, then `{city: {"a"` (truncated after a key in a nested
+/// object): "json::repair and the streaming Repairer disagree" — one wrote
+/// `"a": null` (missing value), the other dropped the key.
+#[test]
+fn json_repair_3() {
+    regression("json_repair-3");
+}
+
+/// Tight limits; `[f(a='''tri\nple''', b=r…raw…")]` with invalid UTF-8 in
+/// a raw string: "repair past the end of the input" (an `InvalidUtf8`
+/// repair at offset 44 of 43 bytes).
+#[test]
+fn limits_13() {
+    regression("limits-13");
+}

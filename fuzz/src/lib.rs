@@ -267,7 +267,16 @@ pub fn repair_split(
     splits: &[usize],
     limits: &Limits,
 ) -> Option<(Vec<u8>, Vec<toolstream::Repair>, bool)> {
-    let mut r = Repairer::with_limits(limits);
+    run_split(Repairer::with_limits(limits), input, splits)
+}
+
+/// `r` fed `input` split at `splits`, then finished: what it wrote, its
+/// repairs and whether `finish` completed anything.
+fn run_split(
+    mut r: Repairer,
+    input: &[u8],
+    splits: &[usize],
+) -> Option<(Vec<u8>, Vec<toolstream::Repair>, bool)> {
     let mut out = Vec::new();
     let mut done = false;
     let mut stopped = false;
@@ -409,16 +418,34 @@ fn assert_repaired_json(out: &[u8], input: &[u8]) {
 /// the slow path's writes and marks), plus chunk invariance.
 pub fn check_json_repair(input: &[u8], splits: &[usize]) {
     let whole = toolstream::json::repair(input);
-    let streamed = repair_split(input, &[], &Limits::default());
+    // json::repair reads a document (`Repairer::document`): a key left with
+    // no value at the end is kept with null there, dropped in arguments.
+    let document = run_split(Repairer::new().document(true), input, &[]);
     assert_eq!(
         whole
             .as_ref()
             .map(|r| (r.json.as_bytes(), &r.repairs, r.truncated)),
-        streamed.as_ref().map(|r| (&r.0[..], &r.1, r.2)),
+        document.as_ref().map(|r| (&r.0[..], &r.1, r.2)),
         "json::repair and the streaming Repairer disagree"
     );
+    let document_split = run_split(Repairer::new().document(true), input, splits);
+    assert!(
+        document == document_split,
+        "document mode: whole vs split at {splits:?} differ: {:?} vs {:?} (input {:?})",
+        document
+            .as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        document_split
+            .as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        String::from_utf8_lossy(input)
+    );
+    let streamed = repair_split(input, &[], &Limits::default());
     if let Some(r) = &whole {
         assert_repaired_json(r.json.as_bytes(), input);
+    }
+    if let Some(r) = &streamed {
+        assert_repaired_json(&r.0, input);
     }
     if serde_json::from_slice::<serde_json::Value>(input).is_ok() {
         let r = whole

@@ -1957,8 +1957,9 @@ impl ValueLexer {
                     break;
                 }
                 if self.tok.len() >= self.max_token {
-                    // Too long for a literal: stream it as text.
-                    let at = self.abs(i);
+                    // Too long for a literal: stream it as text, from
+                    // the token's first byte (its offsets are the input's).
+                    let at = self.tok_start;
                     self.start_expr(w, at);
                     return Ok(i);
                 }
