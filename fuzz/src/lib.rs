@@ -429,16 +429,11 @@ pub fn check_json_repair(input: &[u8], splits: &[usize]) {
         "json::repair and the streaming Repairer disagree"
     );
     let document_split = run_split(Repairer::new().document(true), input, splits);
-    assert!(
-        document == document_split,
-        "document mode: whole vs split at {splits:?} differ: {:?} vs {:?} (input {:?})",
-        document
-            .as_ref()
-            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
-        document_split
-            .as_ref()
-            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
-        String::from_utf8_lossy(input)
+    assert_same_run(
+        &document,
+        &document_split,
+        &format!("document mode: whole vs split at {splits:?}"),
+        input,
     );
     let streamed = repair_split(input, &[], &Limits::default());
     if let Some(r) = &whole {
@@ -477,16 +472,7 @@ fn check_repair_paths(
     streamed: &Option<(Vec<u8>, Vec<toolstream::Repair>, bool)>,
 ) {
     let slow = repair_split_slow(input, &[], limits);
-    assert!(
-        *streamed == slow,
-        "fast and slow paths differ: {:?} vs {:?} (input {:?})",
-        streamed
-            .as_ref()
-            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
-        slow.as_ref()
-            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
-        String::from_utf8_lossy(input)
-    );
+    assert_same_run(streamed, &slow, "fast and slow paths", input);
     for cut in [&[][..], splits] {
         let units = repair_marks(input, cut, false, limits);
         let steps = repair_marks(input, cut, true, limits);
@@ -497,15 +483,28 @@ fn check_repair_paths(
         );
     }
     let split = repair_split(input, splits, limits);
+    assert_same_run(
+        streamed,
+        &split,
+        &format!("whole vs split at {splits:?}"),
+        input,
+    );
+}
+
+/// One repairer run (output, repairs, truncated), as [`run_split`] gives.
+type RepairRun = Option<(Vec<u8>, Vec<toolstream::Repair>, bool)>;
+
+/// Two repairer runs over `input` that must be the same (`what` names them).
+fn assert_same_run(a: &RepairRun, b: &RepairRun, what: &str, input: &[u8]) {
+    let show = |r: &RepairRun| {
+        r.as_ref()
+            .map(|r| (String::from_utf8_lossy(&r.0).into_owned(), r.1.clone(), r.2))
+    };
     assert!(
-        *streamed == split,
-        "whole vs split at {splits:?} differ: {:?} vs {:?} (input {:?})",
-        streamed
-            .as_ref()
-            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
-        split
-            .as_ref()
-            .map(|r| (String::from_utf8_lossy(&r.0), &r.1, r.2)),
+        a == b,
+        "{what} differ: {:?} vs {:?} (input {:?})",
+        show(a),
+        show(b),
         String::from_utf8_lossy(input)
     );
 }
