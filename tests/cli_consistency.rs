@@ -4,29 +4,14 @@
 //! what options take, warnings for fallbacks, `-q` / `-v`.
 #![cfg(feature = "cli")]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "common/cli.rs"]
+mod cli;
 
 use serde_json::Value;
 
 fn run(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolstream"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the toolstream binary runs");
-    match child.stdin.take().expect("stdin").write_all(stdin) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("write stdin: {e}"),
-        _ => {}
-    }
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = cli::run(args, stdin);
+    (r.code, r.stdout_text(), r.stderr)
 }
 
 fn stream(name: &str) -> String {

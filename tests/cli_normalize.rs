@@ -1,26 +1,15 @@
 //! `toolstream normalize`, `parse --normalize` and `decode --normalize`,
 //! run as a user runs them.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 
+#[path = "common/cli.rs"]
+mod cli;
+
+use cli::run;
 use serde_json::Value;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolstream"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run toolstream");
-    // A process that fails on its arguments exits without reading its input.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().expect("toolstream output")
-}
-
-fn lines(out: &Output) -> Vec<Value> {
+fn lines(out: &cli::Run) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("NDJSON line"))
@@ -48,12 +37,7 @@ fn normalize_prints_one_line_per_call_and_exits_zero_on_invalid_calls() {
 {"name": "delete_everything", "input": {}}
 "#;
     let out = run(&["normalize", "--tools", &claude_code()], input);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let l = lines(&out);
     assert_eq!(l.len(), 3);
     assert_eq!(l[0]["ok"], true);
@@ -77,8 +61,8 @@ fn normalize_prints_one_line_per_call_and_exits_zero_on_invalid_calls() {
 fn normalize_reports_a_bad_line_by_number_and_goes_on() {
     let input = b"{\"name\": \"Bash\", \"arguments\": {\"command\": \"ls\"}}\nnot json\n{\"name\": \"Bash\", \"arguments\": \"ls\"}\n";
     let out = run(&["normalize", "--tools", &claude_code(), "-"], input);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("line 2"));
     let l = lines(&out);
     assert_eq!(l.len(), 3);
     assert_eq!(l[1]["line"], 2);
@@ -93,8 +77,8 @@ fn a_bad_tools_file_names_the_shapes_it_expected() {
         r#"{"tools": [{"description": "no name"}]}"#,
     );
     let out = run(&["normalize", "--tools", &tools], b"");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, 2);
+    let err = &out.stderr;
     assert!(
         err.contains("tools[0]")
             && err.contains("input_schema")
@@ -146,7 +130,7 @@ fn every_tools_file_shape_is_read() {
             &["normalize", "--tools", &tools],
             br#"{"name": "get-weather", "arguments": {"City": "Oslo"}}"#,
         );
-        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(out.code, 0, "{name}");
         let l = lines(&out);
         assert_eq!(l[0]["ok"], true, "{name}: {}", l[0]);
         assert_eq!(l[0]["call"]["arguments"]["city"], "Oslo", "{name}");
@@ -168,7 +152,7 @@ fn parse_normalize_streams_fixed_calls_with_their_reports() {
             ],
             input,
         );
-        assert!(out.status.success());
+        assert_eq!(out.code, 0);
         let l = lines(&out);
         let args: String = l
             .iter()
@@ -198,7 +182,7 @@ fn parse_normalize_streams_fixed_calls_with_their_reports() {
     assert_eq!(doc["normalized"][0]["ok"], true);
     assert_eq!(doc["normalized"][0]["index"], 0);
     // --normalize needs --tools.
-    assert!(!run(&["parse", "--normalize"], input).status.success());
+    assert_ne!(run(&["parse", "--normalize"], input).code, 0);
 }
 
 #[test]
@@ -227,11 +211,7 @@ fn decode_normalize_rewrites_a_recorded_provider_stream() {
         ],
         b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let calls = doc["calls"].as_array().unwrap();
     assert_eq!(calls[0]["name"], "LookupHarborLabel");

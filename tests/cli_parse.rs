@@ -3,32 +3,15 @@
 //! calls`, chunked feeding, the tool list, exit codes.
 #![cfg(feature = "cli")]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "common/cli.rs"]
+mod cli;
 
 use serde_json::{json, Value};
 
 /// Runs the binary with `args` and `stdin`; returns (exit code, stdout, stderr).
 fn run(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolstream"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the toolstream binary runs");
-    // A run that ignores stdin (`--chunks FILE`, a FILE argument) may exit
-    // before it is written: a broken pipe is then not the test's failure.
-    match child.stdin.take().expect("stdin").write_all(stdin) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("write stdin: {e}"),
-        _ => {}
-    }
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code().unwrap_or(-1),
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = cli::run(args, stdin);
+    (r.code, r.stdout, r.stderr)
 }
 
 fn lines(out: &[u8]) -> Vec<Value> {
@@ -333,7 +316,8 @@ fn help_shows_the_limits_and_their_defaults() {
 /// which stays open; returns what it printed within ten seconds, then ends
 /// it. A tool that reads all its input before writing prints nothing here.
 fn printed_before_eof(args: &[&str], first: &[u8], until: &str) -> String {
-    use std::io::Read;
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
     use std::sync::mpsc;
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolstream"))
         .args(args)
