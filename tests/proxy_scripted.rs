@@ -1061,3 +1061,204 @@ async fn usage_is_reported_summed_or_estimated() {
     assert_eq!(v["response"]["usage"]["input_tokens"], 22);
     assert_eq!(v["response"]["usage"]["output_tokens"], 14);
 }
+
+/// The order of text and calls in a decoded client reply: `T` for a run of
+/// text, `name:city` for a call, placed where it starts (a Chat stream
+/// shows where a call starts, not where it ends).
+fn sequence(events: &[Event]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    for e in events {
+        match e {
+            Event::Text { text, .. }
+                if !text.is_empty() && out.last().map(String::as_str) != Some("T") =>
+            {
+                out.push("T".into());
+            }
+            Event::ToolStart { index, name, .. } => {
+                at.push((*index, out.len()));
+                out.push(name.clone());
+            }
+            Event::ToolEnd { call, .. } => {
+                let a: Value = serde_json::from_str(&call.arguments).unwrap();
+                let city = a["city"].as_str().unwrap_or("?");
+                if let Some(&(_, p)) = at.iter().find(|(i, _)| *i == call.index) {
+                    out[p] = format!("{}:{city}", call.name);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_retry_left_valid_calls_stream_at_once_and_a_retry_only_adds() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    // First reply: text, a valid call (Paris), an invalid one (no city),
+    // more text. The retry's reply repeats Paris (dropped: already sent)
+    // and adds London. The client sees the first reply as it streamed —
+    // the valid call before the text after it, the invalid call never —
+    // then London, numbered after Paris.
+    let script = "text.paris.nocity.after+paris.london";
+    let want = ["T", "get_weather:Paris", "T", "get_weather:London"];
+    for (n, api) in ["chat", "messages", "responses"].iter().enumerate() {
+        for stream in [true, false] {
+            let id = format!("s{n}{stream}");
+            let scenario = format!("seq:{id}:{script}");
+            let (path, req) = match *api {
+                "chat" => ("chat/completions", chat_req(&scenario, stream)),
+                "messages" => ("messages", messages_req(&scenario, stream)),
+                _ => ("responses", responses_req(&scenario, stream)),
+            };
+            let (st, headers, body) = post(&format!("{proxy}/v1/{path}"), &req).await;
+            assert_eq!(st, 200, "{api} {stream}: {body}");
+            assert!(
+                !body.contains("celsius"),
+                "the rejected call leaked: {body}"
+            );
+            if stream {
+                let ev = decode(&body);
+                assert_eq!(sequence(&ev), want, "{api}: {ev:?}");
+                let t = text(&ev);
+                assert_eq!(t, "I think it is sunny. Then I will compare them.", "{api}");
+                let c = calls(&ev);
+                assert_ne!(c[0].id, c[1].id);
+                match *api {
+                    "chat" => {
+                        assert_eq!(
+                            body.matches("\"tool_calls\":[{\"index\":0,\"id\"").count(),
+                            1,
+                            "{body}"
+                        );
+                        assert_eq!(
+                            body.matches("\"tool_calls\":[{\"index\":1,\"id\"").count(),
+                            1,
+                            "{body}"
+                        );
+                        assert!(body.contains("\"finish_reason\":\"tool_calls\""), "{body}");
+                        assert_eq!(body.matches("[DONE]").count(), 1);
+                    }
+                    "messages" => {
+                        assert_eq!(body.matches("event: message_start").count(), 1);
+                        assert_eq!(body.matches("event: message_stop").count(), 1);
+                        assert!(body.contains("\"stop_reason\":\"tool_use\""), "{body}");
+                    }
+                    _ => {
+                        assert_eq!(body.matches("event: response.created").count(), 1);
+                        assert_eq!(body.matches("event: response.completed").count(), 1);
+                    }
+                }
+            } else {
+                assert_eq!(headers["x-toolstream-attempts"], "2");
+                let v: Value = serde_json::from_str(&body).unwrap();
+                let names: Vec<Value> = match *api {
+                    "chat" => {
+                        let m = &v["choices"][0]["message"];
+                        assert_eq!(
+                            m["content"],
+                            "I think it is sunny. Then I will compare them."
+                        );
+                        m["tool_calls"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|c| {
+                                serde_json::from_str::<Value>(
+                                    c["function"]["arguments"].as_str().unwrap(),
+                                )
+                                .unwrap()["city"]
+                                    .clone()
+                            })
+                            .collect()
+                    }
+                    "messages" => {
+                        let kinds: Vec<&str> = v["content"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|b| b["type"].as_str().unwrap())
+                            .collect();
+                        assert_eq!(kinds, ["text", "tool_use", "text", "tool_use"], "{body}");
+                        v["content"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .filter(|b| b["type"] == "tool_use")
+                            .map(|b| b["input"]["city"].clone())
+                            .collect()
+                    }
+                    _ => {
+                        let kinds: Vec<&str> = v["output"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|b| b["type"].as_str().unwrap())
+                            .collect();
+                        assert_eq!(
+                            kinds.iter().filter(|k| **k == "function_call").count(),
+                            2,
+                            "{body}"
+                        );
+                        v["output"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .filter(|b| b["type"] == "function_call")
+                            .map(|b| {
+                                serde_json::from_str::<Value>(b["arguments"].as_str().unwrap())
+                                    .unwrap()["city"]
+                                    .clone()
+                            })
+                            .collect()
+                    }
+                };
+                assert_eq!(names, [json!("Paris"), json!("London")], "{api}: {body}");
+            }
+        }
+    }
+    // The retry request: the whole first reply, Paris answered as accepted
+    // (the client runs it), the invalid call with its feedback.
+    let reqs = up.seen.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 12);
+    let m = reqs[1]["messages"].as_array().unwrap();
+    let n = m.len();
+    assert_eq!(m[n - 3]["role"], "assistant");
+    assert_eq!(
+        m[n - 3]["content"],
+        "I think it is sunny. Then I will compare them."
+    );
+    assert_eq!(m[n - 3]["tool_calls"].as_array().unwrap().len(), 2);
+    assert_eq!(m[n - 2]["tool_call_id"], "call_paris");
+    assert_eq!(m[n - 2]["content"], toolstream::proxy::retry::ACCEPTED);
+    assert_eq!(m[n - 1]["tool_call_id"], "call_nocity");
+    assert!(m[n - 1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("missing required parameter `city`"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_call_the_retry_never_replaces_is_still_reported() {
+    let up = start_upstream(PACE).await;
+    let proxy = start_proxy(&up.url(), |_| {}).await;
+    // The retry answers with text only: its text is sent (it is the
+    // reply's only new content) and the rejected call is reported as a
+    // call still invalid (the default `on_invalid = text`).
+    for (n, api) in ["chat", "messages", "responses"].iter().enumerate() {
+        let scenario = format!("seq:q{n}:paris.nocity+text");
+        let (path, req) = match *api {
+            "chat" => ("chat/completions", chat_req(&scenario, true)),
+            "messages" => ("messages", messages_req(&scenario, true)),
+            _ => ("responses", responses_req(&scenario, true)),
+        };
+        let (_, _, body) = post(&format!("{proxy}/v1/{path}"), &req).await;
+        let ev = decode(&body);
+        assert_eq!(sequence(&ev), ["get_weather:Paris", "T"], "{api}: {ev:?}");
+        let t = text(&ev);
+        assert!(t.starts_with("I think it is sunny."), "{t}");
+        assert!(t.contains("call to `get_weather` was not sent"), "{t}");
+        assert!(t.contains("missing required parameter `city`"), "{t}");
+    }
+}

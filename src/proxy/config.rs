@@ -162,8 +162,8 @@ pub struct Retries {
     pub upstream: u32,
     /// Extra upstream requests, each carrying feedback, when a reply has a
     /// call that is invalid after repair, lacks the call `tool_choice`
-    /// requires, or repeats a call (see [`Loops`]). With any left, a
-    /// reply's calls are held until the reply ends (text still streams).
+    /// requires, or repeats a call (see [`Loops`]). Valid calls are sent as
+    /// soon as each ends; only rejected ones wait for the retry.
     pub validation: u32,
     /// What the client gets for a call still invalid when retries are spent.
     pub on_invalid: OnInvalid,

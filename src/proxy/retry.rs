@@ -10,14 +10,15 @@
 //! * a call repeats what the conversation already did (loop stop, the
 //!   toolkit's detector).
 //!
-//! The retry request is the original upstream request plus the failed
-//! turn: the assistant's text and calls, then one answer per call (the
-//! feedback for a rejected call, [`NOT_RUN`] for the others) or, when no
-//! call was made, a user message saying which call is required. How that
-//! turn is written depends on how the upstream was asked for tools, so it
-//! is a [`RetryBuilder`]: [`native_retry_request`] writes OpenAI
-//! `tool_calls` and `tool` messages (native mode); a mode that renders
-//! calls as text (emulation) plugs in its own builder.
+//! The retry request is the original upstream request plus every turn
+//! asked again so far: the assistant's text and calls, then one answer per
+//! call (the feedback for a rejected call; [`ACCEPTED`] for a valid one,
+//! which the client has already received — see the session's gate) and,
+//! when a required call is missing, a user message saying which call is
+//! required. How those turns are written depends on how the upstream was
+//! asked for tools, so it is a [`RetryBuilder`]: [`native_retry_request`]
+//! writes OpenAI `tool_calls` and `tool` messages (native mode); a mode
+//! that renders calls as text (emulation) plugs in its own builder.
 //!
 //! [`Retries::validation`]: super::Retries::validation
 
@@ -27,9 +28,10 @@ use serde_json::{json, Map, Value};
 
 use super::translate::ToolTable;
 
-/// The answer given for a valid call of a reply that is asked again
-/// because of another call: it was not run.
-pub const NOT_RUN: &str = "Not run: another tool call in the same reply had to be corrected. Send this call again if you still need it.";
+/// The answer given, in a retry request, for a valid call of the reply
+/// asked again: it was passed on to be run (calls stream to the client as
+/// soon as they validate), so the model must not send it again.
+pub const ACCEPTED: &str = "Accepted: this call was passed on and will be run; its result comes with the next turn. Do not send it again; send only the corrected calls.";
 
 /// What the request's `tool_choice` demands.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -104,8 +106,8 @@ pub struct AttemptCall {
     pub name: String,
     /// The arguments (a JSON text).
     pub arguments: String,
-    /// Why the call is rejected (the model's feedback); `None` for a call
-    /// that was fine but not run because another one was rejected.
+    /// Why the call is rejected (the model's feedback); `None` for a valid
+    /// call, which was sent to the client.
     pub feedback: Option<String>,
 }
 
@@ -121,19 +123,30 @@ pub struct Attempt {
 }
 
 /// Builds the retry request from the original upstream request body and
-/// the failed attempt (see the module docs). The result is sent as is
-/// (streaming on, as the original).
+/// the attempts asked again so far, oldest first (see the module docs).
+/// The result is sent as is (streaming on, as the original).
 pub type RetryBuilder =
-    Arc<dyn Fn(&Map<String, Value>, &Attempt) -> Map<String, Value> + Send + Sync>;
+    Arc<dyn Fn(&Map<String, Value>, &[Attempt]) -> Map<String, Value> + Send + Sync>;
 
-/// The native-mode [`RetryBuilder`]: [`native_retry_request`].
+/// The native-mode [`RetryBuilder`]: [`native_retry_request`] for each
+/// attempt in turn.
 pub fn native() -> RetryBuilder {
-    Arc::new(native_retry_request)
+    Arc::new(fold_attempts)
+}
+
+/// The original body with every attempt appended ([`native_retry_request`]
+/// in turn).
+pub fn fold_attempts(body: &Map<String, Value>, attempts: &[Attempt]) -> Map<String, Value> {
+    let mut out = body.clone();
+    for a in attempts {
+        out = native_retry_request(&out, a);
+    }
+    out
 }
 
 /// The native-mode retry request: the original messages, then the failed
 /// turn as an assistant message with `tool_calls`, one `tool` message per
-/// call (its feedback, or [`NOT_RUN`]), and a user message with the note.
+/// call (its feedback, or [`ACCEPTED`]), and a user message with the note.
 ///
 /// ```
 /// use serde_json::json;
@@ -167,7 +180,7 @@ pub fn native_retry_request(body: &Map<String, Value>, attempt: &Attempt) -> Map
     for c in &attempt.calls {
         add.push(crate::normalize::feedback::openai_tool_message(
             &c.id,
-            c.feedback.as_deref().unwrap_or(NOT_RUN),
+            c.feedback.as_deref().unwrap_or(ACCEPTED),
         ));
     }
     if let Some(n) = &attempt.note {
@@ -232,7 +245,7 @@ mod tests {
     }
 
     #[test]
-    fn valid_calls_of_a_rejected_reply_are_marked_not_run() {
+    fn valid_calls_of_a_rejected_reply_are_marked_accepted() {
         let body = json!({"messages": []});
         let a = Attempt {
             text: String::new(),
@@ -255,7 +268,7 @@ mod tests {
         let r = native_retry_request(body.as_object().unwrap(), &a);
         let m = r["messages"].as_array().unwrap();
         assert_eq!(m[0]["content"], Value::Null);
-        assert_eq!(m[1]["content"], NOT_RUN);
+        assert_eq!(m[1]["content"], ACCEPTED);
         assert_eq!(m[2]["content"], "bad");
     }
 }

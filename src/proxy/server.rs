@@ -238,7 +238,7 @@ impl Proxy {
                 "\ncalls checked against the request's tools (normalizer); {} validation retr{} ({}), then {}; loop stop {}",
                 s.cfg.retries.validation,
                 if s.cfg.retries.validation == 1 { "y" } else { "ies" },
-                if s.cfg.retries.validation > 0 { "calls held until the reply ends" } else { "each call held until its end" },
+                if s.cfg.retries.validation > 0 { "valid calls sent as each ends, rejected ones asked again" } else { "each call held until its end" },
                 match s.cfg.retries.on_invalid {
                     super::config::OnInvalid::Text => "an invalid call becomes a text block",
                     super::config::OnInvalid::Error => "an invalid call ends the reply with an error",
@@ -664,18 +664,18 @@ fn checks_for(s: &Shared, up: &UpstreamRequest, retry: retry::RetryBuilder) -> C
 }
 
 /// The emulate-mode [`retry::RetryBuilder`]: the native retry request built
-/// on the client's own request (the failed turn as an assistant message
-/// with its calls, one `tool` message of feedback per call), then rewritten
+/// on the client's own request (each turn asked again as an assistant
+/// message with its calls, one `tool` message of feedback per call), then rewritten
 /// for emulation like the first attempt, so the upstream sees the failed
 /// calls and the feedback as text in the prompt's own format.
 fn emulated_retry(setup: EmulateSetup, original: Map<String, Value>) -> retry::RetryBuilder {
-    Arc::new(move |_rewritten, attempt| {
-        let mut body = retry::native_retry_request(&original, attempt);
+    Arc::new(move |_rewritten, attempts| {
+        let mut body = retry::fold_attempts(&original, attempts);
         match emulate::rewrite(&mut body, &setup) {
             Ok(_) => body,
             // The first attempt was rewritten from the same request, so
             // this cannot fail on the tools; keep the request usable anyway.
-            Err(_) => retry::native_retry_request(&original, attempt),
+            Err(_) => retry::fold_attempts(&original, attempts),
         }
     })
 }

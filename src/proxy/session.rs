@@ -17,24 +17,43 @@
 //! complete).
 //!
 //! # The gate: when calls reach the client
-//! * **While a validation retry is left** (see [`Checks::retries`]): from a
-//!   reply's first call on, the rest of the reply is held until the reply
-//!   ends. Text and thinking before it stream as they arrive. Then either
-//!   everything is released (every call valid, not a loop, `tool_choice`
-//!   met), or [`Session::finish`] returns [`Next::Retry`] with the retry
-//!   request and the held part of the reply is set aside. The latency cost:
-//!   a call reaches the client when the upstream's reply ends rather than
-//!   as it streams (for a model that stops after its calls, which is the
-//!   rule, the difference is the few tokens after the last call).
-//! * **Once retries are spent** (or with none configured): each call is
-//!   held only until its own end, then released, or replaced by a text
-//!   block naming it and its problems ([`OnInvalid`]), or — for a loop —
+//! Text and thinking of the first upstream reply stream as they arrive
+//! (only the parser's hold-back delays them). Each call is held from its
+//! `ToolStart` until its `ToolEnd` has been normalized, then judged:
+//! * **valid** (no problem left after repair, not a loop, the tool
+//!   `tool_choice` names if it names one): sent at once, whether or not a
+//!   retry is left;
+//! * **rejected, a validation retry left** ([`Checks::retries`]): set aside
+//!   (never sent); the reply goes on streaming, and when it ends the
+//!   upstream is asked again ([`Session::finish`] returns [`Next::Retry`]);
+//! * **rejected, no retry left**: replaced by a text block naming it and its
+//!   problems, or forwarded with a note, or an error ([`OnInvalid`]); a loop
 //!   by the loop detector's message.
-//! * **A retry's reply** contributes its calls; its text and thinking are
-//!   held until it ends and reach the client only if it made no call (the
-//!   model usually repeats its preamble, which the client already has).
-//! * A reply the upstream cut, or one stopped by the token limit, is never
-//!   retried: its calls go out flagged truncated.
+//!
+//! **What the client sees when a retry follows** (the rule): a retry only
+//! adds to what was sent, never takes anything back. The client's reply is
+//! the first reply's text and valid calls, then the calls of the retries'
+//! replies, in one stream (one message, one `Finish`). The retry request
+//! tells the model which of its calls were accepted and sent (answered
+//! with [`retry::ACCEPTED`]) and what was wrong with the others, so it
+//! sends only corrections; a retry's call identical (name and arguments)
+//! to one already sent is dropped. Calls of retries are numbered after
+//! the ones sent (indices, and ids made unique), so every API sees one
+//! consistent sequence of calls. A retry reply's text and thinking are
+//! held until it ends and sent only if it made no call: the model mostly
+//! repeats what it said before (which the client already has); that text
+//! is in the retry request and in the logs, never silently lost when it is
+//! the reply's only content. A rejected call the retries never replaced
+//! (the last reply made no call) is settled like a call still invalid
+//! after the retries ([`OnInvalid`]), so the client is always told.
+//! `tool_choice` `required`/`any` with no call sent by the end of a reply
+//! is retried the same way (nothing to take back: only text was sent).
+//! A reply the upstream cut, or stopped by the token limit, is never
+//! retried: its calls go out flagged truncated.
+//!
+//! Latency: a call reaches the client when its own `ToolEnd` is normalized
+//! (the normalizer needs the whole arguments to validate them), never later
+//! because of a retry; only a rejected call waits, for its correction.
 //!
 //! # Usage
 //! The `Finish` the client gets carries the usage of every upstream reply
@@ -103,7 +122,8 @@ pub struct Checks {
     pub history: Vec<Vec<CallRecord>>,
     /// The upstream request body of the first attempt.
     pub request: Arc<Map<String, Value>>,
-    /// Builds a retry request ([`retry::native`] for native mode).
+    /// Builds a retry request from the first attempt's body and the
+    /// replies asked again so far ([`retry::native`] for native mode).
     pub retry: RetryBuilder,
 }
 
@@ -179,20 +199,37 @@ pub struct Session {
     report_buf: Vec<(usize, Box<Report>)>,
     /// Upstream replies so far (1 for the first).
     attempt: u32,
-    /// This reply may still be retried: hold from its first call to its end.
-    hold_reply: bool,
-    /// Held events (from the first call on, or a retry's text).
-    held: Vec<Event>,
-    /// Per-call holds (no retry left): index → its events so far.
+    /// Per-call holds: upstream index → its events so far (until `ToolEnd`).
     open: Vec<(usize, Vec<Event>)>,
+    /// This reply's rejected calls, set aside for a retry.
+    aside: Vec<(Rejection, Vec<Event>)>,
+    /// The previous reply's rejected calls (settled if never replaced).
+    pending: Vec<(Rejection, Vec<Event>)>,
     /// A retry's held text and thinking.
     quiet: Vec<Event>,
-    /// Calls this reply made.
+    /// The previous reply's held text (released if its retry fails).
+    quiet_prev: Vec<Event>,
+    /// Calls this reply made (sent, set aside or settled).
     reply_calls: usize,
+    /// Calls this reply sent to the client.
+    reply_sent: usize,
+    /// This reply carried an error (a cut call, a provider error).
+    reply_failed: bool,
     /// The reply's text (for the retry request).
     reply_text: String,
-    /// The previous reply's held part, released if its retry cannot be made.
-    fallback: Vec<Event>,
+    /// This reply's calls as the retry request shows them.
+    reply_attempt: Vec<AttemptCall>,
+    /// The replies asked again so far (the retry request is built on all).
+    attempts: Vec<Attempt>,
+    /// Calls sent to the client: (client name, arguments), for dropping a
+    /// retry's repeat of one.
+    sent: Vec<(String, Value)>,
+    /// Call ids sent to the client.
+    sent_ids: Vec<String>,
+    /// Upstream call index → client call index, this reply.
+    index_map: HashMap<usize, usize>,
+    /// The next client call index.
+    next_index: usize,
     /// The reply's `Finish`.
     finish_ev: Option<(FinishReason, Span)>,
     usage: UsageSum,
@@ -287,13 +324,6 @@ pub fn estimate_request_tokens(body: &Map<String, Value>) -> u64 {
     n as u64
 }
 
-fn is_call_event(e: &Event) -> bool {
-    matches!(
-        e,
-        Event::ToolStart { .. } | Event::ToolArgs { .. } | Event::ToolEnd { .. }
-    ) || matches!(e, Event::Opaque { index: Some(_), .. })
-}
-
 fn call_index(e: &Event) -> Option<usize> {
     match e {
         Event::ToolStart { index, .. } | Event::ToolArgs { index, .. } => Some(*index),
@@ -314,6 +344,14 @@ fn text_event(text: String) -> Event {
 enum Rejection {
     Invalid(String),
     Loop(String),
+}
+
+impl Rejection {
+    fn message(&self) -> &str {
+        match self {
+            Rejection::Invalid(m) | Rejection::Loop(m) => m,
+        }
+    }
 }
 
 impl Session {
@@ -341,7 +379,7 @@ impl Session {
             .with_custom_tools(opts.tools.custom.clone())
         });
         let request = opts.checks.request.clone();
-        let mut s = Session {
+        Session {
             decoder: StreamDecoder::new(dec.clone()),
             decode: dec,
             tools: opts.tools,
@@ -354,21 +392,27 @@ impl Session {
             reports: HashMap::new(),
             report_buf: Vec::new(),
             attempt: 1,
-            hold_reply: false,
-            held: Vec::new(),
             open: Vec::new(),
+            aside: Vec::new(),
+            pending: Vec::new(),
             quiet: Vec::new(),
+            quiet_prev: Vec::new(),
             reply_calls: 0,
+            reply_sent: 0,
+            reply_failed: false,
             reply_text: String::new(),
-            fallback: Vec::new(),
+            reply_attempt: Vec::new(),
+            attempts: Vec::new(),
+            sent: Vec::new(),
+            sent_ids: Vec::new(),
+            index_map: HashMap::new(),
+            next_index: 0,
             finish_ev: None,
             usage: UsageSum::default(),
             request,
             calls: 0,
             finished: false,
-        };
-        s.hold_reply = s.may_retry();
-        s
+        }
     }
 
     fn may_retry(&self) -> bool {
@@ -394,34 +438,42 @@ impl Session {
         }
         self.decoder.finish(&mut self.events);
         self.flush(true, out);
-        if self.hold_reply {
-            if let Some(attempt) = self.judge_reply() {
-                let body = (self.checks.retry)(&self.checks.request, &attempt);
-                tracing::info!(
-                    attempt = self.attempt,
-                    calls = attempt.calls.len(),
-                    note = attempt.note.is_some(),
-                    "reply rejected: asking the upstream again with feedback"
-                );
-                self.begin_retry(&body);
-                return Next::Retry(body);
-            }
+        if let Some(attempt) = self.judge_reply() {
+            tracing::info!(
+                attempt = self.attempt,
+                rejected = attempt
+                    .calls
+                    .iter()
+                    .filter(|c| c.feedback.is_some())
+                    .count(),
+                sent = attempt
+                    .calls
+                    .iter()
+                    .filter(|c| c.feedback.is_none())
+                    .count(),
+                note = attempt.note.is_some(),
+                "reply rejected: asking the upstream again with feedback"
+            );
+            self.attempts.push(attempt);
+            let body = (self.checks.retry)(&self.checks.request, &self.attempts);
+            self.begin_retry(&body);
+            return Next::Retry(body);
         }
         self.conclude(true, out);
         Next::Done
     }
 
-    /// The retry request could not be made (`cause`): the previous reply is
-    /// released as if no retry were left.
+    /// The retry request could not be made (`cause`): the previous reply's
+    /// rejected calls are settled as if no retry were left, its held text
+    /// released.
     pub fn give_up(&mut self, cause: &str, out: &mut Vec<u8>) {
         if self.finished {
             return;
         }
-        tracing::warn!(cause = %cause, "retry request failed: releasing the previous reply");
-        self.hold_reply = false;
-        self.quiet.clear();
-        let held = std::mem::take(&mut self.fallback);
-        self.release_final(held, out);
+        tracing::warn!(cause = %cause, "retry request failed: settling the previous reply");
+        for e in std::mem::take(&mut self.quiet_prev) {
+            self.emit(&e, out);
+        }
         self.conclude(true, out);
     }
 
@@ -526,12 +578,16 @@ impl Session {
         match &e {
             Event::Text { text, .. } => {
                 self.usage.count(text);
-                if self.hold_reply && self.reply_text.len() < 64 << 10 {
+                if self.may_retry() && self.reply_text.len() < 64 << 10 {
                     self.reply_text.push_str(&String::from_utf8_lossy(text));
                 }
             }
             Event::Thinking { text, .. } => self.usage.count(text),
             Event::ToolArgs { delta, .. } => self.usage.count(delta),
+            Event::Error {
+                kind: ErrorKind::Provider | ErrorKind::Truncated,
+                ..
+            } => self.reply_failed = true,
             Event::Finish {
                 reason,
                 usage,
@@ -545,20 +601,6 @@ impl Session {
             }
             _ => {}
         }
-        if self.hold_reply {
-            if is_call_event(&e) || !self.held.is_empty() {
-                if let Event::ToolEnd { .. } = e {
-                    self.reply_calls += 1;
-                }
-                self.held.push(e);
-            } else if self.attempt > 1 && matches!(e, Event::Text { .. } | Event::Thinking { .. }) {
-                self.quiet.push(e);
-            } else {
-                self.emit(&e, out);
-            }
-            return;
-        }
-        // No retry left: each call held until its end.
         if let Some(i) = call_index(&e) {
             let pos = self.open.iter().position(|(j, _)| *j == i);
             match e {
@@ -566,15 +608,20 @@ impl Session {
                     self.reply_calls += 1;
                     let mut evs = pos.map(|p| self.open.remove(p).1).unwrap_or_default();
                     evs.push(e);
-                    self.settle(evs, out);
+                    self.judge_call(evs, out);
                 }
                 Event::ToolStart { .. } => self.open.push((i, vec![e])),
                 _ => match pos {
                     Some(p) => self.open[p].1.push(e),
-                    None => self.emit(&e, out),
+                    None => self.release_call(vec![e], out),
                 },
             }
-        } else if self.attempt > 1 && matches!(e, Event::Text { .. } | Event::Thinking { .. }) {
+        } else if self.attempt > 1
+            && matches!(
+                e,
+                Event::Text { .. } | Event::Thinking { .. } | Event::Opaque { index: None, .. }
+            )
+        {
             self.quiet.push(e);
         } else {
             self.emit(&e, out);
@@ -589,6 +636,16 @@ impl Session {
         if let Some(r) = self.reports.get(&call.index) {
             if let Some(f) = r.feedback(&call.name) {
                 return Some(Rejection::Invalid(f));
+            }
+        }
+        // A named tool_choice: another tool's call is rejected while a
+        // retry can ask for the named one.
+        if let Choice::Named(n) = &self.checks.choice {
+            if *n != call.name && self.may_retry() {
+                return Some(Rejection::Invalid(format!(
+                    "Only `{n}` may be called now (tool_choice); this call of `{}` was not run.",
+                    call.name
+                )));
             }
         }
         let opts = self.checks.loops.as_ref()?;
@@ -620,48 +677,121 @@ impl Session {
         verdict.message().map(Rejection::Loop)
     }
 
-    /// Looks at a held reply: the attempt to send back, or `None` when it
-    /// goes to the client as it is.
-    fn judge_reply(&mut self) -> Option<Attempt> {
-        if matches!(self.finish_ev, Some((FinishReason::Length, _)))
-            || self.held.iter().any(|e| {
-                matches!(
-                    e,
-                    Event::Error {
-                        kind: ErrorKind::Provider | ErrorKind::Truncated,
-                        ..
-                    }
-                )
-            })
-        {
-            return None;
-        }
-        let mut calls = Vec::new();
-        let mut rejected = false;
-        let mut names = Vec::new();
-        for e in &self.held {
-            if let Event::ToolEnd { call, .. } = e {
-                let feedback = self.reject(call).map(|r| match r {
-                    Rejection::Invalid(f) | Rejection::Loop(f) => f,
-                });
-                rejected |= feedback.is_some();
-                names.push(call.name.clone());
-                calls.push(AttemptCall {
+    /// A finished call (its events, `ToolEnd` last): sent, set aside for
+    /// a retry, dropped as a retry's repeat of a sent call, or settled.
+    fn judge_call(&mut self, evs: Vec<Event>, out: &mut Vec<u8>) {
+        let Some(Event::ToolEnd { call, .. }) = evs.last() else {
+            return;
+        };
+        let call = call.clone();
+        match self.reject(&call) {
+            Some(r) if self.may_retry() => {
+                self.reply_attempt.push(AttemptCall {
                     id: call.id.clone(),
                     name: self.tools.upstream_name_of(&call.name).to_string(),
                     arguments: call.arguments.clone(),
-                    feedback,
+                    feedback: Some(r.message().to_string()),
                 });
+                self.aside.push((r, evs));
+            }
+            Some(r) => self.settle(r, evs, out),
+            None => {
+                let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+                if self.attempt > 1
+                    && !call.truncated
+                    && self.sent.iter().any(|(n, a)| *n == call.name && *a == args)
+                {
+                    tracing::info!(tool = %call.name, "a retry repeated a call already sent: dropped");
+                    return;
+                }
+                self.reply_attempt.push(AttemptCall {
+                    id: call.id.clone(),
+                    name: self.tools.upstream_name_of(&call.name).to_string(),
+                    arguments: call.arguments.clone(),
+                    feedback: None,
+                });
+                self.sent.push((call.name.clone(), args));
+                self.release_call(evs, out);
             }
         }
-        let called: Vec<&str> = names.iter().map(String::as_str).collect();
+    }
+
+    /// Sends one call's events: its index is the next client index (the
+    /// calls of retries follow the ones sent), its id made unique.
+    fn release_call(&mut self, mut evs: Vec<Event>, out: &mut Vec<u8>) {
+        let Some(up) = evs.iter().find_map(call_index) else {
+            return;
+        };
+        let index = match self.index_map.get(&up) {
+            Some(&i) => i,
+            None => {
+                let i = self.next_index;
+                self.next_index += 1;
+                self.index_map.insert(up, i);
+                i
+            }
+        };
+        let id = evs.iter().find_map(|e| match e {
+            Event::ToolStart { id, .. } => Some(id.clone()),
+            Event::ToolEnd { call, .. } => Some(call.id.clone()),
+            _ => None,
+        });
+        let new_id = id.as_ref().map(|id| {
+            let mut n = id.clone();
+            let mut k = 1;
+            while self.sent_ids.contains(&n) {
+                k += 1;
+                n = format!("{id}_{k}");
+            }
+            n
+        });
+        if let Some(n) = &new_id {
+            self.sent_ids.push(n.clone());
+        }
+        for e in &mut evs {
+            match e {
+                Event::ToolStart { index: i, id, .. } => {
+                    *i = index;
+                    if let Some(n) = &new_id {
+                        id.clone_from(n);
+                    }
+                }
+                Event::ToolArgs { index: i, .. } => *i = index,
+                Event::ToolEnd { call, .. } => {
+                    call.index = index;
+                    if let Some(n) = &new_id {
+                        call.id.clone_from(n);
+                    }
+                }
+                Event::Opaque { index: i, .. } => *i = Some(index),
+                _ => {}
+            }
+        }
+        if matches!(evs.last(), Some(Event::ToolEnd { .. })) {
+            self.reply_sent += 1;
+        }
+        for e in &evs {
+            self.emit(e, out);
+        }
+    }
+
+    /// After an upstream reply ended: the attempt to send back, or `None`
+    /// when the client's reply is complete.
+    fn judge_reply(&mut self) -> Option<Attempt> {
+        if !self.may_retry()
+            || self.reply_failed
+            || matches!(self.finish_ev, Some((FinishReason::Length, _)))
+        {
+            return None;
+        }
+        let called: Vec<&str> = self.sent.iter().map(|(n, _)| n.as_str()).collect();
         let note = self.checks.choice.unmet(&called);
-        if !rejected && note.is_none() {
+        if self.aside.is_empty() && note.is_none() {
             return None;
         }
         Some(Attempt {
             text: std::mem::take(&mut self.reply_text),
-            calls,
+            calls: std::mem::take(&mut self.reply_attempt),
             note,
         })
     }
@@ -670,63 +800,31 @@ impl Session {
     fn begin_retry(&mut self, body: &Map<String, Value>) {
         let request = std::mem::replace(&mut self.request, Arc::new(body.clone()));
         self.usage.close_reply(&request);
-        self.fallback = std::mem::take(&mut self.held);
-        self.fallback.append(&mut self.quiet);
+        self.pending = std::mem::take(&mut self.aside);
+        self.quiet_prev = std::mem::take(&mut self.quiet);
         self.attempt += 1;
-        self.hold_reply = self.may_retry();
         self.decoder = StreamDecoder::new(self.decode.clone());
         if let Some(s) = &mut self.stage {
             s.restart();
         }
         self.reports.clear();
         self.open.clear();
+        self.index_map.clear();
         self.reply_calls = 0;
+        self.reply_sent = 0;
+        self.reply_failed = false;
         self.reply_text.clear();
+        self.reply_attempt.clear();
         self.finish_ev = None;
     }
 
-    /// Releases held events as the last word: calls settled one by one.
-    fn release_final(&mut self, held: Vec<Event>, out: &mut Vec<u8>) {
-        let mut calls: Vec<(usize, Vec<Event>)> = Vec::new();
-        for e in held {
-            match call_index(&e) {
-                Some(i) => {
-                    let end = matches!(e, Event::ToolEnd { .. });
-                    let p = match calls.iter().position(|(j, _)| *j == i) {
-                        Some(p) => p,
-                        None => {
-                            calls.push((i, Vec::new()));
-                            calls.len() - 1
-                        }
-                    };
-                    calls[p].1.push(e);
-                    if end {
-                        let evs = calls.remove(p).1;
-                        self.settle(evs, out);
-                    }
-                }
-                None => self.emit(&e, out),
-            }
-        }
-        for (_, evs) in calls {
-            for e in evs {
-                self.emit(&e, out);
-            }
-        }
-    }
-
-    /// A finished call's events, no retry left: released, or replaced.
-    fn settle(&mut self, evs: Vec<Event>, out: &mut Vec<u8>) {
-        let rejection = match evs.last() {
-            Some(Event::ToolEnd { call, .. }) => self.reject(call).map(|r| (r, call.clone())),
-            _ => None,
-        };
-        let Some((r, call)) = rejection else {
-            for e in &evs {
-                self.emit(e, out);
-            }
+    /// A rejected call's events, no retry left: replaced by a note, sent
+    /// with a note, or an error ([`OnInvalid`]); a loop by its message.
+    fn settle(&mut self, r: Rejection, evs: Vec<Event>, out: &mut Vec<u8>) {
+        let Some(Event::ToolEnd { call, .. }) = evs.last() else {
             return;
         };
+        let call = call.clone();
         match r {
             Rejection::Loop(msg) => {
                 tracing::info!(tool = %call.name, "repeated call stopped");
@@ -745,9 +843,7 @@ impl Session {
                         self.emit(&text_event(t), out);
                     }
                     OnInvalid::Forward => {
-                        for e in &evs {
-                            self.emit(e, out);
-                        }
+                        self.release_call(evs, out);
                         self.emit(
                             &text_event(format!(
                                 "\n[toolstream] The call to `{}` above {why}\n",
@@ -769,23 +865,38 @@ impl Session {
         }
     }
 
-    /// Ends the client's reply: whatever is held goes out, then the
-    /// `Finish` with the summed usage (`normal`: the upstream reply ended
-    /// normally, rather than being cut).
+    /// Ends the client's reply: a retry's held text goes out if it sent no
+    /// call, rejected calls no retry replaced are settled, calls still open
+    /// go out, then the `Finish` with the summed usage (`normal`:
+    /// the upstream reply ended normally, rather than being cut).
     fn conclude(&mut self, normal: bool, out: &mut Vec<u8>) {
-        let held = std::mem::take(&mut self.held);
-        self.release_final(held, out);
-        let open = std::mem::take(&mut self.open);
-        for (_, evs) in open {
-            for e in evs {
-                self.emit(&e, out);
-            }
-        }
         let quiet = std::mem::take(&mut self.quiet);
-        if self.reply_calls == 0 {
+        if self.reply_sent == 0 {
             for e in quiet {
                 self.emit(&e, out);
             }
+        } else if !quiet.is_empty() {
+            tracing::debug!(
+                events = quiet.len(),
+                "a retry's text not sent: its reply sent calls (the text is in the retry request)"
+            );
+        }
+        let pending = std::mem::take(&mut self.pending);
+        if self.reply_calls == 0 {
+            for (r, evs) in pending {
+                self.settle(r, evs, out);
+            }
+        } else if !pending.is_empty() {
+            tracing::debug!(
+                calls = pending.len(),
+                "rejected calls replaced by the retry's calls"
+            );
+        }
+        for (r, evs) in std::mem::take(&mut self.aside) {
+            self.settle(r, evs, out);
+        }
+        for (_, evs) in std::mem::take(&mut self.open) {
+            self.release_call(evs, out);
         }
         let request = self.request.clone();
         self.usage.close_reply(&request);
@@ -942,5 +1053,67 @@ mod tests {
         assert!(!text.contains("\"arguments\":\": 1}\""), "{text}");
         assert!(text.contains("\"finish_reason\":\"tool_calls\""));
         assert_eq!(s.calls(), 1);
+    }
+
+    fn sse_call(index: usize, id: &str, name: &str, args: &str) -> String {
+        let start = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}}]});
+        format!("data: {start}\n\n")
+    }
+
+    #[test]
+    fn a_retrys_calls_follow_the_sent_ones_with_unique_indices_and_ids() {
+        let mut tools = ToolTable::default();
+        for n in ["f", "g"] {
+            tools.specs.push(ToolSpec {
+                name: n.into(),
+                parameters: None,
+            });
+        }
+        let mut o = opts(Api::Chat, true);
+        o.tools = Arc::new(tools);
+        o.checks.retries = 1;
+        o.checks.choice = Choice::Named("g".into());
+        let mut s = Session::new(o, None);
+        let end = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+        // Reply 1: `g` (sent at once), then `f` (not the named tool: set aside).
+        let first = format!(
+            "{}{}{end}",
+            sse_call(0, "c1", "g", "{}"),
+            sse_call(1, "c2", "f", "{}")
+        );
+        let mut out = Vec::new();
+        s.feed(Bytes::from(first), &mut out);
+        let Next::Retry(body) = s.finish(&mut out) else {
+            panic!("expected a retry")
+        };
+        let m = body["messages"].as_array().unwrap();
+        assert_eq!(m[0]["tool_calls"].as_array().unwrap().len(), 2);
+        assert_eq!(m[1]["content"], retry::ACCEPTED);
+        assert!(m[2]["content"].as_str().unwrap().contains("Only `g`"));
+        // Reply 2 reuses the id `c1` and index 0 for a new call of `g`.
+        let second = format!("{}{end}", sse_call(0, "c1", "g", "{\"x\": 1}"));
+        s.feed(Bytes::from(second), &mut out);
+        assert!(matches!(s.finish(&mut out), Next::Done));
+        let text = String::from_utf8(out).unwrap();
+        let ev = crate::provider::decode(text.as_bytes(), &DecodeOptions::default());
+        let calls: Vec<(usize, String, String)> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolEnd { call, .. } => {
+                    Some((call.index, call.id.clone(), call.arguments.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                (0, "c1".to_string(), "{}".to_string()),
+                (1, "c1_2".to_string(), "{\"x\": 1}".to_string())
+            ],
+            "{text}"
+        );
+        assert!(!text.contains("\"name\":\"f\""), "{text}");
+        assert_eq!(text.matches("[DONE]").count(), 1);
     }
 }

@@ -16,7 +16,7 @@
 //! | `cut:<scenario>` | the first half of the scenario's events, then the connection is reset |
 //! | `stall:<scenario>` | the first half, then nothing (the proxy's idle timeout) |
 //! | `hold` | one text chunk, then one more every 50 ms until the client goes away (cancellation test) |
-//! | `seq:<id>:<a>+<b>+…` | the n-th request naming `<id>` gets the n-th **scripted** reply (test fixtures, not model output; the last repeats): `nocity` (a `get_weather` call missing `city`), `paris` (`get_weather` for Paris), `messy` (`Get_Weather` with `{"City": "Paris", "unit": "Celsius"}`), `forecast` (`get_forecast` with `days` as a string), `first` (the request's first tool, as the upstream sees its name, with `{"city": "Paris"}`), `text` (text only); a `!u` suffix adds a usage chunk (11 prompt, 7 completion tokens) |
+//! | `seq:<id>:<a>+<b>+…` | the n-th request naming `<id>` gets the n-th **scripted** reply (test fixtures, not model output; the last repeats): `nocity` (a `get_weather` call missing `city`), `paris` (`get_weather` for Paris), `messy` (`Get_Weather` with `{"City": "Paris", "unit": "Celsius"}`), `forecast` (`get_forecast` with `days` as a string), `first` (the request's first tool, as the upstream sees its name, with `{"city": "Paris"}`), `london` (`get_weather` for London), `text` / `after` (two pieces of text); parts joined by `.` make one reply of several calls and texts (`paris.nocity.after`); a `!u` suffix adds a usage chunk (11 prompt, 7 completion tokens) |
 //! | `agent` | for agent clients (Claude Code, Codex): after a tool result, or without a shell tool, `stream:smollm2-chat-plain.sse`; else a **scripted** (not model-written) native call of the client's `apply_patch` (freeform) or shell tool that writes `toolstream-agent-ok` to `marker.txt` |
 #![allow(dead_code)]
 
@@ -303,50 +303,61 @@ fn chunk(delta: Value, finish: Value) -> Bytes {
 }
 
 /// A `seq:` item: a scripted reply in llama.cpp's chunk framing (a test
-/// fixture, not model output).
+/// fixture, not model output). An item is one or more parts joined by
+/// `.` (`paris.nocity.after`), each a call or a piece of text, in order.
 fn scripted_reply(item: &str, first_tool: &str) -> Vec<Bytes> {
     let (item, usage) = match item.strip_suffix("!u") {
         Some(i) => (i, true),
         None => (item, false),
     };
-    let call = match item {
-        "nocity" => Some(("get_weather", json!({"unit": "celsius"}).to_string())),
-        "paris" => Some(("get_weather", json!({"city": "Paris"}).to_string())),
-        "messy" => Some((
-            "Get_Weather",
-            r#"{"City": "Paris", "unit": "Celsius"}"#.to_string(),
-        )),
-        "forecast" => Some((
-            "get_forecast",
-            r#"{"city": "Paris", "days": "3"}"#.to_string(),
-        )),
-        "first" => Some((first_tool, json!({"city": "Paris"}).to_string())),
-        "text" => None,
-        other => panic!("unknown seq item {other}"),
-    };
     let mut out = vec![chunk(json!({"role": "assistant"}), Value::Null)];
-    match call {
-        Some((name, args)) => {
-            out.push(chunk(
-                json!({"tool_calls": [{"index": 0, "id": format!("call_{item}"), "type": "function", "function": {"name": name, "arguments": ""}}]}),
-                Value::Null,
-            ));
-            let cut: Vec<usize> = (0..=3).map(|i| i * args.len() / 3).collect();
-            for w in cut.windows(2) {
+    let mut index = 0;
+    for part in item.split('.') {
+        let call = match part {
+            "nocity" => Some(("get_weather", json!({"unit": "celsius"}).to_string())),
+            "paris" => Some(("get_weather", json!({"city": "Paris"}).to_string())),
+            "london" => Some(("get_weather", json!({"city": "London"}).to_string())),
+            "messy" => Some((
+                "Get_Weather",
+                r#"{"City": "Paris", "unit": "Celsius"}"#.to_string(),
+            )),
+            "forecast" => Some((
+                "get_forecast",
+                r#"{"city": "Paris", "days": "3"}"#.to_string(),
+            )),
+            "first" => Some((first_tool, json!({"city": "Paris"}).to_string())),
+            "text" | "after" => None,
+            other => panic!("unknown seq item {other}"),
+        };
+        match call {
+            Some((name, args)) => {
                 out.push(chunk(
-                    json!({"tool_calls": [{"index": 0, "function": {"arguments": &args[w[0]..w[1]]}}]}),
+                    json!({"tool_calls": [{"index": index, "id": format!("call_{part}"), "type": "function", "function": {"name": name, "arguments": ""}}]}),
                     Value::Null,
                 ));
+                let cut: Vec<usize> = (0..=3).map(|i| i * args.len() / 3).collect();
+                for w in cut.windows(2) {
+                    out.push(chunk(
+                        json!({"tool_calls": [{"index": index, "function": {"arguments": &args[w[0]..w[1]]}}]}),
+                        Value::Null,
+                    ));
+                }
+                index += 1;
             }
-            out.push(chunk(json!({}), json!("tool_calls")));
-        }
-        None => {
-            for t in ["I think ", "it is sunny."] {
-                out.push(chunk(json!({"content": t}), Value::Null));
+            None => {
+                let words: &[&str] = if part == "text" {
+                    &["I think ", "it is sunny."]
+                } else {
+                    &[" Then I will ", "compare them."]
+                };
+                for t in words {
+                    out.push(chunk(json!({"content": t}), Value::Null));
+                }
             }
-            out.push(chunk(json!({}), json!("stop")));
         }
     }
+    let finish = if index > 0 { "tool_calls" } else { "stop" };
+    out.push(chunk(json!({}), json!(finish)));
     if usage {
         out.push(Bytes::from(format!(
             "data: {}\n\n",
