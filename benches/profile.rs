@@ -7,9 +7,10 @@
 //! under callgrind: `valgrind --tool=callgrind --toggle-collect=profile::parse_one target/release/deps/profile-* hermes 4 1`
 //! (instruction counts repeat exactly, whatever else the machine is doing).
 //! With `--features cli` it allocates with mimalloc, as the CLI does
-//! (without, with the system allocator).
+//! (without, with the system allocator). `DIALECTS=hermes,qwen` limits the
+//! dialects (as the Rust peer comparison limits toolstream to `hermes`).
 
-use toolstream::{Config, Event, Parser, Tools};
+use toolstream::{Config, Dialect, Event, Parser, Tools};
 
 // The allocator of the `toolstream` binary (whose `harness` command the peer
 // comparison times), so that allocations cost here what they cost there.
@@ -61,10 +62,25 @@ fn main() {
     } else {
         vec![(input, Config::default())]
     };
+    let dialects: Option<Vec<Dialect>> = std::env::var("DIALECTS").ok().map(|v| {
+        v.split(',')
+            .map(|d| d.parse().expect("a dialect name"))
+            .collect()
+    });
+    let inputs: Vec<(Vec<u8>, Config)> = match dialects {
+        Some(d) => inputs
+            .into_iter()
+            .map(|(i, c)| (i, c.with_dialects(d.clone())))
+            .collect(),
+        None => inputs,
+    };
     let mut events: Vec<Event> = Vec::with_capacity(64);
-    // The dialect table is built once per process (by the first parser):
+    // The dialect table is built once per process and dialect list (by the
+    // first parser of that list):
     // not part of any measured parse.
-    drop(Parser::new(Config::default()));
+    for (_, cfg) in &inputs {
+        drop(Parser::new(cfg.clone()));
+    }
     let mut calls = 0usize;
     let mut arg_bytes = 0usize;
     let t = std::time::Instant::now();
