@@ -50,6 +50,9 @@ use crate::toolkit::{EmulationFormat, SizeClass, Tool};
 /// optional_params = false # the grammar admits optional parameters
 /// copy_values = true      # tell the model to copy the user's values
 /// echo_filter = true      # a call repeating the prompt's example becomes text
+/// two_step = false        # pick the tool by name first, then its arguments
+/// retries = 1             # validation retries (at most `[retries] validation`)
+/// size = "small"          # the size class's prompt and defaults (default: the registry's)
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -70,6 +73,15 @@ pub struct EmulateConfig {
     pub echo_filter: Option<bool>,
     /// Serve `auto` right after a user turn as `required`.
     pub auto_as_required: Option<bool>,
+    /// Two-step decoding: the tool's name first (constrained to the
+    /// offered names), then its arguments under its schema alone.
+    pub two_step: Option<bool>,
+    /// Validation retries of emulated requests (at most the proxy's
+    /// `[retries] validation`).
+    pub retries: Option<u32>,
+    /// The size class whose prompt wording and defaults apply (default:
+    /// the registry's for the model).
+    pub size: Option<SizeClass>,
 }
 
 /// How requests to one upstream model are emulated (fixed at start-up).
@@ -95,7 +107,8 @@ impl EmulateSetup {
         server: Option<Server>,
         over: &EmulateConfig,
     ) -> EmulateSetup {
-        let mut defaults = EmulationDefaults::for_size(info.size_class);
+        let size = over.size.unwrap_or(info.size_class);
+        let mut defaults = EmulationDefaults::for_size(size);
         if let Some(f) = over.format {
             defaults.format = Some(f);
         }
@@ -117,20 +130,37 @@ impl EmulateSetup {
         if let Some(b) = over.auto_as_required {
             defaults.auto_as_required = b;
         }
+        if let Some(b) = over.two_step {
+            defaults.two_step = b;
+        }
+        if let Some(n) = over.retries {
+            defaults.retries = n;
+        }
         let format = defaults.format.unwrap_or(info.emulation);
         EmulateSetup {
             format,
-            size: info.size_class,
+            size,
             constraint: if defaults.constrain { server } else { None },
             echo_filter: over.echo_filter.unwrap_or(true),
             defaults,
         }
     }
 
+    /// Two-step decoding is on (it needs a constraint).
+    pub fn two_step(&self) -> bool {
+        self.defaults.two_step && self.constraint.is_some()
+    }
+
+    /// The validation retries of an emulated request, given the proxy's
+    /// `[retries] validation` (the smaller of the two).
+    pub fn retries(&self, configured: u32) -> u32 {
+        self.defaults.retries.min(configured)
+    }
+
     /// One line for the start-up banner.
     pub fn describe(&self) -> String {
         format!(
-            "emulate: {} prompt for {} models, up to {} tools{}, {}",
+            "emulate: {} prompt for {} models, up to {} tools{}, {}{}",
             self.format,
             self.size,
             self.defaults.max_tools,
@@ -142,6 +172,11 @@ impl EmulateSetup {
             match self.constraint {
                 Some(s) => format!("constrained by a grammar ({})", s.name()),
                 None => "unconstrained".to_string(),
+            },
+            if self.two_step() {
+                "; two-step: the tool's name, then its arguments"
+            } else {
+                ""
             }
         )
     }
@@ -243,48 +278,89 @@ fn content_text(v: Option<&Value>) -> String {
     }
 }
 
+fn read_request_tools(v: Option<&Value>) -> Result<Vec<Tool>, ProxyError> {
+    match v {
+        Some(v @ Value::Array(_)) => read_tools(v)
+            .map_err(|e| ProxyError::BadRequest(format!("cannot read the request's tools: {e}"))),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The request's `tool_choice` as emulation serves it: `auto` right after
+/// a user turn becomes `required` where the size class says so.
+fn served_choice(body: &Map<String, Value>, setup: &EmulateSetup) -> ToolChoice {
+    let choice = body
+        .get("tool_choice")
+        .and_then(ToolChoice::from_value)
+        .unwrap_or(ToolChoice::Auto);
+    let after_user = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str)
+        == Some("user");
+    if choice == ToolChoice::Auto && setup.defaults.auto_as_required && after_user {
+        ToolChoice::Required
+    } else {
+        choice
+    }
+}
+
+/// The tools the prompt offers: the request's, cut by tool search to the
+/// size class's number (tools named by `tool_choice` or used earlier kept).
+fn offered_tools(
+    tools: &[Tool],
+    messages: &Value,
+    choice: &ToolChoice,
+    setup: &EmulateSetup,
+) -> crate::toolkit::search::Selection {
+    let named = match choice {
+        ToolChoice::Tool(n) => Some(n.as_str()),
+        _ => None,
+    };
+    let query = last_user_text(messages);
+    let used = used_tools(messages);
+    let opts = SearchOptions {
+        send_all_up_to: setup.defaults.max_tools,
+        max_tools: setup.defaults.max_tools,
+        ..SearchOptions::default()
+    };
+    select(tools, &query, &used, named, &opts)
+}
+
 /// Rewrites a translated Chat Completions body for emulation: tools out,
 /// prompt and transcript in, constraint fields added.
 pub fn rewrite(
     body: &mut Map<String, Value>,
     setup: &EmulateSetup,
 ) -> Result<Rewritten, ProxyError> {
-    let tools = match body.remove("tools") {
-        Some(v @ Value::Array(_)) => read_tools(&v)
-            .map_err(|e| ProxyError::BadRequest(format!("cannot read the request's tools: {e}")))?,
-        _ => Vec::new(),
-    };
-    let mut choice = body
-        .remove("tool_choice")
-        .and_then(|v| ToolChoice::from_value(&v))
-        .unwrap_or(ToolChoice::Auto);
+    rewrite_for(body, setup, None)
+}
+
+/// [`rewrite`], with the tool already picked by two-step decoding's first
+/// step ([`NameStep`]): only that tool is offered, and its call is required.
+pub fn rewrite_for(
+    body: &mut Map<String, Value>,
+    setup: &EmulateSetup,
+    picked: Option<&str>,
+) -> Result<Rewritten, ProxyError> {
+    let mut choice = served_choice(body, setup);
+    let mut tools = read_request_tools(body.remove("tools").as_ref())?;
+    body.remove("tool_choice");
     body.remove("parallel_tool_calls");
-    let messages = body.remove("messages").unwrap_or(Value::Array(Vec::new()));
-    let after_user = messages
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(|m| m.get("role"))
-        .and_then(Value::as_str)
-        == Some("user");
-    if choice == ToolChoice::Auto && setup.defaults.auto_as_required && after_user {
-        choice = ToolChoice::Required;
+    if let Some(name) = picked {
+        if tools.iter().any(|t| t.name == name) {
+            tools.retain(|t| t.name == name);
+            choice = ToolChoice::Tool(name.to_string());
+        }
     }
+    let messages = body.remove("messages").unwrap_or(Value::Array(Vec::new()));
     let format = setup.format;
     let mut out = Rewritten::default();
     let mut prompt = String::new();
     if !tools.is_empty() && choice != ToolChoice::None {
-        let named = match &choice {
-            ToolChoice::Tool(n) => Some(n.as_str()),
-            _ => None,
-        };
-        let query = last_user_text(&messages);
-        let used = used_tools(&messages);
-        let opts = SearchOptions {
-            send_all_up_to: setup.defaults.max_tools,
-            max_tools: setup.defaults.max_tools,
-            ..SearchOptions::default()
-        };
-        let sel = select(&tools, &query, &used, named, &opts);
+        let sel = offered_tools(&tools, &messages, &choice, setup);
         out.dropped = sel.dropped.clone();
         let offered: Vec<Tool> = sel.tools;
         let mut popts = PromptOptions::new(format, setup.size).with_tool_choice(choice.clone());
@@ -328,6 +404,138 @@ pub fn rewrite(
         Value::Array(transcript(&messages, format, &prompt)),
     );
     Ok(out)
+}
+
+/// Two-step decoding's first step: a request that asks the model which of
+/// the offered tools the conversation needs, its output constrained to
+/// one of their names (a list of names with one-line descriptions, no
+/// schemas). The proxy sends it, reads the name ([`NameStep::pick`]) and
+/// then sends [`rewrite_for`] with that tool alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NameStep {
+    /// The Chat Completions body of the first step (not streamed).
+    pub body: Map<String, Value>,
+    /// The names it may answer.
+    pub names: Vec<String>,
+}
+
+/// Longest one-line description in the first step's list, in characters.
+const NAME_STEP_DESCRIPTION: usize = 80;
+/// Output tokens the first step may spend on a name.
+const NAME_STEP_MAX_TOKENS: u64 = 48;
+
+/// The first step for a request, when two-step decoding applies: it is on
+/// for the setup, a constraint can be sent, a call is required (after the
+/// size class's `auto` rule) without naming the tool, and the cut leaves at
+/// least two tools. `None` otherwise (the request is served in one step).
+pub fn name_step(body: &Map<String, Value>, setup: &EmulateSetup) -> Option<NameStep> {
+    let server = setup.constraint?;
+    if !setup.two_step() || served_choice(body, setup) != ToolChoice::Required {
+        return None;
+    }
+    let tools = read_request_tools(body.get("tools")).ok()?;
+    let messages = body
+        .get("messages")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    let sel = offered_tools(&tools, &messages, &ToolChoice::Required, setup);
+    if sel.tools.len() < 2 {
+        return None;
+    }
+    let names: Vec<String> = sel.tools.iter().map(|t| t.name.clone()).collect();
+    let mut prompt = String::from("Tools:\n");
+    for t in &sel.tools {
+        let first = t.description().lines().next().unwrap_or("");
+        let d = crate::toolkit::simplify::shorten(first, NAME_STEP_DESCRIPTION);
+        if d.is_empty() {
+            prompt.push_str(&format!("- {}\n", t.name));
+        } else {
+            prompt.push_str(&format!("- {}: {}\n", t.name, d));
+        }
+    }
+    prompt.push_str(
+        "Which one tool does the user's request need? Reply with the tool's name only.\n",
+    );
+    let mut step = Map::new();
+    for k in ["model", "temperature", "top_p", "top_k", "min_p", "seed"] {
+        if let Some(v) = body.get(k) {
+            step.insert(k.into(), v.clone());
+        }
+    }
+    step.insert(
+        "messages".into(),
+        Value::Array(transcript(&messages, setup.format, &prompt)),
+    );
+    step.insert("stream".into(), Value::Bool(false));
+    step.insert("max_tokens".into(), Value::from(NAME_STEP_MAX_TOKENS));
+    let grammar = crate::toolkit::constrain::name_grammar(&names);
+    match server {
+        Server::LlamaServer | Server::LlamaCppPython => {
+            step.insert("grammar".into(), Value::String(grammar));
+        }
+        Server::Vllm => {
+            step.insert(
+                "guided_choice".into(),
+                Value::Array(names.iter().cloned().map(Value::String).collect()),
+            );
+        }
+        Server::Ollama => {
+            step.insert(
+                "format".into(),
+                serde_json::json!({"type": "string", "enum": names}),
+            );
+        }
+    }
+    Some(NameStep { body: step, names })
+}
+
+impl NameStep {
+    /// The name a first-step reply (a Chat Completions JSON body) picked:
+    /// its content, trimmed of blanks and quotes, equal to an offered
+    /// name (else equal ignoring case). `None` when it names none.
+    pub fn pick(&self, reply: &[u8]) -> Option<String> {
+        let v: Value = serde_json::from_slice(reply).ok()?;
+        let text = v.pointer("/choices/0/message/content")?.as_str()?;
+        let text = text.trim().trim_matches('"').trim();
+        self.names
+            .iter()
+            .find(|n| n.as_str() == text)
+            .or_else(|| self.names.iter().find(|n| n.eq_ignore_ascii_case(text)))
+            .cloned()
+    }
+
+    /// Sends the first step upstream and reads the picked name; `None`
+    /// (logged) when the upstream fails or names no offered tool — the
+    /// request is then served in one step.
+    pub async fn run(
+        &self,
+        upstream: &super::upstream::Upstream,
+        key: Option<&str>,
+    ) -> Option<String> {
+        use futures_util::StreamExt;
+        /// A first-step reply is a name; more than this is not read.
+        const MAX_REPLY: usize = 1 << 20;
+        let mut bytes = match upstream.chat(&self.body, key).await {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::info!(error = %e, "two-step: the name request failed; one step instead");
+                return None;
+            }
+        };
+        let mut reply = Vec::new();
+        while let Some(chunk) = bytes.next().await {
+            match chunk {
+                Ok(c) if reply.len() + c.len() <= MAX_REPLY => reply.extend_from_slice(&c),
+                _ => return None,
+            }
+        }
+        let picked = self.pick(&reply);
+        match &picked {
+            Some(n) => tracing::debug!(tool = %n, "two-step: tool picked"),
+            None => tracing::info!("two-step: the reply names no offered tool; one step instead"),
+        }
+        picked
+    }
 }
 
 /// The messages with the prompt in the system message, calls and results
@@ -721,6 +929,140 @@ mod tests {
         let r = rewrite(&mut body, &setup()).unwrap();
         assert!(r.parse.is_none() && !body.contains_key("grammar") && !body.contains_key("tools"));
         assert_eq!(body["messages"], json!([{"role": "user", "content": "Hi"}]));
+    }
+
+    fn two_tools(user: &str) -> Map<String, Value> {
+        json!({
+            "model": "m",
+            "temperature": 0,
+            "stream": true,
+            "messages": [{"role": "user", "content": user}],
+            "tools": [
+                {"type": "function", "function": {"name": "Bash", "description": "Run a shell command.\nMore text.",
+                    "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}},
+                {"type": "function", "function": {"name": "Read", "description": "Read a file.",
+                    "parameters": {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}}},
+            ],
+        })
+        .as_object()
+        .cloned()
+        .unwrap()
+    }
+
+    fn two_step_setup() -> EmulateSetup {
+        EmulateSetup::for_model(
+            &lookup("SmolLM2-135M-Instruct"),
+            Some(Server::LlamaCppPython),
+            &EmulateConfig {
+                two_step: Some(true),
+                ..EmulateConfig::default()
+            },
+        )
+    }
+
+    #[test]
+    fn two_step_first_asks_for_a_name_under_a_name_grammar() {
+        let setup = two_step_setup();
+        assert!(setup.two_step() && setup.describe().contains("two-step"));
+        let step = name_step(&two_tools("Open notes.txt"), &setup).unwrap();
+        assert_eq!(step.names, vec!["Bash".to_string(), "Read".to_string()]);
+        assert_eq!(step.body["grammar"], "root ::= \"Bash\" | \"Read\"\n");
+        assert_eq!(step.body["stream"], false);
+        assert_eq!(step.body["temperature"], 0);
+        let sys = step.body["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            sys.contains("- Bash: Run a shell command.\n- Read: Read a file.\n"),
+            "{sys}"
+        );
+        assert!(
+            !sys.contains("More text") && !sys.contains("file_path"),
+            "{sys}"
+        );
+        let reply = |c: &str| json!({"choices": [{"message": {"content": c}}]}).to_string();
+        assert_eq!(
+            step.pick(reply(" Read\n").as_bytes()).as_deref(),
+            Some("Read")
+        );
+        assert_eq!(
+            step.pick(reply("\"bash\"").as_bytes()).as_deref(),
+            Some("Bash")
+        );
+        assert_eq!(step.pick(reply("Write").as_bytes()), None);
+        assert_eq!(step.pick(b"not json"), None);
+    }
+
+    #[test]
+    fn two_step_second_offers_the_picked_tool_alone() {
+        let setup = two_step_setup();
+        let mut body = two_tools("Open notes.txt");
+        let r = rewrite_for(&mut body, &setup, Some("Read")).unwrap();
+        assert_eq!(r.offered, vec!["Read".to_string()]);
+        let g = body["grammar"].as_str().unwrap();
+        assert!(g.contains("Read") && !g.contains("Bash"), "{g}");
+        // A name the request does not offer is ignored: one step.
+        let mut body = two_tools("Open notes.txt");
+        let r = rewrite_for(&mut body, &setup, Some("Write")).unwrap();
+        assert_eq!(r.offered.len(), 2);
+    }
+
+    #[test]
+    fn two_step_applies_only_to_a_required_call_among_several_tools() {
+        let setup = two_step_setup();
+        // Off by configuration, or no constraint: no first step.
+        assert!(name_step(&two_tools("x"), &setup_off()).is_none());
+        let unconstrained = EmulateSetup::for_model(
+            &lookup("SmolLM2-135M-Instruct"),
+            None,
+            &EmulateConfig {
+                two_step: Some(true),
+                ..EmulateConfig::default()
+            },
+        );
+        assert!(!unconstrained.two_step());
+        assert!(name_step(&two_tools("x"), &unconstrained).is_none());
+        // A named tool, or auto after a tool result: no first step.
+        let mut named = two_tools("x");
+        named.insert(
+            "tool_choice".into(),
+            json!({"type": "function", "function": {"name": "Read"}}),
+        );
+        assert!(name_step(&named, &setup).is_none());
+        let mut after_result = two_tools("x");
+        after_result["messages"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"role": "tool", "tool_call_id": "c", "content": "ok"}));
+        assert!(name_step(&after_result, &setup).is_none());
+        // One tool: nothing to pick.
+        let mut one = two_tools("x");
+        one["tools"].as_array_mut().unwrap().pop();
+        assert!(name_step(&one, &setup).is_none());
+    }
+
+    fn setup_off() -> EmulateSetup {
+        EmulateSetup::for_model(
+            &lookup("SmolLM2-135M-Instruct"),
+            Some(Server::LlamaCppPython),
+            &EmulateConfig {
+                two_step: Some(false),
+                ..EmulateConfig::default()
+            },
+        )
+    }
+
+    #[test]
+    fn emulated_retries_are_the_smaller_of_default_and_config() {
+        let s = EmulateSetup::for_model(
+            &lookup("SmolLM2-135M-Instruct"),
+            None,
+            &EmulateConfig {
+                retries: Some(2),
+                ..EmulateConfig::default()
+            },
+        );
+        assert_eq!(s.retries(1), 1);
+        assert_eq!(s.retries(5), 2);
+        assert_eq!(setup_off().retries(0), 0);
     }
 
     #[test]

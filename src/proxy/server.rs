@@ -542,11 +542,23 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
     // built on it and rewritten again, so the failed turn and its feedback
     // reach the model as text like every earlier call.
     let original = setup.as_ref().map(|_| up.body.clone());
+    let key = if s.cfg.forward_client_key {
+        client_key(&headers).map(str::to_string)
+    } else {
+        None
+    };
     let emulated = match &setup {
-        Some(setup) => match emulate::rewrite(&mut up.body, setup) {
-            Ok(r) => Some(r),
-            Err(e) => return fail(&s, api, e),
-        },
+        Some(setup) => {
+            // Two-step decoding: the tool's name first, then its arguments.
+            let picked = match emulate::name_step(&up.body, setup) {
+                Some(step) => step.run(&s.upstream, key.as_deref()).await,
+                None => None,
+            };
+            match emulate::rewrite_for(&mut up.body, setup, picked.as_deref()) {
+                Ok(r) => Some(r),
+                Err(e) => return fail(&s, api, e),
+            }
+        }
         None => None,
     };
     if let Some(window) = s.context {
@@ -570,11 +582,6 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         dropped_tools = up.tools.dropped.len(),
         "forwarding"
     );
-    let key = if s.cfg.forward_client_key {
-        client_key(&headers).map(str::to_string)
-    } else {
-        None
-    };
     let bytes = match s.upstream.chat(&up.body, key.as_deref()).await {
         Ok(b) => b,
         Err(e) => return fail(&s, api, e),
@@ -583,7 +590,10 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         (Some(setup), Some(original)) => emulated_retry(setup.clone(), original),
         _ => retry::native(),
     };
-    let checks = checks_for(&s, &up, retry);
+    let mut checks = checks_for(&s, &up, retry);
+    if let Some(setup) = &setup {
+        checks.retries = setup.retries(checks.retries);
+    }
     let tools = Arc::new(up.tools);
     let parse = if let Some(r) = &emulated {
         r.parse.clone()

@@ -257,9 +257,11 @@ impl fmt::Display for EmulationFormat {
 }
 
 /// How emulated tool calling is set up for a size class: the defaults the
-/// proxy's `emulate` mode uses, chosen from the measured evaluation
-/// (`corpus/eval/`, `docs/eval.md`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// proxy's `emulate` mode uses. They are data, not code:
+/// `src/toolkit/emulation_defaults.json`, regenerated from the measured
+/// evaluation by `corpus/eval/report.py` (`docs/eval.md`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EmulationDefaults {
     /// The prompt's call format (`None`: the model's registry entry decides).
     pub format: Option<EmulationFormat>,
@@ -275,49 +277,63 @@ pub struct EmulationDefaults {
     pub example: bool,
     /// Tell the model to copy the user's own values, not the example's.
     pub copy_values: bool,
-    /// Validation retries with the normalizer's feedback.
+    /// Validation retries with the normalizer's feedback (at most the
+    /// proxy's `[retries] validation`).
     pub retries: u32,
     /// Serve `tool_choice: auto` right after a user turn as `required`
     /// (after a tool result, `auto` stays a choice between text and a
     /// call). Measured: given the choice, the smallest models answer in
     /// prose instead of calling the tool the request needs.
     pub auto_as_required: bool,
+    /// Two-step decoding: first one tool name constrained to the offered
+    /// names (a list of names and one-line descriptions), then that tool's
+    /// arguments under its schema alone. Needs a constraint.
+    pub two_step: bool,
+}
+
+/// The compiled-in table of [`EmulationDefaults`] per size class.
+const DEFAULTS_JSON: &str = include_str!("emulation_defaults.json");
+
+#[derive(Deserialize)]
+struct DefaultsTable {
+    small: EmulationDefaults,
+    medium: EmulationDefaults,
+    large: EmulationDefaults,
+}
+
+fn defaults_table() -> Option<&'static DefaultsTable> {
+    static TABLE: std::sync::OnceLock<Option<DefaultsTable>> = std::sync::OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut v: serde_json::Value = serde_json::from_str(DEFAULTS_JSON).ok()?;
+            if let Some(o) = v.as_object_mut() {
+                o.retain(|k, _| !k.starts_with('_'));
+            }
+            serde_json::from_value(v).ok()
+        })
+        .as_ref()
 }
 
 impl EmulationDefaults {
-    /// The defaults for a size class.
+    /// The defaults for a size class (from `emulation_defaults.json`).
     ///
     /// ```
     /// use toolstream::toolkit::registry::EmulationDefaults;
     /// use toolstream::toolkit::SizeClass;
-    /// let d = EmulationDefaults::for_size(SizeClass::Small);
-    /// assert!(d.constrain && d.max_tools <= 8);
+    /// let small = EmulationDefaults::for_size(SizeClass::Small);
+    /// let large = EmulationDefaults::for_size(SizeClass::Large);
+    /// assert!(small.max_tools <= large.max_tools);
     /// ```
     pub fn for_size(size: SizeClass) -> EmulationDefaults {
-        match size {
-            SizeClass::Small => EmulationDefaults {
-                format: Some(EmulationFormat::Compact),
-                max_tools: 5,
-                optional_params: false,
-                constrain: true,
-                max_string: 200,
-                example: true,
-                copy_values: true,
-                retries: 1,
-                auto_as_required: true,
+        match defaults_table() {
+            Some(t) => match size {
+                SizeClass::Small => t.small.clone(),
+                SizeClass::Medium => t.medium.clone(),
+                SizeClass::Large => t.large.clone(),
             },
-            SizeClass::Medium => EmulationDefaults {
-                format: None,
-                max_tools: 20,
-                optional_params: true,
-                constrain: true,
-                max_string: 4000,
-                example: true,
-                copy_values: true,
-                retries: 1,
-                auto_as_required: false,
-            },
-            SizeClass::Large => EmulationDefaults {
+            // The compiled-in table is checked by a unit test; should it
+            // not read, emulate plainly: no cut below 64 tools, no grammar.
+            None => EmulationDefaults {
                 format: None,
                 max_tools: 64,
                 optional_params: true,
@@ -327,6 +343,7 @@ impl EmulationDefaults {
                 copy_values: false,
                 retries: 1,
                 auto_as_required: false,
+                two_step: false,
             },
         }
     }
@@ -1048,6 +1065,20 @@ fn version_of(family: Family, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emulation_defaults_table_reads() {
+        // The compiled-in table reads (else for_size falls back to plain
+        // emulation), and small models get the measured small setup.
+        assert!(defaults_table().is_some());
+        let s = EmulationDefaults::for_size(SizeClass::Small);
+        let l = EmulationDefaults::for_size(SizeClass::Large);
+        assert!(s.max_tools <= l.max_tools && s.max_string <= l.max_string);
+        assert!(
+            !s.two_step || s.constrain,
+            "two-step decoding needs a constraint"
+        );
+    }
 
     #[test]
     fn builtin_table_parses() {
