@@ -26,6 +26,13 @@
 //! type is read as untyped XML values are, see [`super::xmlcalls`]).
 //! Values are kept exactly as written. A call the output ends inside is
 //! `truncated`; a tools section with no call in it is markup.
+//!
+//! A call's `index` is its 1-based place in the message (the template
+//! writes `loop.index`, and numbers tool results the same way, linking
+//! them to calls by `tool_call_id`): it restarts at 1 every turn, so it is
+//! no id. Call ids come from [`crate::Config::ids`], unique across turns,
+//! as vLLM's `kimi_k3` parser (a generated id), SGLang's (the emission
+//! order) and llama.cpp's (the attribute skipped) do.
 
 use super::xmlcalls::value::{Ty, Value, Ws};
 use super::{Action, Block, BlockArgs, Cx, Flow, Trigger};
