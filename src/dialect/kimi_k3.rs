@@ -84,6 +84,7 @@ fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(K3Block {
         st: St::Between,
         header: Vec::new(),
+        seen: 0,
         call: None,
         value: None,
         calls: 0,
@@ -113,6 +114,9 @@ struct Call {
 struct K3Block {
     st: St,
     header: Vec<u8>,
+    /// While a header waits for its `<|sep|>`: how much of it (from its
+    /// first byte, where the next feed starts again) was searched already.
+    seen: usize,
     call: Option<Call>,
     value: Option<Value>,
     calls: usize,
@@ -306,6 +310,7 @@ impl Block for K3Block {
                         Match::Full(n) => {
                             i += n;
                             self.header.clear();
+                            self.seen = 0;
                             self.st = St::Header;
                             continue;
                         }
@@ -351,21 +356,30 @@ impl Block for K3Block {
                 St::Header => {
                     // The header is read whole, within the tag bound: past
                     // it the section ends at that fixed byte, however the
-                    // input was cut (a header is re-read until its
-                    // `<|sep|>` arrives; it is at most the bound long).
+                    // input was cut. A header cut by a chunk's end is held
+                    // and fed again with the next chunk; the search for its
+                    // `<|sep|>` goes on where it stopped (`seen`), so no
+                    // byte is searched twice.
                     let rest = &input[i..];
                     let room = self.max_header() + 1;
-                    match memchr::memmem::find(rest, SEP) {
+                    let from = self.seen.min(rest.len());
+                    match memchr::memmem::find(&rest[from..], SEP).map(|p| p + from) {
                         Some(p) if p < room => {
+                            self.seen = 0;
                             self.header.clear();
                             self.header.extend_from_slice(&rest[..p]);
                             i += p + SEP.len();
                             self.opened(cx, cx.abs(i));
                         }
                         _ if rest.len() >= room + SEP.len() - 1 => {
+                            self.seen = 0;
                             return self.done(cx, i + room, true);
                         }
-                        _ => return Flow::Partial(i),
+                        _ => {
+                            // A `<|sep|>` may begin in the last bytes.
+                            self.seen = rest.len().saturating_sub(SEP.len() - 1);
+                            return Flow::Partial(i);
+                        }
                     }
                 }
                 St::Value => {
