@@ -150,6 +150,10 @@ repair_kinds! {
     MissingCloser => "missing_closer",
     /// A string left open at the end of the input was closed.
     UnclosedString => "unclosed_string",
+    /// A string value missing its closing quote before the next member or
+    /// element (`{"a": "x, "b": 1}` → `{"a": "x", "b": 1}`) was closed
+    /// before the comma, as jsonrepair reads it.
+    MissingQuote => "missing_quote",
     /// A number or literal cut off at the end was completed or trimmed.
     TruncatedValue => "truncated_value",
     /// A key cut off at the end of the input by a limit (or inside an

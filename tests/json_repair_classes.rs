@@ -1,5 +1,6 @@
 //! The JSON repair classes where jsonrepair (the JavaScript repairer) did
-//! better (issue #42, section 5): each input is repaired to the value
+//! better (issue #42, section 5), the string missing its closing quote
+//! before `,"key":` among them: each input is repaired to the value
 //! jsonrepair 3.15.0 gives for it (run through `../shared/peers/js_jsonrepair.mjs`'s
 //! library call, `jsonrepair(text)`; the values are written below), whole
 //! and at every chunking (every chunk size, every single split point), with
@@ -8,7 +9,9 @@
 //! (all but the key cut at the end, which a document keeps and a call's
 //! arguments drop).
 //!
-//! The inputs are written from jsonrepair's documented behaviour and the
+//! The cases are `corpus/handmade/json_repair_classes.jsonl`, one row per
+//! input with its class, its repair kind, jsonrepair's value and its
+//! provenance: written from jsonrepair's documented behaviour and the
 //! issue's examples (marked as written: no model produced them).
 
 mod common;
@@ -18,64 +21,123 @@ use serde_json::Value;
 use toolstream::json::{repair, Repairer, Status};
 use toolstream::{Config, Dialect, RepairKind};
 
-/// (input, jsonrepair's value, the repair kind that names the class).
-const CASES: &[(&str, &str, RepairKind)] = &[
-    // `...` / `…` items in arrays and objects are dropped.
-    ("[1, 2, ..., 5]", "[1, 2, 5]", RepairKind::Ellipsis),
-    ("[1, 2, ...]", "[1, 2]", RepairKind::Ellipsis),
-    (r#"{"a": 1, ...}"#, r#"{"a": 1}"#, RepairKind::Ellipsis),
-    (
-        r#"{"a": "x", "b": [1, 2, ... ], ... }"#,
-        r#"{"a": "x", "b": [1, 2]}"#,
+/// A case of `corpus/handmade/json_repair_classes.jsonl`.
+struct Case {
+    id: String,
+    input: String,
+    /// jsonrepair's value (or, where marked, the intended one).
+    want: Value,
+    kind: RepairKind,
+    /// Also checked inside a call's arguments.
+    in_call: bool,
+}
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("../corpus/handmade/json_repair_classes.jsonl");
+    let rows: Vec<Case> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let row: Value = serde_json::from_str(line).expect("row is JSON");
+            let id = row["id"].as_str().expect("id").to_owned();
+            assert_eq!(row["written"], Value::Bool(true), "{id}: provenance");
+            assert!(
+                row["provenance"].as_str().is_some_and(|p| !p.is_empty()),
+                "{id}"
+            );
+            let kind = row["kind"].as_str().expect("kind");
+            let kind = *RepairKind::ALL
+                .iter()
+                .find(|k| k.as_str() == kind)
+                .unwrap_or_else(|| panic!("{id}: no repair kind {kind}"));
+            Case {
+                input: row["input"].as_str().expect("input").to_owned(),
+                want: row["expected"].clone(),
+                kind,
+                in_call: row["in_call"].as_bool().expect("in_call"),
+                id,
+            }
+        })
+        .collect();
+    // Every class of the issue's section 5, the missing quote among them.
+    for kind in [
         RepairKind::Ellipsis,
-    ),
-    // jsonrepair keeps `…` as a string; the issue asks for it to be dropped
-    // like `...` (the same placeholder, written as one character).
-    ("[1, 2, …]", "[1, 2]", RepairKind::Ellipsis),
-    // A missing comma after a string value, before the next value.
-    (r#"["a" 2]"#, r#"["a", 2]"#, RepairKind::MissingComma),
-    (r#"["a" "b"]"#, r#"["a", "b"]"#, RepairKind::MissingComma),
-    (
-        r#"{"a":"b" "c":1}"#,
-        r#"{"a": "b", "c": 1}"#,
         RepairKind::MissingComma,
-    ),
-    (
-        r#"{"a": {"b": "c" "d": 2}}"#,
-        r#"{"a": {"b": "c", "d": 2}}"#,
-        RepairKind::MissingComma,
-    ),
-    // `undefined` is null.
-    (
-        r#"{"a": undefined}"#,
-        r#"{"a": null}"#,
         RepairKind::NonJsonLiteral,
-    ),
-    ("[undefined, 1]", "[null, 1]", RepairKind::NonJsonLiteral),
-    // An unescaped inner quote followed by text is kept as text.
-    (
-        r#"{"d": "24" screen"}"#,
-        r#"{"d": "24\" screen"}"#,
         RepairKind::UnescapedQuote,
-    ),
-    (
-        r#"{"d": "24" screen", "e": 1}"#,
-        r#"{"d": "24\" screen", "e": 1}"#,
-        RepairKind::UnescapedQuote,
-    ),
-    // A key with no value at the end of the input.
-    (
-        r#"{"a": 1, "b""#,
-        r#"{"a": 1, "b": null}"#,
         RepairKind::MissingValue,
-    ),
-    (
-        r#"{"a":1,"b"#,
-        r#"{"a": 1, "b": null}"#,
-        RepairKind::MissingValue,
-    ),
-    (r#"{"b""#, r#"{"b": null}"#, RepairKind::MissingValue),
+        RepairKind::MissingQuote,
+    ] {
+        assert!(rows.iter().any(|c| c.kind == kind), "no {kind} case");
+    }
+    rows
+}
+
+/// Inputs where a `,` and a quote inside a string value are content, as
+/// jsonrepair reads them: the quote after the comma ends the string, or no
+/// quote follows.
+const NOT_SPLIT: &[(&str, &str)] = &[
+    (r#"{"a": "x, y", "b": 2}"#, r#"{"a": "x, y", "b": 2}"#),
+    (r#"{"a": "x, ", "b": 1}"#, r#"{"a": "x, ", "b": 1}"#),
+    (r#"{"a": "x,  "}"#, r#"{"a": "x,  "}"#),
+    (r#"["x, ", 1]"#, r#"["x, ", 1]"#),
 ];
+
+#[test]
+fn a_comma_and_quote_that_end_the_string_stay_content() {
+    for &(input, want) in NOT_SPLIT {
+        let r = repair(input.as_bytes()).expect("a value");
+        assert_eq!(value(&r.json), value(want), "{input}");
+        assert!(r.repairs.is_empty(), "{input}: {:?}", r.repairs);
+        let b = input.as_bytes();
+        let whole = repaired(b, &[]);
+        for s in 1..b.len() {
+            assert_eq!(repaired(b, &[s]), whole, "{input} split at {s}");
+        }
+        for n in 1..4 {
+            let splits: Vec<usize> = (n..b.len()).step_by(n).collect();
+            assert_eq!(repaired(b, &splits), whole, "{input} in {n}-byte chunks");
+        }
+    }
+}
+
+/// The held comma and blanks are bounded: a longer run of blanks after a
+/// comma is content, whatever follows it, the same at every chunking.
+#[test]
+fn a_missing_quote_is_looked_for_within_the_token_limit() {
+    use toolstream::Limits;
+    let limits = Limits {
+        max_token_bytes: 16,
+        ..Limits::default()
+    };
+    for (blanks, split) in [(10, true), (40, false)] {
+        let input = format!("{{\"a\": \"x,{}\"b\": 2}}", " ".repeat(blanks));
+        let b = input.as_bytes();
+        let run = |splits: &[usize]| {
+            let mut r = Repairer::with_limits(&limits).document(true);
+            let mut out = Vec::new();
+            let mut last = 0;
+            for &c in splits.iter().chain(std::iter::once(&b.len())) {
+                r.feed(&b[last..c], &mut out);
+                last = c;
+            }
+            r.finish(&mut out);
+            let kinds: Vec<RepairKind> = r.repairs().iter().map(|x| x.kind).collect();
+            (String::from_utf8(out).expect("UTF-8"), kinds)
+        };
+        let whole = run(&[]);
+        assert_eq!(
+            whole.1.contains(&RepairKind::MissingQuote),
+            split,
+            "{blanks} blanks: {whole:?}"
+        );
+        for s in 1..b.len() {
+            assert_eq!(run(&[s]), whole, "{blanks} blanks, split at {s}");
+        }
+        let ones: Vec<usize> = (1..b.len()).collect();
+        assert_eq!(run(&ones), whole, "{blanks} blanks, 1-byte chunks");
+    }
+}
 
 /// The repairer's output and repair kinds for `input` cut at `splits`.
 fn repaired(input: &[u8], splits: &[usize]) -> (String, Vec<RepairKind>) {
@@ -102,12 +164,14 @@ fn value(s: &str) -> Value {
 
 #[test]
 fn each_class_gives_jsonrepairs_value_with_its_repair_kind() {
-    for &(input, want, kind) in CASES {
-        let r = repair(input.as_bytes()).expect("a value");
-        assert_eq!(value(&r.json), value(want), "{input}");
+    for c in cases() {
+        let r = repair(c.input.as_bytes()).expect("a value");
+        assert_eq!(value(&r.json), c.want, "{}: {}", c.id, c.input);
         assert!(
-            r.repairs.iter().any(|x| x.kind == kind),
-            "{input}: no {kind} in {:?}",
+            r.repairs.iter().any(|x| x.kind == c.kind),
+            "{}: no {} in {:?}",
+            c.id,
+            c.kind,
             r.repairs
         );
     }
@@ -115,7 +179,8 @@ fn each_class_gives_jsonrepairs_value_with_its_repair_kind() {
 
 #[test]
 fn each_class_is_the_same_at_every_chunking() {
-    for &(input, _, _) in CASES {
+    for c in cases() {
+        let input = c.input.as_str();
         let b = input.as_bytes();
         let whole = repaired(b, &[]);
         for n in 1..b.len() {
@@ -134,10 +199,8 @@ fn each_class_inside_a_calls_arguments() {
     // A key with no value at the end is a document's class: a call's
     // arguments cut at the end of a stream drop the cut key (see
     // `Repairer::document`).
-    let in_calls = CASES
-        .iter()
-        .filter(|c| c.0.starts_with('{') && c.2 != RepairKind::MissingValue);
-    for &(input, want, kind) in in_calls {
+    for c in cases().into_iter().filter(|c| c.in_call) {
+        let (input, want, kind) = (c.input.as_str(), &c.want, c.kind);
         let text = format!(
             "Calling it.\n<tool_call>\n{{\"name\": \"f\", \"arguments\": {input}}}\n</tool_call>"
         );
@@ -145,17 +208,13 @@ fn each_class_inside_a_calls_arguments() {
         let parsed = check_all(text.as_bytes(), &cfg);
         assert_eq!(parsed.calls.len(), 1, "{input}");
         let c = &parsed.calls[0];
-        assert_eq!(value(&c.arguments), value(want), "{input}");
+        assert_eq!(&value(&c.arguments), want, "{input}");
         assert!(kinds(c).contains(&kind), "{input}: {:?}", kinds(c));
         // Every single split point.
         let b = text.as_bytes();
         for s in 1..b.len() {
             let got = calls(&run_split(b, &[s], &cfg));
-            assert_eq!(
-                value(&got[0].arguments),
-                value(want),
-                "{input} split at {s}"
-            );
+            assert_eq!(&value(&got[0].arguments), want, "{input} split at {s}");
         }
     }
 }

@@ -13,8 +13,13 @@
 //! `<｜DSML｜tool_calls>`, V4.1 in `<｜DSML｜ calls>` with a space after the
 //! marker in every tag (`<｜DSML｜ invoke name="f">`,
 //! `</｜DSML｜ parameter>`); each spelling is read in every tag, so a block
-//! opened one way may close another. The bars are full-width `｜`
-//! (U+FF5C), which the parser matches even when a chunk splits them. `string="true"` makes the
+//! opened one way may close another. The template's bars are full-width
+//! `｜` (U+FF5C), which the parser matches even when a chunk splits them;
+//! outputs (and prompts) that went through rendered text write ASCII bars
+//! (`<|DSML|function_calls>`, `<|DSML|invoke name="f">`,
+//! `</|DSML|parameter>`), read the same way, in any mix. An invoke written
+//! with no container around it (`<｜DSML｜invoke name="f">…</｜DSML｜invoke>`
+//! alone) is a call too: its block ends with the invoke. `string="true"` makes the
 //! value a raw string (streamed as it arrives); `string="false"` (or no
 //! attribute) makes it JSON, repaired if needed, or typed by the schema.
 //! Values are kept exactly as written between the tags.
@@ -25,18 +30,24 @@ use super::{Action, Block, BlockArgs, Trigger};
 use crate::scan::Pattern;
 use crate::xml::Tag;
 
-/// The marker DSML tag names start with.
-const MARKER: &[u8] = "｜DSML｜".as_bytes();
+/// The markers DSML tag names start with: the template's full-width bars,
+/// and the ASCII bars that outputs and prompts copied from rendered text use.
+const MARKERS: &[&[u8]] = &["｜DSML｜".as_bytes(), b"|DSML|"];
 
-/// How a DSML tag begins (opening or closing).
-pub(crate) const TAG_STARTS: &[&[u8]] = &["<｜DSML｜".as_bytes(), "</｜DSML｜".as_bytes()];
+/// How a DSML tag begins (opening or closing), in either spelling.
+pub(crate) const TAG_STARTS: &[&[u8]] = &[
+    "<｜DSML｜".as_bytes(),
+    "</｜DSML｜".as_bytes(),
+    b"<|DSML|",
+    b"</|DSML|",
+];
 
 /// The name of a DSML tag after its marker — `invoke` for
 /// `<｜DSML｜invoke name="f">` and for V4.1's spaced `<｜DSML｜ invoke name="f">`
 /// — or None for a tag without the marker.
 pub(crate) fn tag_name<'t>(t: &Tag<'t>) -> Option<&'t [u8]> {
     let name = t.name();
-    let rest = name.strip_prefix(MARKER)?;
+    let rest = MARKERS.iter().find_map(|m| name.strip_prefix(*m))?;
     if !rest.is_empty() {
         return Some(rest);
     }
@@ -114,7 +125,59 @@ pub(crate) const TRIGGERS: &[Trigger] = &[
             consume: true,
         },
     },
+    // ASCII bars.
+    Trigger {
+        pattern: Pattern::Lit(b"<|DSML|function_calls>"),
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<|DSML|tool_calls>"),
+        action: Action::Block {
+            open,
+            consume: true,
+        },
+    },
+    // An invoke with no container around it, in every spelling: read
+    // from the invoke tag (not consumed), the block ends with the invoke.
+    Trigger {
+        pattern: Pattern::Lit("<｜DSML｜invoke".as_bytes()),
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit("<｜DSML｜ invoke".as_bytes()),
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
+    Trigger {
+        pattern: Pattern::Lit(b"<|DSML|invoke"),
+        action: Action::Block {
+            open: open_bare,
+            consume: false,
+        },
+    },
 ];
+
+/// A bare invoke commits only once a parameter or its closing tag follows
+/// (as a bare `<function=` does, see [`super::qwen3_coder`]): prose that
+/// names the tag stays text.
+fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
+    Box::new(XmlBlock(XmlCalls::new(
+        &SYNTAX,
+        None,
+        Start::Lead,
+        false,
+        false,
+        a.cfg,
+    )))
+}
 
 fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
     let container = container(a.trigger);

@@ -26,6 +26,13 @@
 //! type is read as untyped XML values are, see [`super::xmlcalls`]).
 //! Values are kept exactly as written. A call the output ends inside is
 //! `truncated`; a tools section with no call in it is markup.
+//!
+//! A call's `index` is its 1-based place in the message (the template
+//! writes `loop.index`, and numbers tool results the same way, linking
+//! them to calls by `tool_call_id`): it restarts at 1 every turn, so it is
+//! no id. Call ids come from [`crate::Config::ids`], unique across turns,
+//! as vLLM's `kimi_k3` parser (a generated id), SGLang's (the emission
+//! order) and llama.cpp's (the attribute skipped) do.
 
 use super::xmlcalls::value::{Ty, Value, Ws};
 use super::{Action, Block, BlockArgs, Cx, Flow, Trigger};
@@ -77,6 +84,7 @@ fn open(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(K3Block {
         st: St::Between,
         header: Vec::new(),
+        seen: 0,
         call: None,
         value: None,
         calls: 0,
@@ -106,6 +114,9 @@ struct Call {
 struct K3Block {
     st: St,
     header: Vec<u8>,
+    /// While a header waits for its `<|sep|>`: how much of it (from its
+    /// first byte, where the next feed starts again) was searched already.
+    seen: usize,
     call: Option<Call>,
     value: Option<Value>,
     calls: usize,
@@ -299,6 +310,7 @@ impl Block for K3Block {
                         Match::Full(n) => {
                             i += n;
                             self.header.clear();
+                            self.seen = 0;
                             self.st = St::Header;
                             continue;
                         }
@@ -344,21 +356,30 @@ impl Block for K3Block {
                 St::Header => {
                     // The header is read whole, within the tag bound: past
                     // it the section ends at that fixed byte, however the
-                    // input was cut (a header is re-read until its
-                    // `<|sep|>` arrives; it is at most the bound long).
+                    // input was cut. A header cut by a chunk's end is held
+                    // and fed again with the next chunk; the search for its
+                    // `<|sep|>` goes on where it stopped (`seen`), so no
+                    // byte is searched twice.
                     let rest = &input[i..];
                     let room = self.max_header() + 1;
-                    match memchr::memmem::find(rest, SEP) {
+                    let from = self.seen.min(rest.len());
+                    match memchr::memmem::find(&rest[from..], SEP).map(|p| p + from) {
                         Some(p) if p < room => {
+                            self.seen = 0;
                             self.header.clear();
                             self.header.extend_from_slice(&rest[..p]);
                             i += p + SEP.len();
                             self.opened(cx, cx.abs(i));
                         }
                         _ if rest.len() >= room + SEP.len() - 1 => {
+                            self.seen = 0;
                             return self.done(cx, i + room, true);
                         }
-                        _ => return Flow::Partial(i),
+                        _ => {
+                            // A `<|sep|>` may begin in the last bytes.
+                            self.seen = rest.len().saturating_sub(SEP.len() - 1);
+                            return Flow::Partial(i);
+                        }
                     }
                 }
                 St::Value => {

@@ -21,6 +21,16 @@
 //! [`crate::RepairKind::CallInReasoning`] repair. A prefill (the prompt's
 //! tail) can leave a block open, so that the output starts inside
 //! reasoning ([`open_in_prefill`]).
+//!
+//! The thinking text is everything between the tags, its edge line breaks
+//! included (`<think>\nPlan.\n</think>` thinks `\nPlan.\n`), as vLLM's
+//! reasoning parsers (`BaseThinkingReasoningParser.extract_reasoning`
+//! partitions on the tags and strips nothing) and SGLang's
+//! (`BaseReasoningFormatDetector`, which stopped stripping) give it: a
+//! client that compares `reasoning_content` with either sees the same
+//! text, and templates that re-render it (Qwen3's strips the edge line
+//! breaks and writes its own) round-trip. The line breaks between the
+//! closing tag and the text are markup (see the dialects' docs).
 
 use super::{Action, Trigger};
 use crate::scan::{match_lit, Match, Pattern};
@@ -109,7 +119,7 @@ fn gemma_thought(at: &[u8]) -> Match {
 
 /// What opens a call inside `<think>` for the families that write calls
 /// there: a `<tool_call>` tag (Qwen's XML and JSON forms) and a DSML tag.
-pub(crate) const CALL_OPENERS: &[&[u8]] = &[b"<tool_call>", "<｜DSML｜".as_bytes()];
+pub(crate) const CALL_OPENERS: &[&[u8]] = &[b"<tool_call>", "<｜DSML｜".as_bytes(), b"<|DSML|"];
 
 /// The first call opener in `rest` (reasoning that `close` ends), and how
 /// many bytes at the end of `rest` may still become one.

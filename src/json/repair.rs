@@ -9,7 +9,9 @@
 //!
 //! * **Append-only.** Bytes written are never retracted. Only the few bytes
 //!   whose meaning depends on what follows are held back: a closing quote
-//!   (content or end of string?), a comma (trailing or not?), an object key
+//!   (content or end of string?), a comma (trailing or not?; inside a
+//!   string value, with its blanks: was the string's closing quote left
+//!   out before it?), an object key
 //!   (kept or dropped if the input ends inside it?), a bare token (number,
 //!   literal or unquoted string?), a partial escape or UTF-8 sequence.
 //! * **Valid JSON passes through unchanged**, byte for byte, with no repair.
@@ -151,6 +153,18 @@ pub trait Sink {
     }
 }
 
+/// Length of the `,` and spaces that end `content` (string content), when
+/// they are at most `max` bytes: where a string value may have been meant
+/// to end ([`StrLex::tail`]). 0 when there is no such tail.
+#[inline]
+pub(super) fn comma_tail(content: &[u8], max: usize) -> usize {
+    let spaces = content.iter().rev().take_while(|&&c| c == b' ').count();
+    match content.len().checked_sub(spaces + 1) {
+        Some(k) if content[k] == b',' && spaces < max => spaces + 1,
+        _ => 0,
+    }
+}
+
 /// True when `ws` (blanks) holds a blank line: two line breaks.
 pub(crate) fn holds_blank_line(ws: &[u8]) -> bool {
     memchr::memchr_iter(b'\n', ws).nth(1).is_some()
@@ -263,6 +277,11 @@ struct StrLex {
     quote_pending: bool,
     /// A line break is among the held whitespace.
     newline: bool,
+    /// A `,` and the blanks after it, at the end of a string value's
+    /// content, are held in `str_tail`: if a quote follows them and then
+    /// neither a delimiter nor a next value, the string should have ended
+    /// before the comma (`{"a": "x, "b": 1}`, see [`Repairer::split_at_tail`]).
+    tail: bool,
 }
 
 impl StrLex {
@@ -275,6 +294,7 @@ impl StrLex {
             esc: Esc::None,
             quote_pending: false,
             newline: false,
+            tail: false,
         }
     }
 }
@@ -560,6 +580,10 @@ pub struct Repairer {
     comma_ws: Vec<u8>,
     /// Whitespace held after a pending closing quote.
     quote_ws: Vec<u8>,
+    /// The `,` and blanks held at the end of a string value's content
+    /// ([`StrLex::tail`]), and the comma's offset.
+    str_tail: Vec<u8>,
+    tail_at: u64,
     /// Whitespace held after (or inside) a bare token.
     tok_ws: Vec<u8>,
     /// A pending comma: the offset where it was seen (or inserted).
@@ -674,6 +698,8 @@ impl Repairer {
             tok_start: 0,
             comma_ws: Vec::new(),
             quote_ws: Vec::new(),
+            str_tail: Vec::new(),
+            tail_at: 0,
             tok_ws: Vec::new(),
             comma: None,
             esc_buf: Vec::new(),
@@ -712,6 +738,7 @@ impl Repairer {
         reuse(&mut self.tok, old.tok);
         reuse(&mut self.comma_ws, old.comma_ws);
         reuse(&mut self.quote_ws, old.quote_ws);
+        reuse(&mut self.str_tail, old.str_tail);
         reuse(&mut self.tok_ws, old.tok_ws);
         reuse(&mut self.esc_buf, old.esc_buf);
         reuse(&mut self.repairs, old.repairs);
@@ -878,7 +905,7 @@ impl Repairer {
                 // plain content, read as the fast path would read it
                 // (without its set-up).
                 let k = fast::str_body(input, 0);
-                if k == input.len() {
+                if k == input.len() && comma_tail(input, self.max_token) == 0 {
                     sink.write_opaque(input, 0);
                     self.offset += k as u64;
                     self.lex = Lex::Str(StrLex::plain());
@@ -1591,6 +1618,7 @@ impl Repairer {
             esc: Esc::None,
             quote_pending: false,
             newline: false,
+            tail: false,
         });
         Step::Consumed(1)
     }
@@ -1640,6 +1668,9 @@ impl Repairer {
         if s.quote_pending {
             return self.after_quote(s, input, sink);
         }
+        if s.tail {
+            return self.string_tail(s, input, sink);
+        }
         if self.utf8_len > 0 {
             return self.string_utf8(s, input, sink);
         }
@@ -1661,8 +1692,7 @@ impl Repairer {
             if self.inline > 0 {
                 self.inline = inline_depth(self.inline, &input[..plain]);
             }
-            self.out(s.key, sink, &input[..plain]);
-            return Step::Consumed(plain);
+            return self.content_run(s, &input[..plain], sink);
         }
         let at = self.offset;
         match b {
@@ -1734,8 +1764,7 @@ impl Repairer {
                     if self.inline > 0 {
                         self.inline = inline_depth(self.inline, &run[..valid]);
                     }
-                    self.out(s.key, sink, &run[..valid]);
-                    return Step::Consumed(valid);
+                    return self.content_run(s, &run[..valid], sink);
                 }
                 self.utf8_len = 0;
                 self.utf8_need = need as u8;
@@ -1748,6 +1777,154 @@ impl Repairer {
                 Step::Consumed(1)
             }
         }
+    }
+
+    /// Writes `run`, string content read as it is, but for a `,` and
+    /// blanks that end it in a string value where one may be held
+    /// ([`StrLex::tail`]): those are held.
+    #[inline]
+    fn content_run<S: Sink + ?Sized>(&mut self, mut s: StrLex, run: &[u8], sink: &mut S) -> Step {
+        let t = if self.may_hold_tail(s) {
+            comma_tail(run, self.max_token)
+        } else {
+            0
+        };
+        let keep = run.len() - t;
+        if keep > 0 {
+            self.out(s.key, sink, &run[..keep]);
+        }
+        if t > 0 {
+            self.str_tail.clear();
+            self.str_tail.extend_from_slice(&run[keep..]);
+            self.tail_at = self.offset + keep as u64;
+            s.tail = true;
+            self.lex = Lex::Str(s);
+        }
+        Step::Consumed(run.len())
+    }
+
+    /// A `,` ending the content of `s` may be held ([`StrLex::tail`]): in
+    /// a double-quoted string value inside a container, outside an object
+    /// literal written in it.
+    #[inline]
+    fn may_hold_tail(&self, s: StrLex) -> bool {
+        !s.key && s.quote == Quote::Double && self.inline == 0 && !self.stack.is_empty()
+    }
+
+    /// Inside a string value after a held `,` and blanks ([`StrLex::tail`]):
+    /// more blanks are held (up to `max_token` bytes in all, then all of
+    /// them are content), the string's quote is held with them until what
+    /// follows it decides ([`Repairer::after_quote`]), anything else makes
+    /// them content.
+    fn string_tail<S: Sink + ?Sized>(&mut self, mut s: StrLex, input: &[u8], sink: &mut S) -> Step {
+        let b = input[0];
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                let fence = self.stop_on_fence && !self.lt_once;
+                if b == b'\n' && fence {
+                    self.flush_tail(&mut s, sink);
+                    return Step::Halt(0, Status::Stop);
+                }
+                // A line break the caller accepted (`lt_once`) is read once;
+                // with a fence, the run ends before the next one.
+                let from = usize::from(b == b'\n');
+                let n = from
+                    + input[from..]
+                        .iter()
+                        .position(|&c| !is_ws(c) || (c == b'\n' && self.stop_on_fence))
+                        .unwrap_or(input.len() - from);
+                if self.str_tail.len() + n > self.max_token {
+                    self.flush_tail(&mut s, sink);
+                    return Step::Consumed(0);
+                }
+                if input[..n].iter().any(|&c| c < 0x20) {
+                    self.lt_once = false;
+                }
+                self.str_tail.extend_from_slice(&input[..n]);
+                Step::Consumed(n)
+            }
+            b'"' => self.closing_quote(s, sink),
+            _ => {
+                self.flush_tail(&mut s, sink);
+                Step::Consumed(0)
+            }
+        }
+    }
+
+    /// The held `,` and blanks ([`StrLex::tail`]) were content: written as
+    /// the string's content (a raw line break or tab escaped, with the
+    /// repair it gets anywhere in a string).
+    fn flush_tail<S: Sink + ?Sized>(&mut self, s: &mut StrLex, sink: &mut S) {
+        if !s.tail {
+            return;
+        }
+        s.tail = false;
+        let tail = std::mem::take(&mut self.str_tail);
+        let mut from = 0;
+        for (k, &c) in tail.iter().enumerate() {
+            let esc: &[u8] = match c {
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                _ => continue,
+            };
+            self.out(false, sink, &tail[from..k]);
+            self.repair(RepairKind::ControlCharacter, self.tail_at + k as u64);
+            self.out(false, sink, esc);
+            from = k + 1;
+        }
+        if from < tail.len() {
+            self.out(false, sink, &tail[from..]);
+        }
+        self.str_tail = tail;
+        self.str_tail.clear();
+        self.lex = Lex::Str(*s);
+    }
+
+    /// The quote after a held `,` and blanks ([`StrLex::tail`]) is followed
+    /// by neither a delimiter nor a next value (`{"a": "x, "b": 1}`): as
+    /// jsonrepair reads it, the string was missing its closing quote before
+    /// the comma, and the quote opens the next key or element. The string
+    /// is closed there (a `missing_quote` repair at the comma), the comma
+    /// and its blanks are read as structure, the quote begins a string
+    /// whose content starts with the blanks after it; the current byte is
+    /// read next, in that string.
+    fn split_at_tail<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) -> Step {
+        let at = self.tail_at;
+        let now = self.offset;
+        let quote_at = now - self.quote_ws.len() as u64 - 1;
+        self.repair(RepairKind::MissingQuote, at);
+        self.lex = Lex::None;
+        self.inline = 0;
+        sink.write(b"\"");
+        sink.mark(Mark::End(ValueKind::String), at);
+        self.after_value();
+        let tail = std::mem::take(&mut self.str_tail);
+        self.offset = at;
+        self.comma(sink);
+        self.offset = at + 1;
+        self.whitespace(&tail[1..], sink);
+        self.str_tail = tail;
+        self.str_tail.clear();
+        self.offset = quote_at;
+        let _ = s;
+        let step = self.begin_string(Quote::Double, quote_at, sink);
+        self.offset = now;
+        if let (Step::Consumed(1), Lex::Str(t)) = (step, self.lex) {
+            let ws = std::mem::take(&mut self.quote_ws);
+            for &c in &ws {
+                let e: &[u8] = match c {
+                    b'\n' => b"\\n",
+                    b'\r' => b"\\r",
+                    b'\t' => b"\\t",
+                    _ => b" ",
+                };
+                self.out(t.key, sink, e);
+            }
+            self.quote_ws = ws;
+        }
+        self.quote_ws.clear();
+        Step::Consumed(0)
     }
 
     #[inline]
@@ -1796,6 +1973,7 @@ impl Repairer {
 
     fn closing_quote<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> Step {
         if self.stack.is_empty() && !s.key {
+            self.flush_tail(&mut s, sink);
             // A top-level string ends at its quote.
             self.end_string(s, sink);
             return Step::Consumed(1);
@@ -1892,6 +2070,12 @@ impl Repairer {
                 self.close_pending_quote(s, sink);
                 Step::Consumed(0)
             }
+            // After a held `,` and blanks: a missing closing quote before
+            // the comma (jsonrepair's reading; its delimiters, a quote and
+            // a digit end the string at the quote instead).
+            _ if s.tail && !matches!(b, b'{' | b'[' | b'(' | b'+' | b'\\' | b'\'' | b'/') => {
+                self.split_at_tail(s, sink)
+            }
             _ => {
                 if !s.key
                     && self.inline == 0
@@ -1908,6 +2092,7 @@ impl Repairer {
 
     /// The pending quote (and the blanks after it) was content.
     fn quote_is_content<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> Step {
+        self.flush_tail(&mut s, sink);
         self.repair(RepairKind::UnescapedQuote, self.offset);
         let q: &[u8] = match s.quote {
             Quote::Double => b"\\\"",
@@ -1934,7 +2119,8 @@ impl Repairer {
         Step::Consumed(0)
     }
 
-    fn close_pending_quote<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) {
+    fn close_pending_quote<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) {
+        self.flush_tail(&mut s, sink);
         let ws = std::mem::take(&mut self.quote_ws);
         self.end_string(s, sink);
         if !ws.is_empty() {
@@ -2089,8 +2275,12 @@ impl Repairer {
     }
 
     /// Closes a string at the end of the input. Returns true if it was cut off.
-    fn finish_string<S: Sink + ?Sized>(&mut self, s: StrLex, sink: &mut S) -> bool {
+    fn finish_string<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> bool {
         let at = self.offset;
+        if !s.quote_pending {
+            // A `,` and blanks at the end of the input were content.
+            self.flush_tail(&mut s, sink);
+        }
         if s.quote_pending {
             self.close_pending_quote(s, sink);
             return false;

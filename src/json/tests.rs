@@ -180,12 +180,21 @@ fn object_literals_written_in_strings() {
         fixed(r#"{"c": "{"a": {"b": 1}}", "d": 1}"#),
         r#"{"c": "{\"a\": {\"b\": 1}}", "d": 1}"#
     );
-    // A string value is never followed by a colon: such a quote is content
-    // (a closing quote left out before the next key keeps the key as text
-    // rather than breaking the object).
+    // A closing quote left out before the next key (`, "kind":`) closes
+    // the string before the comma, as jsonrepair does (#42 §5).
     assert_eq!(
         fixed(r#"{"town": "Lyon, "kind": "city"}"#),
-        r#"{"town": "Lyon, \"kind\": \"city"}"#
+        r#"{"town": "Lyon", "kind": "city"}"#
+    );
+    assert_eq!(
+        kinds(r#"{"town": "Lyon, "kind": "city"}"#),
+        vec![K::MissingQuote]
+    );
+    // Without the comma, a string value is never followed by a colon:
+    // such a quote is content.
+    assert_eq!(
+        fixed(r#"{"town": "Lyon "kind": "city"}"#),
+        r#"{"town": "Lyon \"kind\": \"city"}"#
     );
     assert_eq!(
         kinds(r#"{"content": "{"a": 1}"}"#),

@@ -87,6 +87,8 @@ pub struct TagScanner {
     state: ScanState,
     scanned: usize,
     max: usize,
+    /// `|` may start a name ([`TagScanner::bar_names`]).
+    bars: bool,
 }
 
 impl TagScanner {
@@ -96,7 +98,17 @@ impl TagScanner {
             state: ScanState::Lt,
             scanned: 0,
             max: max.max(8),
+            bars: false,
         }
+    }
+
+    /// Lets a tag name start with an ASCII `|` (`<|DSML|invoke name="f">`,
+    /// DeepSeek's DSML tags written with ASCII bars instead of the
+    /// template's full-width ones). Off by default: elsewhere `<|` begins
+    /// a special token, not a tag.
+    pub fn bar_names(mut self, yes: bool) -> Self {
+        self.bars = yes;
+        self
     }
 
     /// Forgets the tag scanned so far.
@@ -131,14 +143,14 @@ impl TagScanner {
                 ScanState::Lt => {
                     if b == b'/' {
                         self.state = ScanState::Slash;
-                    } else if is_name_start(b) {
+                    } else if is_name_start(b) || (self.bars && b == b'|') {
                         self.state = ScanState::Name;
                     } else {
                         return self.not_tag();
                     }
                 }
                 ScanState::Slash => {
-                    if is_name_start(b) {
+                    if is_name_start(b) || (self.bars && b == b'|') {
                         self.state = ScanState::Name;
                     } else {
                         return self.not_tag();

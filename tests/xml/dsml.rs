@@ -78,3 +78,42 @@ fn string_values_stream() {
     assert_eq!(d.concat(), r#"{"city": "Paris"}"#);
     assert!(d.iter().any(|x| x == "a"), "{d:?}");
 }
+
+#[test]
+fn ascii_bars_and_an_invoke_without_its_container() {
+    // Outputs that went through rendered text write ASCII bars; some drop
+    // the `function_calls` container. Each spelling, in any mix, is a call.
+    let bare = "<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>";
+    let ascii = V32.replace('｜', "|");
+    let ascii_bare = bare.replace('｜', "|");
+    let spaced_bare = bare.replace("｜DSML｜", "｜DSML｜ ");
+    let mixed = "<|DSML|function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<|DSML|parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</|DSML|invoke>\n</｜DSML｜function_calls>";
+    let dsml = Config::default().with_dialects(vec![Dialect::DeepSeekDsml]);
+    for input in [
+        ascii.as_str(),
+        bare,
+        ascii_bare.as_str(),
+        spaced_bare.as_str(),
+        mixed,
+    ] {
+        let text = format!("Checking.\n{input}\nDone.");
+        for cfg in [auto(), dsml.clone()] {
+            let p = check_all(text.as_bytes(), &cfg);
+            assert_eq!(p.calls.len(), 1, "{input}");
+            assert_eq!(p.calls[0].name, "get_weather", "{input}");
+            assert_eq!(args(&p, 0), json!({"city": "Paris"}), "{input}");
+            assert!(p.calls[0].repairs.is_empty(), "{input}");
+            assert_eq!(p.text, "Checking.\n\nDone.", "{input}");
+        }
+        // Every split point, inside the bars and the markers included.
+        let b = text.as_bytes();
+        let want = summary(&run_split(b, &[], &auto()));
+        for k in 1..b.len() {
+            assert_eq!(summary(&run_split(b, &[k], &auto())), want, "split at {k}");
+        }
+    }
+    // Two bare invokes in a row are two calls.
+    let two = format!("{ascii_bare}\n{bare}");
+    let p = check_all(two.as_bytes(), &auto());
+    assert_eq!(p.calls.len(), 2);
+}

@@ -345,8 +345,9 @@ impl XmlCalls {
             saw_markup: false,
             st,
             phase: Phase::Fresh,
-            scan: TagScanner::new(max_tag),
-            follow: TagScanner::new(max_tag),
+            // DSML tags may be written with ASCII bars (`<|DSML|invoke>`).
+            scan: TagScanner::new(max_tag).bar_names(syn.string_attr),
+            follow: TagScanner::new(max_tag).bar_names(syn.string_attr),
             call: None,
             started: 0,
             word: Vec::new(),

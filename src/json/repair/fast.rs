@@ -49,7 +49,9 @@
 //! complete character or escape. The stack only changes at commit points, so
 //! stopping never has anything to undo.
 
-use super::{single_quoted_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex};
+use super::{
+    comma_tail, single_quoted_len, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, Sink, StrLex,
+};
 use crate::event::RepairKind;
 
 /// The bytes [`Repairer::fast`] reads in a structural position.
@@ -99,6 +101,7 @@ impl Repairer {
             Lex::Str(s) => {
                 s.quote == Quote::Double
                     && s.esc == Esc::None
+                    && !s.tail
                     && self.inline == 0
                     && (resume || !(s.key || s.quote_pending))
             }
@@ -283,8 +286,15 @@ impl Repairer {
             loop {
                 if in_str {
                     let k = str_body(input, i);
-                    commit!(k);
+                    // A `,` and blanks ending the content are the slow
+                    // path's to hold (see `StrLex::tail`) unless the
+                    // string ends at the quote after them.
+                    let tail = comma_tail(&input[i..k], max_token);
+                    commit!(k - tail);
                     if k == n {
+                        if tail > 0 {
+                            cut = Cut::Str;
+                        }
                         break;
                     }
                     if input[k] != b'"' {

@@ -43,7 +43,9 @@
 //! split of the same input.
 
 use super::fast::{number_len, str_plain};
-use super::{fits_f64, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex};
+use super::{
+    comma_tail, fits_f64, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex,
+};
 
 /// The lane's states: where it is inside the current unit. A state is a
 /// row of [`TABLE`]; [`Lane::feed`] moves between them a byte at a time.
@@ -78,8 +80,12 @@ mod st {
     pub(super) const KEY_QUOTE: u8 = 24;
     /// A number or literal held until the byte after it.
     pub(super) const SCALAR: u8 = 25;
+    /// A `,` and spaces at the end of a string value's content, held: the
+    /// string may have been meant to end before the comma (see
+    /// `StrLex::tail`); the lane stops if a quote follows them.
+    pub(super) const STR_COMMA: u8 = 26;
     /// Number of states.
-    pub(super) const N: usize = 26;
+    pub(super) const N: usize = 27;
     const _: () = assert!(N <= 32);
 }
 
@@ -186,6 +192,9 @@ mod act {
     pub(super) const COLON: u8 = 25;
     /// The byte after a held scalar (read again in [`super::st::CLEAN_A`]).
     pub(super) const SCALAR_END: u8 = 26;
+    /// A `,` in a string value's content (held from here, see
+    /// [`super::st::STR_COMMA`]).
+    pub(super) const STR_COMMA: u8 = 27;
 }
 
 /// The class of every byte.
@@ -383,6 +392,21 @@ const fn transitions() -> [[u16; 32]; 32] {
         t[c1 + 2][cls::CONT as usize] = (o + C1 + 1) as u16;
         key += 1;
     }
+    // A `,` in a string value's content is held with the spaces after it:
+    // plain content after them makes them content, a `,` is held anew,
+    // anything else (a quote above all) is the repairer's.
+    let sv = st::STR as usize;
+    let scm = st::STR_COMMA as usize;
+    t[sv][cls::COMMA as usize] = go(act::STR_COMMA, st::STR_COMMA);
+    let mut c = 0;
+    while c < cls::N_CLASSES {
+        if t[sv][c] == st::STR as u16 {
+            t[scm][c] = st::STR as u16;
+        }
+        c += 1;
+    }
+    t[scm][cls::SPACE as usize] = st::STR_COMMA as u16;
+    t[scm][cls::COMMA as usize] = go(act::STR_COMMA, st::STR_COMMA);
     // After a closing quote.
     let vq = st::VAL_QUOTE as usize;
     t[vq][cls::COMMA as usize] = go(act::VAL_QUOTE_END, st::CLEAN_A);
@@ -559,6 +583,7 @@ impl Lane {
                 esc: Esc::None,
                 quote_pending: false,
                 newline: false,
+                tail: false,
             }) => (st::STR, rep.pos),
             _ => return false,
         };
@@ -630,7 +655,7 @@ impl Lane {
             return None;
         }
         let w = crate::event::word(input);
-        if !plain_word(w, n) {
+        if !plain_word(w, n) || comma_tail(input, usize::MAX) != 0 {
             return None;
         }
         debug_assert_eq!(self.committed, len, "a string value holds nothing");
@@ -664,7 +689,7 @@ impl Lane {
         let base = self.out.len();
         append(&mut self.out, input);
         let mut s = self.state;
-        if s == st::STR && n > 8 && str_plain(input, 0) == n {
+        if s == st::STR && n > 8 && str_plain(input, 0) == n && comma_tail(input, usize::MAX) == 0 {
             // Inside a string value, nothing held, and all of the chunk is
             // plain content: the common chunk of a long string.
             self.committed = base + n;
@@ -752,6 +777,13 @@ impl Lane {
                     hold!();
                     self.ustart = at + 1;
                 }
+                act::STR_COMMA => {
+                    // The content before the comma is committed; the
+                    // commit point is inside the string.
+                    upto = Some(i);
+                    self.cstate = st::STR;
+                    self.ustart = at;
+                }
                 act::STR_CHAR => {
                     hold!();
                     self.chstart = at;
@@ -813,8 +845,10 @@ impl Lane {
             if s == st::STR && n - i > 16 {
                 // Into a string value with much of the chunk left: its plain
                 // content up to the next quote, backslash or control
-                // character (a SIMD search), its UTF-8 validated at once.
-                i = str_plain(input, i);
+                // character (a SIMD search), its UTF-8 validated at once;
+                // a `,` and spaces that end it are read by the table.
+                let e = str_plain(input, i);
+                i = e - comma_tail(&input[i..e], usize::MAX);
             }
         }
         self.state = s;
@@ -859,7 +893,7 @@ impl Lane {
     fn over_limit(&self) -> bool {
         let len = self.out.len();
         match self.state {
-            st::COMMA_V | st::COMMA_K | st::VAL_QUOTE | st::SCALAR => {
+            st::COMMA_V | st::COMMA_K | st::VAL_QUOTE | st::SCALAR | st::STR_COMMA => {
                 len - self.ustart > self.max_token
             }
             st::KEY_QUOTE => !self.key_fits(len),

@@ -27,7 +27,8 @@
 
 use super::fast::{skip_ws, str_body};
 use super::{
-    closer_of, Esc, Frame, Kind, Lex, Mark, Pos, Quote, Repairer, Sink, Status, ValueKind,
+    closer_of, comma_tail, Esc, Frame, Kind, Lex, Mark, Pos, Quote, Repairer, Sink, Status,
+    ValueKind,
 };
 
 /// What [`Repairer::units`] did.
@@ -52,7 +53,9 @@ impl Repairer {
                 self.pos,
                 Pos::Value | Pos::ObjKey | Pos::AfterValue | Pos::AfterKey
             ),
-            Lex::Str(s) => s.quote == Quote::Double && s.esc == Esc::None && self.inline == 0,
+            Lex::Str(s) => {
+                s.quote == Quote::Double && s.esc == Esc::None && !s.tail && self.inline == 0
+            }
             _ => false,
         }
     }
@@ -123,13 +126,28 @@ impl Repairer {
                     0
                 } else {
                     let k = str_body(input, 0);
+                    // A `,` and blanks ending the content are the slow
+                    // path's to hold (see `StrLex::tail`) unless the
+                    // string ends at the quote after them.
+                    let tail = comma_tail(&input[..k], self.max_token);
                     if k >= n || input[k] != b'"' {
                         // Content only (or up to what the slow path must
                         // see): written as the slow path writes it.
-                        if k > 0 {
-                            sink.write(&input[..k]);
+                        if k > tail {
+                            sink.write(&input[..k - tail]);
                         }
-                        return (k, false);
+                        return (k - tail, false);
+                    }
+                    let j = skip_ws(input, k + 1);
+                    if j >= n
+                        || !matches!(input[j], b',' | b'}' | b']')
+                        || j - (k + 1) > self.max_token
+                    {
+                        // The closing quote stays for the slow path.
+                        if k > tail {
+                            sink.write(&input[..k - tail]);
+                        }
+                        return (k - tail, false);
                     }
                     if k > 0 {
                         sink.write(&input[..k]);
