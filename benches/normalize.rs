@@ -19,12 +19,20 @@
 //!
 //! Every timed closure checks its result, so a broken normalizer cannot look fast.
 //! Run: `cargo bench --bench normalize`.
+//!
+//! Instruction counts (callgrind, independent of the machine's load): with
+//! `TS_PROFILE=parse` or `TS_PROFILE=normalize` (and `TS_PASSES`, default
+//! 3) the binary runs that many passes of `corpus/parse` or
+//! `corpus/parse_normalize` in `pass` instead of criterion:
+//! `TS_PROFILE=normalize valgrind --tool=callgrind --toggle-collect='normalize::pass'
+//! target/test-release/deps/normalize-*`. The normalizer's share is the
+//! `normalize` count less the `parse` one.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use serde_json::Value;
 use toolstream::normalize::{
     read_tools, read_tools_value, Catalog, CatalogCache, Normalizer, Options,
@@ -212,9 +220,50 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
+/// One pass over the corpus (out of line, so that callgrind can count it alone).
+#[inline(never)]
+fn pass(replies: &[Reply], normalize: bool) -> usize {
+    replies
+        .iter()
+        .map(|r| {
+            run(
+                black_box(r.text.as_bytes()),
+                0,
+                &r.cfg,
+                normalize.then_some(&r.catalog),
+            )
+        })
+        .sum()
+}
+
+/// The callgrind driver (see the module docs): `Some(calls ended)` when
+/// `TS_PROFILE` asked for it.
+fn profile() -> Option<usize> {
+    let mode = std::env::var("TS_PROFILE").ok()?;
+    let passes: usize = std::env::var("TS_PASSES")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(3);
+    let replies = corpus();
+    let normalize = match mode.as_str() {
+        "parse" => false,
+        "normalize" => true,
+        other => panic!("TS_PROFILE={other}: parse or normalize"),
+    };
+    Some((0..passes).map(|_| pass(&replies, normalize)).sum())
+}
+
+fn main() {
+    if let Some(calls) = profile() {
+        println!("{calls} calls ended");
+        return;
+    }
+    normalize();
+    Criterion::default().configure_from_args().final_summary();
+}
+
 criterion_group! {
     name = normalize;
     config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(3)).warm_up_time(std::time::Duration::from_secs(1));
     targets = benches
 }
-criterion_main!(normalize);

@@ -105,6 +105,11 @@ pub(crate) struct CompiledTool {
     /// The declared properties, by name (sorted): what the rewriter asks
     /// of each member, answered once here.
     props_list: Vec<Prop>,
+    /// The name [`names::fold`]ed (a wrapper key may be the tool's name).
+    pub(crate) folded_name: String,
+    /// The fast check's required keys as a mask of `props_list` positions,
+    /// when every one is declared at a position below 64.
+    pub(crate) required_mask: Option<u64>,
 }
 
 /// What the rewriter needs to know of one declared property.
@@ -118,12 +123,16 @@ pub(crate) struct Prop {
 }
 
 impl CompiledTool {
-    /// The declared property `key`.
-    pub(crate) fn prop(&self, key: &str) -> Option<&Prop> {
+    /// The position of the declared property `key` (in sorted order).
+    pub(crate) fn prop_index(&self, key: &str) -> Option<usize> {
         self.props_list
             .binary_search_by(|p| p.name.as_str().cmp(key))
             .ok()
-            .map(|i| &self.props_list[i])
+    }
+
+    /// The declared property at `i` (from [`CompiledTool::prop_index`]).
+    pub(crate) fn prop_at(&self, i: usize) -> &Prop {
+        &self.props_list[i]
     }
 
     pub(crate) fn props(&self) -> Option<&Map<String, Value>> {
@@ -295,13 +304,26 @@ impl Catalog {
                 })
                 .unwrap_or_default();
             props_list.sort_by(|a, b| a.name.cmp(&b.name));
+            let position = |k: &str| {
+                props_list
+                    .binary_search_by(|p| p.name.as_str().cmp(k))
+                    .ok()
+                    .filter(|&i| i < 64)
+            };
+            let required_mask = fast.as_ref().and_then(|f| {
+                f.required
+                    .iter()
+                    .try_fold(0u64, |m, r| Some(m | 1 << position(r)?))
+            });
             compiled.push(CompiledTool {
                 name: spec.name.clone(),
+                folded_name: names::fold(&spec.name),
                 schema,
                 validator,
                 schema_error,
                 fast,
                 props_list,
+                required_mask,
             });
         }
         Catalog {
@@ -477,12 +499,18 @@ impl Catalog {
             let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
             rw.feed(self, arguments);
             rw.finish(self);
-            // A parameter dropped rules the tool out before its (costlier)
-            // end-of-call check.
-            if rw.fixes.made(FixKind::DroppedParameter) {
+            // A parameter dropped or an undeclared one kept rules the tool
+            // out before its (costlier) end-of-call check.
+            if rw.fixes.made(FixKind::DroppedParameter) || rw.undeclared {
                 continue;
             }
-            let errors = self.check(&rw);
+            // Vouched for member by member: valid, every key declared.
+            let vouched = rw.fits(self.tool(i));
+            let errors = if vouched {
+                Vec::new()
+            } else {
+                self.check_full(&rw)
+            };
             let (out, fixes) = (std::mem::take(&mut rw.output), rw.fixes);
             // Fits: valid, nothing dropped, every key declared (a tool
             // that declares no properties fits only `{}`).
@@ -493,7 +521,7 @@ impl Catalog {
                 })
             };
             let fits = errors.is_empty()
-                && serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v));
+                && (vouched || serde_json::from_slice::<Value>(&out).is_ok_and(|v| declared(&v)));
             if fits {
                 if found.is_some() {
                     return None;

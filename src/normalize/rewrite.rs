@@ -20,8 +20,6 @@
 //! number of times (strings are skipped with `memchr`), so the work is
 //! linear.
 
-use std::collections::HashSet;
-
 use serde_json::Value;
 
 use super::coerce::KeyPlan;
@@ -174,6 +172,8 @@ pub(crate) struct Rewriter {
     key_raw: Vec<u8>,
     /// The member's key as it will be written.
     key: String,
+    /// Its position among the tool's declared properties, if declared.
+    prop: Option<usize>,
     plan: KeyPlan,
     /// Bytes between the key and the value.
     colon: Vec<u8>,
@@ -181,7 +181,12 @@ pub(crate) struct Rewriter {
     scan: Scan,
     emitted_any: bool,
     members: usize,
-    taken: HashSet<String>,
+    /// Keys written so far: declared ones at positions below 64 as bits
+    /// of `taken_mask`, the others in `taken_more`.
+    taken_mask: u64,
+    taken_more: Vec<String>,
+    /// A key the tool does not declare was kept.
+    pub(crate) undeclared: bool,
     /// So far, every member is vouched for by the tool's fast check.
     fast: bool,
     /// So far, every member's value (as written) is a placeholder text.
@@ -227,13 +232,16 @@ impl Rewriter {
             sep: Vec::new(),
             key_raw: Vec::new(),
             key: String::new(),
+            prop: None,
             plan: KeyPlan::Keep,
             colon: Vec::new(),
             held: Vec::new(),
             scan: Scan::default(),
             emitted_any: false,
             members: 0,
-            taken: HashSet::new(),
+            taken_mask: 0,
+            taken_more: Vec::new(),
+            undeclared: false,
             fast: true,
             all_placeholders: true,
             streamed: Vec::new(),
@@ -259,7 +267,11 @@ impl Rewriter {
     }
 
     /// Feeds the next piece of the arguments text; returns what to emit for it.
-    pub(crate) fn feed(&mut self, cat: &Catalog, bytes: &[u8]) -> Vec<u8> {
+    pub(crate) fn feed(&mut self, cat: &Catalog, bytes: &[u8]) -> &[u8] {
+        if self.output.capacity() == 0 {
+            // Usually as long as the input.
+            self.output.reserve(bytes.len() + 2);
+        }
         self.input.extend_from_slice(bytes);
         self.base = self.input.len() - bytes.len();
         self.run(cat, bytes);
@@ -267,16 +279,24 @@ impl Rewriter {
             && self.st != St::Done
             && self.input.len() <= cat.options().limits.max_held_call_bytes
         {
-            return Vec::new();
+            return &[];
         }
         self.take_output()
     }
 
     /// The output not handed out yet.
-    fn take_output(&mut self) -> Vec<u8> {
-        let out = self.output[self.sent..].to_vec();
+    fn take_output(&mut self) -> &[u8] {
+        let from = self.sent;
         self.sent = self.output.len();
-        out
+        &self.output[from..]
+    }
+
+    /// True when key `k` was written already.
+    fn is_taken(&self, tool: &CompiledTool, k: &str) -> bool {
+        match tool.prop_index(k) {
+            Some(i) if i < 64 => self.taken_mask >> i & 1 == 1,
+            _ => self.taken_more.iter().any(|t| t == k),
+        }
     }
 
     /// Starts again from the first byte with wrapper detection off, over
@@ -292,8 +312,25 @@ impl Rewriter {
         *self = fresh;
     }
 
+    /// Starts again holding the arguments whole, from their first byte to
+    /// `upto` (at most `max_held_call_bytes`: nothing was handed out yet).
+    fn hold_from_start(&mut self, upto: usize) {
+        let input = std::mem::take(&mut self.input);
+        let start = input
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(upto)
+            .min(upto);
+        let mut fresh = Rewriter::new(self.tool, self.fixes.max);
+        fresh.held = input[start..upto].to_vec();
+        fresh.st = St::HoldAll;
+        fresh.input = input;
+        fresh.base = self.base;
+        *self = fresh;
+    }
+
     /// Ends the arguments; returns what is left to emit.
-    pub(crate) fn finish(&mut self, cat: &Catalog) -> Vec<u8> {
+    pub(crate) fn finish(&mut self, cat: &Catalog) -> &[u8] {
         if self.st != St::Done {
             self.fast = false;
         }
@@ -463,8 +500,17 @@ impl Rewriter {
                             self.held = held;
                             self.st = St::HoldAll;
                             continue;
+                        } else if self.base + i <= cat.options().limits.max_held_call_bytes {
+                            // A wrapper in a wrapper whose value is not an
+                            // object (a JSON string of the arguments, a
+                            // scalar): nothing was handed out yet; the
+                            // arguments are held whole and undone at the end.
+                            self.hold_from_start(self.base + i);
+                            continue;
                         } else {
-                            self.member_key(cat, key);
+                            // Past the hold: an ordinary member (its colon kept).
+                            self.key = key;
+                            self.member_key(cat);
                             self.value_start(cat, b);
                             continue;
                         }
@@ -484,6 +530,24 @@ impl Rewriter {
                             i += n;
                             continue;
                         }
+                    }
+                    // Bulk over a scalar (a number, `true`, …) up to its end.
+                    if self.scan.scalar {
+                        let rest = &bytes[i..];
+                        let n = rest
+                            .iter()
+                            .position(|&c| {
+                                matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')
+                            })
+                            .unwrap_or(rest.len());
+                        if n > 0 {
+                            self.take(cat, mode, &rest[..n]);
+                            i += n;
+                        }
+                        if i < bytes.len() {
+                            self.value_end(cat);
+                        }
+                        continue;
                     }
                     match self.scan.step(b) {
                         Step::More => self.take(cat, mode, &bytes[i..=i]),
@@ -542,16 +606,20 @@ impl Rewriter {
     /// A key is complete. False when the rewriter left the member state
     /// (a wrapper candidate now held whole, or a broken key).
     fn key_done(&mut self, cat: &Catalog) -> bool {
-        let Ok(key) = serde_json::from_slice::<String>(&self.key_raw) else {
+        if !decode_key(&self.key_raw, &mut self.key) {
             self.broken();
             return false;
-        };
+        }
+        self.colon.clear();
         let tool = cat.tool(self.tool);
         let opts = cat.options();
-        if self.wrappers && self.members == 0 && opts.structure && structure::is_wrapper(tool, &key)
+        if self.wrappers
+            && self.members == 0
+            && opts.structure
+            && structure::is_wrapper(tool, &self.key)
         {
             self.fast = false;
-            if structure::is_shell_key(&key) {
+            if structure::is_shell_key(&self.key) {
                 // `{"type": "object", "properties": …}`: held whole.
                 if self.nest == 0 {
                     let mut held = vec![b'{'];
@@ -563,61 +631,63 @@ impl Rewriter {
                 }
             } else if self.nest < structure::MAX_DECODES {
                 // Streamed into if its value is an object.
-                self.wrap_pending = Some(key);
+                self.wrap_pending = Some(self.key.clone());
                 self.colon.clear();
                 return true;
             }
         }
-        self.member_key(cat, key);
+        self.member_key(cat);
         true
     }
 
-    /// Plans member `key` (declared, renamed, dropped).
-    fn member_key(&mut self, cat: &Catalog, key: String) {
+    /// Plans the member whose key (as written) is in `self.key`
+    /// (declared, renamed, dropped).
+    fn member_key(&mut self, cat: &Catalog) {
         let tool = cat.tool(self.tool);
         self.members += 1;
-        let declared = tool.prop(&key).is_some();
-        self.plan = if declared {
+        let declared = tool.prop_index(&self.key);
+        // Vouched for only as written, declared, and once.
+        if declared.is_none() || self.is_taken(tool, &self.key) {
+            self.fast = false;
+        }
+        let plan = if declared.is_some() {
             KeyPlan::Keep
         } else {
             let c = cat.coercer(self.tool);
-            let taken = &self.taken;
-            c.plan_key(&tool.schema, &key, &|k| taken.contains(k))
+            c.plan_key(&tool.schema, &self.key, &|k| self.is_taken(tool, k))
         };
-        // Vouched for only as written, declared, and once.
-        if !declared || self.taken.contains(&key) {
-            self.fast = false;
-        }
-        self.key = match &self.plan {
+        self.prop = None;
+        match &plan {
             KeyPlan::Rename(to) => {
                 self.fixes.push(Fix {
                     kind: FixKind::ParameterName,
                     path: pointer_push("", to),
-                    from: Some(key.clone()),
+                    from: Some(std::mem::take(&mut self.key)),
                     to: Some(to.clone()),
                 });
                 self.key_raw = serde_json::to_vec(to).unwrap_or_default();
-                to.clone()
+                self.key.clone_from(to);
+                self.prop = tool.prop_index(to);
             }
             KeyPlan::Drop(kind) => {
                 self.fixes.push(Fix {
                     kind: *kind,
-                    path: pointer_push("", &key),
-                    from: Some(key.clone()),
+                    path: pointer_push("", &self.key),
+                    from: Some(self.key.clone()),
                     to: None,
                 });
-                key
             }
-            KeyPlan::Keep => key,
-        };
-        self.colon.clear();
+            KeyPlan::Keep => self.prop = declared,
+        }
+        self.undeclared |= self.prop.is_none() && !matches!(plan, KeyPlan::Drop(_));
+        self.plan = plan;
     }
 
     fn value_start(&mut self, cat: &Catalog, b: u8) {
         self.scan = Scan::default();
         let tool = cat.tool(self.tool);
         let c = cat.coercer(self.tool);
-        let mode = match (&self.plan, tool.prop(&self.key)) {
+        let mode = match (&self.plan, self.prop.map(|i| tool.prop_at(i))) {
             (KeyPlan::Drop(_), _) => Mode::Skip,
             (_, Some(p)) if b == b'"' && p.streams_string => Mode::Stream,
             (_, Some(_)) => Mode::Hold,
@@ -630,7 +700,7 @@ impl Rewriter {
         self.held.clear();
         self.count_chars = false;
         if mode == Mode::Stream {
-            match fast_prop(tool, &self.key) {
+            match self.fast_prop(tool) {
                 Some(f) if f.any_string() => {}
                 Some(f) if f.counts_chars() => {
                     self.count_chars = true;
@@ -660,7 +730,10 @@ impl Rewriter {
         self.output.append(&mut self.key_raw);
         self.output.append(&mut self.colon);
         self.emitted_any = true;
-        self.taken.insert(self.key.clone());
+        match self.prop {
+            Some(i) if i < 64 => self.taken_mask |= 1 << i,
+            _ => self.taken_more.push(self.key.clone()),
+        }
     }
 
     fn take(&mut self, cat: &Catalog, mode: Mode, bytes: &[u8]) {
@@ -697,14 +770,16 @@ impl Rewriter {
         }
         if self.st == St::Value(Mode::Stream) && self.all_placeholders {
             // A streamed value is a string: a placeholder only when short.
-            self.all_placeholders = self.streamed.len() <= PLACEHOLDER_RAW
-                && serde_json::from_slice::<String>(&self.streamed)
-                    .is_ok_and(|t| is_placeholder_text(&t));
+            self.all_placeholders =
+                self.streamed.len() <= PLACEHOLDER_RAW && placeholder_string(&self.streamed);
         }
         if self.count_chars && self.st == St::Value(Mode::Stream) {
             // Less the quotes and what escapes take beyond their character.
             let n = self.chars.saturating_sub(2 + self.scan.esc_extra);
-            if !fast_prop(cat.tool(self.tool), &self.key).is_some_and(|f| f.length_fits(n)) {
+            if !self
+                .fast_prop(cat.tool(self.tool))
+                .is_some_and(|f| f.length_fits(n))
+            {
                 self.fast = false;
             }
             self.count_chars = false;
@@ -734,7 +809,7 @@ impl Rewriter {
         };
         self.all_placeholders &= v.as_str().is_some_and(is_placeholder_text);
         // Valid as written (the fast check says so): nothing to coerce.
-        if !v.is_null() && fast_prop(tool, &self.key).is_some_and(|f| f.accepts(&v)) {
+        if !v.is_null() && self.fast_prop(tool).is_some_and(|f| f.accepts(&v)) {
             self.write_head();
             self.output.append(&mut self.held);
             return;
@@ -754,8 +829,9 @@ impl Rewriter {
         let coerced = c
             .value_schema(&tool.schema, &self.key)
             .and_then(|vs| c.coerce(&v, vs, &path, 1, &mut self.fixes));
-        let fits =
-            fast_prop(tool, &self.key).is_some_and(|f| f.accepts(coerced.as_ref().unwrap_or(&v)));
+        let fits = self
+            .fast_prop(tool)
+            .is_some_and(|f| f.accepts(coerced.as_ref().unwrap_or(&v)));
         self.fast &= fits;
         self.write_head();
         match coerced {
@@ -779,7 +855,10 @@ impl Rewriter {
             && self.errors.is_empty()
             && self.decoded.is_none()
             && !(self.members > 0 && self.all_placeholders)
-            && schema.required.iter().all(|r| self.taken.contains(r))
+            && match tool.required_mask {
+                Some(m) => self.taken_mask & m == m,
+                None => schema.required.iter().all(|r| self.is_taken(tool, r)),
+            }
             && std::str::from_utf8(&self.output).is_ok()
     }
 
@@ -792,12 +871,52 @@ impl Rewriter {
         inner.run(cat, text);
         inner.finish(cat);
         self.output.append(&mut inner.output);
+        self.undeclared |= inner.undeclared;
         self.fixes.absorb(std::mem::take(&mut inner.fixes));
         self.errors.append(&mut inner.errors);
     }
 }
 
-/// The fast check of `tool`'s declared property `key`, if it has one.
-fn fast_prop<'t>(tool: &'t CompiledTool, key: &str) -> Option<&'t Fast> {
-    tool.prop(key)?.fast.as_ref()
+impl Rewriter {
+    /// The fast check of the current member's declared property, if it has one.
+    fn fast_prop<'t>(&self, tool: &'t CompiledTool) -> Option<&'t Fast> {
+        tool.prop_at(self.prop?).fast.as_ref()
+    }
+}
+
+/// Decodes the JSON string `raw` (with its quotes) into `key`; false when
+/// it is not a valid JSON string. Plain keys are copied without a parser.
+fn decode_key(raw: &[u8], key: &mut String) -> bool {
+    if let Some(inner) = raw
+        .strip_prefix(b"\"")
+        .and_then(|r| r.strip_suffix(b"\""))
+        .filter(|r| !r.iter().any(|&b| b == b'\\' || b == b'"' || b < 0x20))
+    {
+        if let Ok(t) = std::str::from_utf8(inner) {
+            key.clear();
+            key.push_str(t);
+            return true;
+        }
+        return false;
+    }
+    match serde_json::from_slice::<String>(raw) {
+        Ok(k) => {
+            *key = k;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// True when the JSON string `raw` (with its quotes, as written) holds a
+/// placeholder text.
+fn placeholder_string(raw: &[u8]) -> bool {
+    match raw
+        .strip_prefix(b"\"")
+        .and_then(|r| r.strip_suffix(b"\""))
+        .filter(|r| !r.iter().any(|&b| b == b'\\' || b == b'"' || b < 0x20))
+    {
+        Some(inner) => std::str::from_utf8(inner).is_ok_and(is_placeholder_text),
+        None => serde_json::from_slice::<String>(raw).is_ok_and(|t| is_placeholder_text(&t)),
+    }
 }

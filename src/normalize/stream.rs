@@ -196,10 +196,10 @@ impl Normalizer {
                     if bytes.is_empty() {
                         return;
                     }
-                    let delta = if bytes[..] == delta[..] {
+                    let delta = if bytes == &delta[..] {
                         delta
                     } else {
-                        Delta::copy_from_slice(&bytes)
+                        Delta::copy_from_slice(bytes)
                     };
                     out.push(Normalized::plain(Event::ToolArgs { index, delta, span }));
                 }
@@ -254,10 +254,10 @@ impl Normalizer {
                 if rw.input.is_empty() && !call.arguments.is_empty() {
                     // A call whose arguments came only with its end.
                     let bytes = rw.feed(cat, call.arguments.as_bytes());
-                    push_args(out, index, &bytes, span);
+                    push_args(out, index, bytes, span);
                 }
                 let tail = rw.finish(cat);
-                push_args(out, index, &tail, span);
+                push_args(out, index, tail, span);
                 let errors = cat.check(&rw);
                 call.name = name;
                 call.arguments = super::utf8(std::mem::take(&mut rw.output));
@@ -350,7 +350,7 @@ impl Normalizer {
             match state {
                 CallState::Live { mut rw, .. } => {
                     let tail = rw.finish(cat);
-                    push_args(&mut out, index, &tail, Span::default());
+                    push_args(&mut out, index, tail, Span::default());
                 }
                 CallState::Held {
                     id,

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{pointer_push, short, CallError, ErrorKind, Fix, FixKind, InvalidReason};
-use super::names::{fold, folds_to};
+use super::names::folds_to;
 use super::rewrite::Rewriter;
 use super::template;
 use super::{Catalog, CompiledTool};
@@ -40,13 +40,12 @@ pub(crate) fn is_shell_key(key: &str) -> bool {
 
 /// True when `key`, first in the arguments, may wrap the real ones.
 pub(crate) fn is_wrapper(tool: &CompiledTool, key: &str) -> bool {
-    let declared = tool.props().is_some_and(|p| p.contains_key(key));
-    !declared
-        && (WRAPPERS.contains(&key)
-            || key == "type"
-            || key == "properties"
-            || key == tool.name
-            || folds_to(&tool.name, &fold(key)))
+    (WRAPPERS.contains(&key)
+        || key == "type"
+        || key == "properties"
+        || key == tool.name
+        || folds_to(key, &tool.folded_name))
+        && !tool.props().is_some_and(|p| p.contains_key(key))
 }
 
 /// The values of a schema-shaped wrapper: `{"type": "object", "properties":

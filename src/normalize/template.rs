@@ -60,6 +60,13 @@ pub(crate) fn is_placeholder_text(s: &str) -> bool {
         return false;
     }
     let t = s.trim();
+    // Every placeholder form ends in one of these (most real values do not).
+    if !matches!(
+        t.chars().next_back(),
+        Some('.' | '…' | '}' | ']' | '>' | '0'..='9')
+    ) {
+        return false;
+    }
     if matches!(t, "..." | "…" | "{...}" | "[...]" | "<...>") {
         return true;
     }

@@ -1037,3 +1037,72 @@ fn limits_at_their_extremes() {
         }
     }
 }
+
+/// A wrapper inside a wrapper whose value is not an object: a JSON string
+/// of the arguments is decoded, a scalar stays a member — and the output is
+/// JSON either way (it once lost the member's colon: `{"arguments"5}`),
+/// streamed or not, on both sides of the hold.
+#[test]
+fn a_nested_wrapper_holding_a_string_or_a_scalar() {
+    let t = bfcl();
+    let big = Arc::new(Catalog::new(&t));
+    let small = with_limits(
+        &t,
+        NormalizeLimits {
+            max_held_call_bytes: 16,
+            ..NormalizeLimits::default()
+        },
+    );
+    let cases = [
+        r#"{"arguments": {"input": "{\"base\": 1, \"height\": 2}"}}"#,
+        r#" {"params": {"args": "{\"base\": \"1\", \"height\": 2}"}} "#,
+        r#"{"arguments": {"arguments": 5}}"#,
+        r#"{"arguments": {"params": "x", "base": 1}}"#,
+    ];
+    for cat in [&big, &small] {
+        for args in cases {
+            let one = cat.normalize("calculate_triangle_area", args);
+            assert!(
+                serde_json::from_str::<Value>(&one.arguments).is_ok(),
+                "{args} -> {}",
+                one.arguments
+            );
+            for chunk in 1..=args.len() {
+                let (out, call, report) = stream(cat, "calculate_triangle_area", args, chunk);
+                assert_eq!(deltas(&out), call.arguments, "{args} @{chunk}");
+                assert_eq!(call.arguments, one.arguments, "{args} @{chunk}");
+                assert_eq!(report, one.report, "{args} @{chunk}");
+            }
+        }
+    }
+    let o = big.normalize("calculate_triangle_area", cases[0]);
+    assert!(o.report.is_ok(), "{:?}", o.report);
+    assert_eq!(o.arguments_value(), json!({"base": 1, "height": 2}));
+    assert_eq!(
+        kinds(&o),
+        [FixKind::UnwrappedArguments, FixKind::UnwrappedArguments]
+    );
+    let o = big.normalize("calculate_triangle_area", cases[1]);
+    assert!(o.report.is_ok(), "{:?}", o.report);
+    assert_eq!(o.arguments_value(), json!({"base": 1, "height": 2}));
+    assert_eq!(
+        kinds(&o),
+        [
+            FixKind::UnwrappedArguments,
+            FixKind::UnwrappedArguments,
+            FixKind::StringToInteger
+        ]
+    );
+    let o = big.normalize("calculate_triangle_area", cases[2]);
+    assert_eq!(o.arguments_value(), json!({"arguments": 5}));
+    assert_eq!(
+        error_kinds(&o),
+        [
+            (ErrorKind::MissingRequired, "/base".into()),
+            (ErrorKind::MissingRequired, "/height".into())
+        ]
+    );
+    // Past a 16-byte hold the inner members streamed: the scalar is a member.
+    let o = small.normalize("calculate_triangle_area", cases[2]);
+    assert_eq!(o.arguments_value(), json!({"arguments": 5}));
+}

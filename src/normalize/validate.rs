@@ -148,7 +148,8 @@ pub(crate) fn errors(
         }
         let path = e.instance_path().as_str().to_owned();
         let at = args.pointer(&path);
-        let received = at.map(|v| short(v, QUOTE));
+        // Quoted only by the kinds that say what was received.
+        let received = || at.map(|v| short(v, QUOTE));
         let mut err = match e.kind() {
             ValidationErrorKind::Required { property } => {
                 let name = property.as_str().unwrap_or_default().to_owned();
@@ -181,7 +182,7 @@ pub(crate) fn errors(
                 );
                 c.suggestion = Some(format!("give a {want} value"));
                 c.expected = Some(want);
-                c.received = received;
+                c.received = received();
                 c
             }
             ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -212,7 +213,7 @@ pub(crate) fn errors(
                     path.clone(),
                     "matches none of the allowed forms",
                 );
-                c.received = received;
+                c.received = received();
                 c
             }
             ValidationErrorKind::Enum { options } => {
@@ -228,7 +229,7 @@ pub(crate) fn errors(
                     CallError::new(ErrorKind::InvalidValue, path.clone(), "value not allowed");
                 c.suggestion = Some(format!("use one of: {list}"));
                 c.expected = Some(format!("one of {list}"));
-                c.received = received;
+                c.received = received();
                 c
             }
             other => {
@@ -236,7 +237,7 @@ pub(crate) fn errors(
                 if let ValidationErrorKind::Constant { expected_value } = other {
                     c.expected = Some(expected_value.to_string());
                 }
-                c.received = received;
+                c.received = received();
                 c
             }
         };
