@@ -15,7 +15,10 @@ all from the recorded replies. Written by the toolstream developers.
    valid) summed over the tiers, and both arms ran the same number of
    tasks. Ties keep the default. Held-out tasks are never used to choose.
    Both models of the evaluation are small (≤ 4B); medium and large are not
-   touched. When a default changes, (g) and the lever arms recorded so far
+   touched. The small class's prompt format likewise from #40's prompt
+   arms (p-FORMAT-small, `run.py --arms prompts`) when all four ran on
+   every small model: another format must beat the current one on every
+   model. When a default changes, (g) and the lever arms recorded so far
    describe the old defaults: the script says so, and
    `run.py --arms g,g-ls,levers --fresh-arms` re-records them.
 3. BENCHMARKS.md's section "Tool-call success on small local models" and
@@ -96,7 +99,27 @@ def choose_defaults(cs):
             notes.append(f"-> {key}: {small[key]} -> {new} (the flipped lever wins on every model)")
             small[key] = new
         elif not measured:
-            notes.append(f"{arm}: not measured on the dev tasks (kept {key} = {small[key]})")
+            notes.append(f"{arm}: not measured (or not on the same dev tasks as (g)); kept {key} = {small[key]}")
+    # #40: the prompt format for small models from the prompt arms
+    # (p-FORMAT-small: the format alone, no constraint, normalizer or
+    # retries), when every format's arm ran on every small model.
+    formats = ("json", "compact", "parallel", "xml")
+    scores = {f: [total(cs, f"p-{f}-small", m, "dev") for m in SMALL_MODELS] for f in formats}
+    complete = all(sc[3] > 0 and sc[3] == scores[formats[0]][i][3] for f in formats
+                   for i, sc in enumerate(scores[f]))
+    if complete:
+        cur = small["format"]
+        for f in formats:
+            notes.append(f"p-{f}-small dev exact/right/valid: " + "; ".join(
+                f"{SHORT[m]} {sc[0]}/{sc[1]}/{sc[2]} of {sc[3]}" for m, sc in zip(SMALL_MODELS, scores[f])))
+        best = [f for f in formats if f != cur and cur in scores
+                and all(scores[f][i][:3] > scores[cur][i][:3] for i in range(len(SMALL_MODELS)))]
+        if best:
+            best.sort(key=lambda f: [x[:3] for x in scores[f]], reverse=True)
+            notes.append(f"-> format: {cur} -> {best[0]} (better on every small model)")
+            small["format"] = best[0]
+    else:
+        notes.append("prompt arms (p-*-small) not complete for every small model: format kept")
     if small["two_step"] and not small["constrain"]:
         small["two_step"] = False
         notes.append("two_step kept off: it needs the constraint")
@@ -132,6 +155,11 @@ def benchmarks_section(cs):
            "`max_tokens` 256; first call scored valid / right / exact, of n tasks (20 per tier; lever arms: dev tasks only).",
            "", "| arm | model | simple v / r / e | medium v / r / e | complex v / r / e | s/task |", "|---|---|---|---|---|---|"]
     models = sorted({c["model"] for c in cs})
+    partial = any(c["n"] < 20 for c in cs if c["split"] == "all" and c["arm"] in ("b", "g"))
+    timeouts = sum(c["timeouts"] for c in cs if c["split"] == "all")
+    if partial or timeouts:
+        out.insert(5, f"{'**Partial run** (n < 20 in some cells); ' if partial else ''}{timeouts} request(s) timed out "
+                      "(scored as no call): docs/eval.md says which run, on what machine.")
     for arm in order:
         for model in models:
             if any(c["arm"] == arm and c["model"] == model for c in cs):
@@ -169,8 +197,9 @@ def readme_block(cs, small):
            f"Small models (≤ 4B), the proxy's defaults (`src/toolkit/emulation_defaults.json`): `{small['format']}` prompt, "
            f"≤ {small['max_tools']} tools, {'required parameters only' if not small['optional_params'] else 'all parameters'}, "
            f"grammar {'on' if small['constrain'] else 'off'}, two-step {'on' if small['two_step'] else 'off'}, "
-           f"{small['retries']} validation retr{'y' if small['retries'] == 1 else 'ies'}. Measured "
-           "(right / exact of 20 per tier, simple · medium · complex):", ""]
+           f"{small['retries']} validation retr{'y' if small['retries'] == 1 else 'ies'}. Medium and large models: "
+           "not measured (no such model in the evaluation; defaults set by hand). Measured "
+           "(right / exact, of n tasks; simple · medium · complex; a full run has n = 20):", ""]
     out += ["| model | llama.cpp's own tool handling (b) | `toolstream proxy` defaults (g) |", "|---|---|---|"]
     for m in models:
         def re(arm):
