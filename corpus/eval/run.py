@@ -337,7 +337,7 @@ def run(args):
                 group = [a for a in arms if ARMS[a]["server"] == kind]
                 plans = {}
                 for a in group:
-                    split = "dev" if (a in DEV_ONLY and args.split == "all" and not args.levers_all) else args.split
+                    split = "dev" if (a in DEV_ONLY and args.split == "all") else args.split
                     todo = [t for t in task_order(tasks, args.tasks, split) if (name, a, t["id"]) not in done]
                     if todo:
                         plans[a] = todo
@@ -488,12 +488,14 @@ def estimate(args):
     ratio = (sum(x[1] for x in common) / sum(x[0] for x in common)) if common else 2.0
 
     def cpu(model, arm, tier):
-        for a in (arm, "g" if arm.startswith("g") or arm.startswith("p-") else ("a" if arm == "a-ls" else arm)):
+        near = {"a-ls": ["a"], "a": ["a-ls"], "c": ["d", "e"], "d": ["c", "e"], "e": ["d", "c"],
+                "f": ["g"], "g-ls": ["g"]}.get(arm, ["g"] if arm.startswith(("g", "p-")) else [])
+        for a in [arm] + near:
             if (model, a, tier) in mean:
                 return mean[(model, a, tier)]
         other = "gemma-3-270m-it" if model.startswith("SmolLM2") else "SmolLM2-135M-Instruct"
         f = ratio if model.startswith("gemma") else 1 / ratio
-        for a in (arm, "g"):
+        for a in [arm] + near:
             if (other, a, tier) in mean:
                 return mean[(other, a, tier)] * f
         return None
@@ -512,7 +514,7 @@ def estimate(args):
                 if c is None:
                     line.append(f"{tier} ?")
                     continue
-                n = (n_dev if arm in DEV_ONLY and not args.levers_all else n_all)[tier]
+                n = (n_dev if arm in DEV_ONLY else n_all)[tier]
                 w = n * (k * c + args.overhead)
                 tot += w
                 line.append(f"{tier} {n}x{k * c:.2f}s")
@@ -540,6 +542,8 @@ def main():
     ap.add_argument("--tiers", default="simple,medium,complex")
     ap.add_argument("--tasks", type=int, default=None, help="only the first N tasks per tier (tool sets and splits mixed)")
     ap.add_argument("--split", default="all", choices=["all", "dev", "heldout"])
+    ap.add_argument("--dev-arms", default="levers,prompts",
+                    help="arms run on the dev tasks only (comma list, groups allowed; default: levers,prompts)")
     ap.add_argument("--levers-all", action="store_true", help="lever and prompt arms on held-out tasks too (default: dev only)")
     ap.add_argument("--n-ctx", type=int, default=32768)
     ap.add_argument("--max-tokens", type=int, default=256)
@@ -556,11 +560,13 @@ def main():
     ap.add_argument("--out", default=None, help="replies file (default: corpus/eval/runs-<model>.jsonl)")
     ap.add_argument("--estimate-from", default=None,
                     help="comma list of recordings: print the estimated idle time of a full run and exit")
-    ap.add_argument("--calibrate-from", default=os.path.join(ROOT, "target", "eval-old", "idle-smollm2.jsonl"),
+    ap.add_argument("--calibrate-from", default=os.path.join(HERE, "runs-smollm2.jsonl"),
                     help="recordings from the idle machine (estimate)")
     ap.add_argument("--overhead", type=float, default=0.1, help="seconds per request besides the server (estimate)")
     ap.add_argument("--server-start", type=float, default=3.0, help="seconds per server start (estimate)")
     args = ap.parse_args()
+    global DEV_ONLY
+    DEV_ONLY = set() if args.levers_all else set(expand_arms(args.dev_arms))
     if args.estimate_from:
         estimate(args)
         return
@@ -587,7 +593,7 @@ def main():
     jobs = args.jobs or (2 if args.full else 1)
     if args.threads is None:
         args.threads = max(1, (os.cpu_count() or 2) // min(jobs, max(1, len(wanted))))
-    if jobs > 1 and len(wanted) > 1 and not args.out:
+    if jobs > 1 and len(wanted) > 1:
         # One process per model (each its own server, cores / jobs threads):
         # llama-cpp-python's per-token work is mostly one Python thread, so
         # two one-thread servers keep both cores busy where one two-thread
@@ -597,6 +603,9 @@ def main():
         for m in wanted:
             cmd = [sys.executable, os.path.abspath(__file__)] + base + [
                 "--models", MODELS[m], "--jobs", "1", "--threads", str(args.threads), "--bin", args.bin]
+            if args.out:
+                stem, ext = os.path.splitext(args.out)
+                cmd += ["--out", f"{stem}-{MODELS[m]}{ext}"]
             procs.append(subprocess.Popen(cmd))
         codes = [p.wait() for p in procs]
         if any(codes):
