@@ -2,7 +2,9 @@
 //! Code really sends (`corpus/tools/claude_code.json`): normalizing twice
 //! equals normalizing once; a valid call is unchanged (to the byte, no
 //! repair); the streaming normalizer's output equals the one-shot result at
-//! every chunking, and its argument deltas add up to the final arguments.
+//! every chunking, and its argument deltas add up to the final arguments —
+//! also for arguments given as a JSON string, wrapped, or as a JSON string
+//! inside nested wrappers.
 
 use std::sync::{Arc, OnceLock};
 
@@ -162,11 +164,22 @@ fn call(seed: u64, valid: bool) -> (String, String) {
     if !valid && g.chance(20) {
         name = name.to_lowercase();
     }
-    let text = if g.chance(50) {
+    let mut text = if g.chance(50) {
         serde_json::to_string_pretty(&args).unwrap()
     } else {
         serde_json::to_string(&args).unwrap()
     };
+    if !valid {
+        // Structural failures: the arguments as a JSON string, in a
+        // wrapper, or as a JSON string in a wrapper in a wrapper.
+        let string = |t: &str| serde_json::to_string(t).unwrap();
+        match g.below(10) {
+            0 => text = string(&text),
+            1 => text = format!(r#"{{"arguments": {text}}}"#),
+            2 => text = format!(r#"{{"arguments": {{"input": {}}}}}"#, string(&text)),
+            _ => {}
+        }
+    }
     (name, text)
 }
 

@@ -83,7 +83,7 @@ pub use stream::{Normalized, Normalizer};
 pub use tools_file::{read_tools, read_tools_value, ToolsFileError, ToolsShape};
 
 use crate::{ToolCall, Tools};
-use coerce::Coercer;
+use coerce::{Coercer, KeyPlan};
 use names::Resolution;
 use rewrite::Rewriter;
 
@@ -110,12 +110,17 @@ pub(crate) struct CompiledTool {
     /// The fast check's required keys as a mask of `props_list` positions,
     /// when every one is declared at a position below 64.
     pub(crate) required_mask: Option<u64>,
+    /// An undeclared top-level key is dropped (`additionalProperties:
+    /// false`, no `patternProperties`, dropping switched on).
+    drops_undeclared: bool,
 }
 
 /// What the rewriter needs to know of one declared property.
 #[derive(Debug)]
 pub(crate) struct Prop {
     name: String,
+    /// `name` [`names::fold`]ed (for parameter-name resolution).
+    folded: String,
     /// Any string is valid for it as it is: a string value streams through.
     pub(crate) streams_string: bool,
     /// Its schema in the fast check's subset, when it is in it.
@@ -133,6 +138,49 @@ impl CompiledTool {
     /// The declared property at `i` (from [`CompiledTool::prop_index`]).
     pub(crate) fn prop_at(&self, i: usize) -> &Prop {
         &self.props_list[i]
+    }
+
+    /// What to do with the undeclared top-level key `key` (`taken`: keys
+    /// written already): [`coerce::Coercer::plan_key`] on the schema's
+    /// root, answered from the names folded once per catalog.
+    pub(crate) fn plan_key(
+        &self,
+        key: &str,
+        opts: &Options,
+        taken: &dyn Fn(&str) -> bool,
+    ) -> KeyPlan {
+        if self.prop_index(key).is_some() {
+            return KeyPlan::Keep;
+        }
+        if opts.param_names {
+            let folded = names::fold(key);
+            let pick = |pred: &dyn Fn(&Prop) -> bool| -> Option<String> {
+                let mut hit = None;
+                for p in &self.props_list {
+                    if pred(p) {
+                        if hit.is_some() {
+                            return None;
+                        }
+                        hit = Some(p);
+                    }
+                }
+                hit.filter(|p| !taken(&p.name)).map(|p| p.name.clone())
+            };
+            let mut to = None;
+            if !folded.is_empty() {
+                to = pick(&|p| p.folded == folded);
+            }
+            if to.is_none() && folded.chars().count() >= 3 {
+                to = pick(&|p| names::distance(&folded, &p.folded, 1).is_some());
+            }
+            if let Some(to) = to {
+                return KeyPlan::Rename(to);
+            }
+        }
+        if self.drops_undeclared {
+            return KeyPlan::Drop(FixKind::DroppedParameter);
+        }
+        KeyPlan::Keep
     }
 
     pub(crate) fn props(&self) -> Option<&Map<String, Value>> {
@@ -295,6 +343,7 @@ impl Catalog {
                     p.iter()
                         .map(|(k, ps)| Prop {
                             name: k.clone(),
+                            folded: names::fold(k),
                             streams_string: c.any_string_conforms(ps),
                             fast: fast
                                 .as_ref()
@@ -315,7 +364,12 @@ impl Catalog {
                     .iter()
                     .try_fold(0u64, |m, r| Some(m | 1 << position(r)?))
             });
+            let root = c.resolve(&schema);
+            let drops_undeclared = options.drop_unknown
+                && root.get("additionalProperties") == Some(&Value::Bool(false))
+                && root.get("patternProperties").is_none();
             compiled.push(CompiledTool {
+                drops_undeclared,
                 name: spec.name.clone(),
                 folded_name: names::fold(&spec.name),
                 schema,
@@ -397,11 +451,18 @@ impl Catalog {
     /// validation of the output.
     pub(crate) fn check(&self, rw: &Rewriter) -> Vec<CallError> {
         // The common case: a call that already fits, vouched for member by
-        // member while it streamed (see `fast`): no `Value`, no `jsonschema`.
-        if rw.fits(self.tool(rw.tool())) {
-            return Vec::new();
+        // member while it streamed (see `fast`): no `Value`, no `jsonschema`;
+        // or whose only problem is required keys left out (the errors
+        // `jsonschema` would give, in its order: tested).
+        let tool = self.tool(rw.tool());
+        match rw.vouched(tool) {
+            Some(missing) => missing
+                .into_iter()
+                .take(self.options.limits.max_errors)
+                .map(|name| validate::missing("", name, tool.props().and_then(|p| p.get(name))))
+                .collect(),
+            None => self.check_full(rw),
         }
-        self.check_full(rw)
     }
 
     /// [`Catalog::check`] without the fast path.

@@ -653,8 +653,7 @@ impl Rewriter {
         let plan = if declared.is_some() {
             KeyPlan::Keep
         } else {
-            let c = cat.coercer(self.tool);
-            c.plan_key(&tool.schema, &self.key, &|k| self.is_taken(tool, k))
+            tool.plan_key(&self.key, cat.options(), &|k| self.is_taken(tool, k))
         };
         self.prop = None;
         match &plan {
@@ -848,18 +847,33 @@ impl Rewriter {
     /// check: every member vouched for as it streamed, the required ones
     /// present, the output strict JSON, and not a copied template.
     pub(crate) fn fits(&self, tool: &CompiledTool) -> bool {
-        let Some(schema) = &tool.fast else {
-            return false;
-        };
-        self.fast
+        self.vouched(tool).is_some_and(|missing| missing.is_empty())
+    }
+
+    /// When every member written was vouched for by the fast check (as in
+    /// [`Rewriter::fits`]): the required keys missing (in the schema's
+    /// order), the call's only problem. `None` when not known.
+    pub(crate) fn vouched<'t>(&self, tool: &'t CompiledTool) -> Option<Vec<&'t str>> {
+        let schema = tool.fast.as_ref()?;
+        let known = self.fast
             && self.errors.is_empty()
             && self.decoded.is_none()
             && !(self.members > 0 && self.all_placeholders)
-            && match tool.required_mask {
-                Some(m) => self.taken_mask & m == m,
-                None => schema.required.iter().all(|r| self.is_taken(tool, r)),
-            }
-            && std::str::from_utf8(&self.output).is_ok()
+            && std::str::from_utf8(&self.output).is_ok();
+        if !known {
+            return None;
+        }
+        if tool.required_mask.is_some_and(|m| self.taken_mask & m == m) {
+            return Some(Vec::new());
+        }
+        Some(
+            schema
+                .required
+                .iter()
+                .filter(|r| !self.is_taken(tool, r))
+                .map(String::as_str)
+                .collect(),
+        )
     }
 
     /// Runs a fresh rewriter (no wrapper detection) over `text` and takes

@@ -705,6 +705,9 @@ fn the_fast_path_agrees_with_the_full_check() {
         (&cc, "Read", r#"{"file_path": "<file-path>"}"#),
         (&cc, "Bash", r#"{"command": "ls", "timeout": 5}"#),
         (&cc, "Read", r#"{"file_path": "/a", "limit": 0}"#),
+        (&cc, "Read", r#"{"limit": 1}"#),
+        (&cc, "Edit", r#"{"replace_all": true}"#),
+        (&cc, "Edit", r#"{}"#),
         (&cc, "Read", r#"{"file_path": "/a", "offset": -1}"#),
         (
             &cc,
@@ -749,7 +752,7 @@ fn the_fast_path_agrees_with_the_full_check() {
     ] {
         cases.push((cat.clone(), name.into(), args.into()));
     }
-    let (mut fast, mut total) = (0, 0);
+    let (mut fast, mut total, mut missing) = (0, 0, 0);
     for (cat, name, args) in &cases {
         let Resolution::Tool(i, _) = cat.resolve(name) else {
             continue;
@@ -769,9 +772,15 @@ fn the_fast_path_agrees_with_the_full_check() {
                 fast += 1;
                 assert_eq!(cat.check_full(&rw), vec![], "{name} {a}");
             }
+            if rw.vouched(cat.tool(i)).is_some() {
+                // Required keys missing, told without `jsonschema`.
+                assert_eq!(cat.check(&rw), cat.check_full(&rw), "{name} {a}");
+                missing += usize::from(!rw.fits(cat.tool(i)));
+            }
         }
     }
-    println!("fast path taken for {fast} of {total} calls");
+    println!("fast path taken for {fast} of {total} calls, {missing} more missing required keys");
+    assert!(missing > 20, "{missing}");
     assert!(fast * 2 > total / 4, "{fast} of {total}");
 }
 

@@ -133,6 +133,23 @@ fn describe(schema: Option<&Value>) -> Option<String> {
     }
 }
 
+/// The error for required parameter `name` missing from the object at
+/// `path` (`schema`: its declared schema, when known).
+pub(crate) fn missing(path: &str, name: &str, schema: Option<&Value>) -> CallError {
+    let expected = describe(schema);
+    let mut c = CallError::new(
+        ErrorKind::MissingRequired,
+        pointer_push(path, name),
+        format!("missing required parameter `{name}`"),
+    );
+    c.suggestion = Some(match &expected {
+        Some(t) => format!("add `{name}` ({t})"),
+        None => format!("add `{name}`"),
+    });
+    c.expected = expected;
+    c
+}
+
 /// The errors of `args` against `validator`, at most `max`. `props` are the
 /// tool's declared top-level properties (to describe a missing one).
 pub(crate) fn errors(
@@ -152,25 +169,13 @@ pub(crate) fn errors(
         let received = || at.map(|v| short(v, QUOTE));
         let mut err = match e.kind() {
             ValidationErrorKind::Required { property } => {
-                let name = property.as_str().unwrap_or_default().to_owned();
-                let p = pointer_push(&path, &name);
+                let name = property.as_str().unwrap_or_default();
                 let schema = if path.is_empty() {
-                    props.and_then(|m| m.get(&name))
+                    props.and_then(|m| m.get(name))
                 } else {
                     None
                 };
-                let expected = describe(schema);
-                let mut c = CallError::new(
-                    ErrorKind::MissingRequired,
-                    p,
-                    format!("missing required parameter `{name}`"),
-                );
-                c.suggestion = Some(match &expected {
-                    Some(t) => format!("add `{name}` ({t})"),
-                    None => format!("add `{name}`"),
-                });
-                c.expected = expected;
-                c
+                missing(&path, name, schema)
             }
             ValidationErrorKind::Type { kind } => {
                 let want = type_name(kind);
