@@ -36,7 +36,9 @@ const POLICIES: &[(&str, &str)] = &[
         "jsonrepair_rules",
         "where the two repairers disagree, the JavaScript jsonrepair's rule is followed: a quote \
          followed by the next value (a quote or a digit) ends a string value, a key with no value at \
-         the end of a document is kept with null",
+         the end of a document is kept with null, a `,` and a quote in a string value that is followed \
+         by neither a delimiter nor a next value end the string before the comma (its closing \
+         quote was left out: `\"a\": \"x, \"b\": 1`)",
     ),
     ("null_for_missing", "a missing value is null, not \"\""),
     (
