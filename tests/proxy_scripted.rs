@@ -1368,6 +1368,13 @@ async fn over_long_requests_are_shrunk_to_fit_at_every_api() {
         assert!(body.contains("context window of 3000 tokens"), "{body}");
         assert_eq!(up.seen.requests.lock().unwrap().len(), n);
     }
+    let m = reqwest::get(format!("{proxy}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("toolstream_requests_shrunk_total 6"), "{m}");
     // Shrinking off: the long request is refused instead.
     let proxy = start_proxy(&up.url(), |c| {
         c.context_tokens = Some(window);

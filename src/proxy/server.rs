@@ -49,6 +49,7 @@ struct Metrics {
     bytes_out: AtomicU64,
     validation_retries: AtomicU64,
     usage_estimated: AtomicU64,
+    shrunk: AtomicU64,
 }
 
 fn api_index(api: Api) -> usize {
@@ -689,6 +690,7 @@ fn fit(
         )));
     }
     let shrunk = report.changed().then(|| {
+        s.metrics.shrunk.fetch_add(1, Ordering::Relaxed);
         tracing::info!(
             before = report.before,
             after = report.after,
@@ -1037,7 +1039,7 @@ async fn metrics(State(s): St) -> Response {
             m.requests[api_index(api)].load(Ordering::Relaxed)
         ));
     }
-    let rows: [(&str, &str, &str, &AtomicU64); 9] = [
+    let rows: [(&str, &str, &str, &AtomicU64); 10] = [
         (
             "toolstream_streams_open",
             "gauge",
@@ -1091,6 +1093,12 @@ async fn metrics(State(s): St) -> Response {
             "counter",
             "Replies whose usage was estimated (the upstream reported none).",
             &m.usage_estimated,
+        ),
+        (
+            "toolstream_requests_shrunk_total",
+            "counter",
+            "Requests shrunk to fit the upstream's context window.",
+            &m.shrunk,
         ),
     ];
     for (name, ty, help, v) in rows {
