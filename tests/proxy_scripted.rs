@@ -1262,3 +1262,127 @@ async fn a_rejected_call_the_retry_never_replaces_is_still_reported() {
         assert!(t.contains("missing required parameter `city`"), "{t}");
     }
 }
+
+/// A request in `api`'s format whose conversation carries a long earlier
+/// tool result (`lines` lines) and whose last user turn names `scenario`.
+fn long_history_req(api: &str, scenario: &str, lines: usize, stream: bool) -> Value {
+    let result: String = (0..lines)
+        .map(|i| format!("{i:05} Paris weather log: 18 C, sunny, wind 3 m/s\n"))
+        .collect();
+    let ask = format!("And tomorrow? scenario:{scenario}");
+    match api {
+        "chat" => {
+            let mut r = chat_req(scenario, stream);
+            r["messages"] = json!([
+                {"role": "user", "content": "What's the weather in Paris?"},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c0", "type": "function",
+                    "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+                {"role": "tool", "tool_call_id": "c0", "content": result},
+                {"role": "user", "content": ask},
+            ]);
+            r
+        }
+        "messages" => {
+            let mut r = messages_req(scenario, stream);
+            r["messages"] = json!([
+                {"role": "user", "content": "What's the weather in Paris?"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "c0", "name": "get_weather", "input": {"city": "Paris"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c0", "content": result},
+                                              {"type": "text", "text": ask}]},
+            ]);
+            r
+        }
+        _ => {
+            let mut r = responses_req(scenario, stream);
+            r["input"] = json!([
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "What's the weather in Paris?"}]},
+                {"type": "function_call", "call_id": "c0", "name": "get_weather", "arguments": "{\"city\": \"Paris\"}"},
+                {"type": "function_call_output", "call_id": "c0", "output": result},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": ask}]},
+            ]);
+            r
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_long_requests_are_shrunk_to_fit_at_every_api() {
+    let up = start_upstream(PACE).await;
+    let window = 3000;
+    let proxy = start_proxy(&up.url(), |c| c.context_tokens = Some(window)).await;
+    let mut n = 0;
+    for api in ["chat", "messages", "responses"] {
+        for stream in [false, true] {
+            let path = match api {
+                "chat" => "chat/completions",
+                "messages" => "messages",
+                _ => "responses",
+            };
+            // ~ 12 000 tokens of an earlier tool result: cut to fit, head and
+            // tail kept, the reply served, the header saying what was done.
+            let req = long_history_req(api, "real:smollm2-hermes-weather-001", 1000, stream);
+            let (st, headers, body) = post(&format!("{proxy}/v1/{path}"), &req).await;
+            assert_eq!(st, 200, "{api} {stream}: {body}");
+            let h = headers["x-toolstream-context"].to_str().unwrap();
+            assert!(h.starts_with("shrunk; tokens="), "{h}");
+            assert!(h.contains("contents_cut=1"), "{h}");
+            n += 1;
+            let seen = up.seen.requests.lock().unwrap()[n - 1].clone();
+            let need =
+                toolstream::proxy::session::estimate_request_tokens(seen.as_object().unwrap());
+            assert!(need <= window, "{api}: {need} tokens sent");
+            let msgs = seen["messages"].to_string();
+            assert!(msgs.contains("00000 Paris weather log"), "head kept");
+            assert!(msgs.contains("00999 Paris weather log"), "tail kept");
+            assert!(msgs.contains("lines cut"), "marker");
+            assert!(
+                msgs.contains("And tomorrow?"),
+                "the last user turn is intact"
+            );
+            assert_eq!(
+                seen["tools"].as_array().map(Vec::len),
+                Some(2),
+                "small tools kept"
+            );
+        }
+        // The last user turn alone over the window: nothing to shrink, a 400
+        // in the client's format; the upstream never sees it.
+        let mut req = long_history_req(api, "real:smollm2-hermes-weather-001", 10, false);
+        let huge = format!(
+            "{} scenario:real:smollm2-hermes-weather-001",
+            "word ".repeat(4000)
+        );
+        match api {
+            "chat" => req["messages"][3]["content"] = json!(huge),
+            "messages" => req["messages"][2]["content"][1]["text"] = json!(huge),
+            _ => req["input"][3]["content"][0]["text"] = json!(huge),
+        }
+        let path = match api {
+            "chat" => "chat/completions",
+            "messages" => "messages",
+            _ => "responses",
+        };
+        let (st, _, body) = post(&format!("{proxy}/v1/{path}"), &req).await;
+        assert_eq!(st, 400, "{body}");
+        assert_eq!(err_type(api, &body), "invalid_request_error", "{body}");
+        assert!(body.contains("context window of 3000 tokens"), "{body}");
+        assert_eq!(up.seen.requests.lock().unwrap().len(), n);
+    }
+    let m = reqwest::get(format!("{proxy}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("toolstream_requests_shrunk_total 6"), "{m}");
+    // Shrinking off: the long request is refused instead.
+    let proxy = start_proxy(&up.url(), |c| {
+        c.context_tokens = Some(window);
+        c.shrink.enabled = false;
+    })
+    .await;
+    let req = long_history_req("chat", "real:smollm2-hermes-weather-001", 1000, false);
+    let (st, _, body) = post(&format!("{proxy}/v1/chat/completions"), &req).await;
+    assert_eq!(st, 400, "{body}");
+    assert!(body.contains("shrinking is off"), "{body}");
+}

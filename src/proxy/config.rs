@@ -273,8 +273,9 @@ pub struct ProxyConfig {
     /// The upstream's context window in tokens (default: what llama.cpp's
     /// `/props` reports at start-up; unknown otherwise). A request whose
     /// estimated size (one token per 4 bytes of its messages and tools as
-    /// JSON) exceeds it gets a 400 in the client's format instead of being
-    /// sent.
+    /// JSON) leaves no room for the reply is shrunk ([`Self::shrink`]); one
+    /// that still exceeds the window gets a 400 in the client's format
+    /// instead of being sent.
     pub context_tokens: Option<u64>,
     /// Limits.
     pub limits: ProxyLimits,
@@ -287,6 +288,8 @@ pub struct ProxyConfig {
     pub loops: Loops,
     /// Overrides of the emulation defaults (`[emulate]`).
     pub emulate: super::emulate::EmulateConfig,
+    /// Shrinking requests over the context window (`[shrink]`).
+    pub shrink: super::context::Shrink,
 }
 
 impl Default for ProxyConfig {
@@ -308,6 +311,7 @@ impl Default for ProxyConfig {
             normalize: true,
             loops: Loops::default(),
             emulate: Default::default(),
+            shrink: Default::default(),
         }
     }
 }

@@ -25,6 +25,7 @@
 //! configuration reference.
 
 pub mod config;
+pub mod context;
 pub mod emulate;
 pub mod error;
 pub mod retry;

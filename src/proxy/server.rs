@@ -25,6 +25,7 @@ use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 use tower_http::trace::TraceLayer;
 
 use super::config::{ConfigError, Mode, ProxyConfig};
+use super::context;
 use super::emulate::{self, EmulateSetup};
 use super::error::{Api, ProxyError};
 use super::retry::{self, Choice};
@@ -48,6 +49,7 @@ struct Metrics {
     bytes_out: AtomicU64,
     validation_retries: AtomicU64,
     usage_estimated: AtomicU64,
+    shrunk: AtomicU64,
 }
 
 fn api_index(api: Api) -> usize {
@@ -538,41 +540,28 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         .or_else(|| emulate_setup(&s.cfg, s.server, &model));
     let user_text =
         crate::toolkit::search::last_user_text(up.body.get("messages").unwrap_or(&Value::Null));
-    // The request as the client sent it (translated): an emulated retry is
-    // built on it and rewritten again, so the failed turn and its feedback
-    // reach the model as text like every earlier call.
-    let original = setup.as_ref().map(|_| up.body.clone());
     let key = if s.cfg.forward_client_key {
         client_key(&headers).map(str::to_string)
     } else {
         None
     };
-    let emulated = match &setup {
-        Some(setup) => {
-            // Two-step decoding: the tool's name first, then its arguments.
-            let picked = match emulate::name_step(&up.body, setup) {
-                Some(step) => step.run(&s.upstream, key.as_deref()).await,
-                None => None,
-            };
-            match emulate::rewrite_for(&mut up.body, setup, picked.as_deref()) {
-                Ok(r) => Some(r),
-                Err(e) => return fail(&s, api, e),
-            }
-        }
+    // Two-step decoding: the tool's name first, then its arguments.
+    let picked = match setup
+        .as_ref()
+        .and_then(|setup| emulate::name_step(&up.body, setup))
+    {
+        Some(step) => step.run(&s.upstream, key.as_deref()).await,
         None => None,
     };
-    if let Some(window) = s.context {
-        let need = estimate_request_tokens(&up.body);
-        if need > window {
-            return fail(
-                &s,
-                api,
-                ProxyError::BadRequest(format!(
-                    "the request needs about {need} tokens (estimate: one per 4 bytes of its messages and tools, plus one per line break), more than the upstream's context window of {window} tokens"
-                )),
-            );
-        }
-    }
+    // `original`: the request as the client sent it (translated; shrunk if
+    // it had to be). An emulated retry is built on it and rewritten again,
+    // so the failed turn and its feedback reach the model as text like
+    // every earlier call.
+    let (emulated, original, shrunk) =
+        match fit(&s, &mut up.body, setup.as_ref(), picked.as_deref()) {
+            Ok(x) => x,
+            Err(e) => return fail(&s, api, e),
+        };
     tracing::info!(
         api = api.name(),
         client_model = %up.client_model,
@@ -634,11 +623,103 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         checks,
     };
     let session = Session::new(opts.clone(), stage);
-    if up.stream {
+    let mut r = if up.stream {
         stream_reply(s, session, bytes, key, permit)
     } else {
         collect_reply(s, api, session, bytes, key, opts, permit).await
+    };
+    if let Some(v) = shrunk.and_then(|x| HeaderValue::from_str(&x.header()).ok()) {
+        r.headers_mut()
+            .insert(header::HeaderName::from_static("x-toolstream-context"), v);
     }
+    r
+}
+
+/// The request as the upstream gets it: rewritten for emulation (when
+/// `setup`), and fitted into the context window when it is known — shrunk
+/// with the toolkit's context optimisation ([`context`]) when it leaves no
+/// room for the reply, refused with a 400 when even the shrunk request
+/// exceeds the window. Returns the emulation's rewrite, the request as the
+/// client sent it (translated, shrunk; an emulated retry is built on it),
+/// and what shrinking did. `picked` is the tool two-step decoding chose
+/// (the emulation prompt then offers that tool alone).
+#[allow(clippy::type_complexity)]
+fn fit(
+    s: &Shared,
+    body: &mut Map<String, Value>,
+    setup: Option<&EmulateSetup>,
+    picked: Option<&str>,
+) -> Result<
+    (
+        Option<emulate::Rewritten>,
+        Option<Map<String, Value>>,
+        Option<context::Shrunk>,
+    ),
+    ProxyError,
+> {
+    let client = body.clone();
+    let rewrite = |b: &mut Map<String, Value>| match setup {
+        Some(setup) => emulate::rewrite_for(b, setup, picked).map(Some),
+        None => Ok(None),
+    };
+    let mut emulated = rewrite(body)?;
+    let Some(window) = s.context else {
+        return Ok((emulated, setup.map(|_| client), None));
+    };
+    let opts = &s.cfg.shrink;
+    let target = context::target(&client, window, opts);
+    let mut need = estimate_request_tokens(body);
+    let mut report = context::Shrunk {
+        before: need,
+        target,
+        ..Default::default()
+    };
+    let mut pre = client;
+    // A few rounds: in emulate mode the prompt is re-rendered from the
+    // shrunk request, so each round measures what the upstream would get.
+    let mut rounds = 0;
+    while opts.enabled && need > target && rounds < 4 {
+        rounds += 1;
+        if !context::shrink(&mut pre, need - target, window, opts, &mut report) {
+            break;
+        }
+        *body = pre.clone();
+        emulated = rewrite(body)?;
+        need = estimate_request_tokens(body);
+    }
+    report.after = need;
+    if need > window {
+        let what = if report.changed() {
+            format!(
+                " even after shrinking it (from about {} tokens: {})",
+                report.before,
+                report.header()
+            )
+        } else if opts.enabled {
+            " and nothing in it could be shrunk".to_string()
+        } else {
+            " (shrinking is off: [shrink] enabled = false)".to_string()
+        };
+        return Err(ProxyError::BadRequest(format!(
+            "the request needs about {need} tokens (estimate: one per 4 bytes of its messages and tools, plus one per line break), more than the upstream's context window of {window} tokens{what}"
+        )));
+    }
+    let shrunk = report.changed().then(|| {
+        s.metrics.shrunk.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(
+            before = report.before,
+            after = report.after,
+            target = report.target,
+            window,
+            tools_dropped = ?report.tools_dropped,
+            tools_shortened = report.tools_shortened,
+            contents_cut = report.contents_cut.len(),
+            bytes_cut = report.bytes_cut,
+            "request shrunk to fit the upstream's context window"
+        );
+        report
+    });
+    Ok((emulated, setup.map(|_| pre), shrunk))
 }
 
 /// What a request's reply is checked for: the request's `tool_choice`, the
@@ -973,7 +1054,7 @@ async fn metrics(State(s): St) -> Response {
             m.requests[api_index(api)].load(Ordering::Relaxed)
         ));
     }
-    let rows: [(&str, &str, &str, &AtomicU64); 9] = [
+    let rows: [(&str, &str, &str, &AtomicU64); 10] = [
         (
             "toolstream_streams_open",
             "gauge",
@@ -1027,6 +1108,12 @@ async fn metrics(State(s): St) -> Response {
             "counter",
             "Replies whose usage was estimated (the upstream reported none).",
             &m.usage_estimated,
+        ),
+        (
+            "toolstream_requests_shrunk_total",
+            "counter",
+            "Requests shrunk to fit the upstream's context window.",
+            &m.shrunk,
         ),
     ];
     for (name, ty, help, v) in rows {

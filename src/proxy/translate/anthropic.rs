@@ -18,7 +18,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    bad, copy_sampling, set_stream, text_of, ToolTable, TranslateOptions, UpstreamRequest,
+    bad, copy_sampling, drop_tool, finish_request, function_tool, named_choice, open_request,
+    text_of, ToolTable, TranslateOptions, UpstreamRequest,
 };
 use crate::proxy::error::ProxyError;
 
@@ -36,43 +37,29 @@ pub(crate) const ATTRIBUTION: &str = "x-anthropic-billing-header:";
 /// assert_eq!(r.body["max_tokens"], json!(64));
 /// ```
 pub fn from_messages(body: Value, opts: &TranslateOptions) -> Result<UpstreamRequest, ProxyError> {
-    let Value::Object(req) = body else {
-        return Err(bad("the request body must be a JSON object"));
-    };
-    let stream = req.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let client_model = req
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let (req, stream, client_model) = open_request(body)?;
     let mut tools = ToolTable::default();
     let max = opts.max_tool_name;
     let mut out = Map::new();
     let mut tool_list = Vec::new();
-    if let Some(ts) = req.get("tools") {
-        let Value::Array(ts) = ts else {
-            return Err(bad("`tools` must be an array"));
-        };
-        for t in ts {
-            let ty = t.get("type").and_then(Value::as_str).unwrap_or("custom");
-            let name = t.get("name").and_then(Value::as_str);
-            if ty != "custom" || t.get("input_schema").is_none() {
-                let what = name.unwrap_or(ty).to_string();
-                tracing::info!(tool = %what, tool_type = ty, "dropping a server tool the upstream cannot run");
-                tools.dropped.push(what);
-                continue;
-            }
-            let Some(name) = name else {
-                return Err(bad("a tool needs a `name`"));
-            };
-            let schema = t.get("input_schema").cloned();
-            let up = tools.add(name, schema.clone(), max);
-            let mut f = json!({"name": up, "parameters": schema.unwrap_or_else(|| json!({"type": "object"}))});
-            if let Some(d) = t.get("description") {
-                f["description"] = d.clone();
-            }
-            tool_list.push(json!({"type": "function", "function": f}));
+    for t in super::tool_list(&req)? {
+        let ty = t.get("type").and_then(Value::as_str).unwrap_or("custom");
+        let name = t.get("name").and_then(Value::as_str);
+        if ty != "custom" || t.get("input_schema").is_none() {
+            drop_tool(&mut tools, name, ty, "a server tool");
+            continue;
         }
+        let Some(name) = name else {
+            return Err(bad("a tool needs a `name`"));
+        };
+        let schema = t.get("input_schema").cloned();
+        tool_list.push(function_tool(
+            &mut tools,
+            name,
+            schema,
+            t.get("description"),
+            max,
+        ));
     }
 
     let mut messages = Vec::new();
@@ -102,7 +89,6 @@ pub fn from_messages(body: Value, opts: &TranslateOptions) -> Result<UpstreamReq
             other => return Err(bad(format!("unknown message role `{other}`"))),
         }
     }
-    out.insert("messages".into(), Value::Array(messages));
     if let Some(v) = req.get("max_tokens") {
         out.insert("max_tokens".into(), v.clone());
     }
@@ -125,7 +111,7 @@ pub fn from_messages(body: Value, opts: &TranslateOptions) -> Result<UpstreamReq
                         .get("name")
                         .and_then(Value::as_str)
                         .ok_or_else(|| bad("`tool_choice` of type tool needs a `name`"))?;
-                    json!({"type": "function", "function": {"name": tools.upstream_name(n, max)}})
+                    named_choice(&mut tools, n, max)
                 }
                 other => return Err(bad(format!("unknown tool_choice type `{other}`"))),
             };
@@ -135,13 +121,7 @@ pub fn from_messages(body: Value, opts: &TranslateOptions) -> Result<UpstreamReq
             }
         }
     }
-    set_stream(&mut out);
-    Ok(UpstreamRequest {
-        body: out,
-        stream,
-        client_model,
-        tools,
-    })
+    Ok(finish_request(out, messages, stream, client_model, tools))
 }
 
 /// A system prompt as text; Claude Code's attribution line removed when asked.

@@ -19,15 +19,7 @@ use crate::proxy::error::ProxyError;
 /// assert_eq!(r.tools.specs[0].name, "f");
 /// ```
 pub fn from_chat(body: Value, opts: &TranslateOptions) -> Result<UpstreamRequest, ProxyError> {
-    let Value::Object(mut body) = body else {
-        return Err(bad("the request body must be a JSON object"));
-    };
-    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let client_model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let (mut body, stream, client_model) = super::open_request(body)?;
     match body.get("messages") {
         Some(Value::Array(_)) => {}
         _ => return Err(bad("`messages` must be an array")),

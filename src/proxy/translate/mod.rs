@@ -203,6 +203,78 @@ pub(crate) fn text_of(v: &Value) -> Option<String> {
     }
 }
 
+/// The parts every client request starts with: the body as an object, the
+/// client's `stream` flag and its model name.
+pub(crate) fn open_request(body: Value) -> Result<(Map<String, Value>, bool, String), ProxyError> {
+    let Value::Object(req) = body else {
+        return Err(bad("the request body must be a JSON object"));
+    };
+    let stream = req.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let client_model = req
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    Ok((req, stream, client_model))
+}
+
+/// The client's `tools` list, or an empty one; a 400 when it is not a list.
+pub(crate) fn tool_list(req: &Map<String, Value>) -> Result<&[Value], ProxyError> {
+    match req.get("tools") {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(ts)) => Ok(ts),
+        Some(_) => Err(bad("`tools` must be an array")),
+    }
+}
+
+/// Registers a client's function tool and returns its upstream (Chat
+/// Completions) definition under the upstream name; `parameters` default
+/// to an object schema.
+pub(crate) fn function_tool(
+    tools: &mut ToolTable,
+    name: &str,
+    parameters: Option<Value>,
+    description: Option<&Value>,
+    max: usize,
+) -> Value {
+    let up = tools.add(name, parameters.clone(), max);
+    let mut f = json!({"name": up, "parameters": parameters.unwrap_or_else(|| json!({"type": "object", "properties": {}}))});
+    if let Some(d) = description {
+        f["description"] = d.clone();
+    }
+    json!({"type": "function", "function": f})
+}
+
+/// A tool the upstream cannot run, dropped with a log line.
+pub(crate) fn drop_tool(tools: &mut ToolTable, name: Option<&str>, ty: &str, why: &str) {
+    let what = name.unwrap_or(ty).to_string();
+    tracing::info!(tool = %what, tool_type = ty, "dropping {why} the upstream cannot run");
+    tools.dropped.push(what);
+}
+
+/// The upstream `tool_choice` naming one tool (its upstream name).
+pub(crate) fn named_choice(tools: &mut ToolTable, name: &str, max: usize) -> Value {
+    json!({"type": "function", "function": {"name": tools.upstream_name(name, max)}})
+}
+
+/// Ends a translation: messages in, streaming on.
+pub(crate) fn finish_request(
+    mut body: Map<String, Value>,
+    messages: Vec<Value>,
+    stream: bool,
+    client_model: String,
+    tools: ToolTable,
+) -> UpstreamRequest {
+    body.insert("messages".into(), Value::Array(messages));
+    set_stream(&mut body);
+    UpstreamRequest {
+        body,
+        stream,
+        client_model,
+        tools,
+    }
+}
+
 /// A 400 for a field of the wrong shape.
 pub(crate) fn bad(msg: impl Into<String>) -> ProxyError {
     ProxyError::BadRequest(msg.into())

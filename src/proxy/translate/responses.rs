@@ -18,8 +18,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    bad, copy_sampling, custom_as_function, set_stream, text_of, ToolTable, TranslateOptions,
-    UpstreamRequest,
+    bad, copy_sampling, custom_as_function, drop_tool, finish_request, function_tool, named_choice,
+    open_request, text_of, ToolTable, TranslateOptions, UpstreamRequest,
 };
 use crate::proxy::error::ProxyError;
 
@@ -38,9 +38,7 @@ use crate::proxy::error::ProxyError;
 /// assert_eq!(r.body["tools"][0]["function"]["parameters"]["required"], json!(["input"]));
 /// ```
 pub fn from_responses(body: Value, opts: &TranslateOptions) -> Result<UpstreamRequest, ProxyError> {
-    let Value::Object(req) = body else {
-        return Err(bad("the request body must be a JSON object"));
-    };
+    let (req, stream, client_model) = open_request(body)?;
     if req
         .get("previous_response_id")
         .is_some_and(|v| !v.is_null())
@@ -49,45 +47,31 @@ pub fn from_responses(body: Value, opts: &TranslateOptions) -> Result<UpstreamRe
             "`previous_response_id` is not supported: the proxy keeps no state; send the whole input",
         ));
     }
-    let stream = req.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let client_model = req
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
     let max = opts.max_tool_name;
     let mut tools = ToolTable::default();
     let mut tool_list = Vec::new();
-    if let Some(ts) = req.get("tools") {
-        let Value::Array(ts) = ts else {
-            return Err(bad("`tools` must be an array"));
-        };
-        for t in ts {
-            let ty = t.get("type").and_then(Value::as_str).unwrap_or("");
-            let name = t.get("name").and_then(Value::as_str);
-            match (ty, name) {
-                ("function", Some(name)) => {
-                    let params = t.get("parameters").cloned();
-                    let up = tools.add(name, params.clone(), max);
-                    let mut f = json!({"name": up, "parameters": params.unwrap_or_else(|| json!({"type": "object", "properties": {}}))});
-                    if let Some(d) = t.get("description") {
-                        f["description"] = d.clone();
-                    }
-                    tool_list.push(json!({"type": "function", "function": f}));
-                }
-                ("custom", Some(name)) => {
-                    let params = json!({"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]});
-                    let up = tools.add(name, Some(params), max);
-                    tools.custom.insert(name.to_string());
-                    let desc = t.get("description").and_then(Value::as_str).unwrap_or("");
-                    tool_list.push(custom_as_function(&up, desc, t.get("format")));
-                }
-                _ => {
-                    let what = name.unwrap_or(ty).to_string();
-                    tracing::info!(tool = %what, tool_type = ty, "dropping a hosted or namespace tool the upstream cannot run");
-                    tools.dropped.push(what);
-                }
+    for t in super::tool_list(&req)? {
+        let ty = t.get("type").and_then(Value::as_str).unwrap_or("");
+        let name = t.get("name").and_then(Value::as_str);
+        match (ty, name) {
+            ("function", Some(name)) => {
+                let params = t.get("parameters").cloned();
+                tool_list.push(function_tool(
+                    &mut tools,
+                    name,
+                    params,
+                    t.get("description"),
+                    max,
+                ));
             }
+            ("custom", Some(name)) => {
+                let params = json!({"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]});
+                let up = tools.add(name, Some(params), max);
+                tools.custom.insert(name.to_string());
+                let desc = t.get("description").and_then(Value::as_str).unwrap_or("");
+                tool_list.push(custom_as_function(&up, desc, t.get("format")));
+            }
+            _ => drop_tool(&mut tools, name, ty, "a hosted or namespace tool"),
         }
     }
 
@@ -109,7 +93,6 @@ pub fn from_responses(body: Value, opts: &TranslateOptions) -> Result<UpstreamRe
     }
 
     let mut out = Map::new();
-    out.insert("messages".into(), Value::Array(messages));
     if let Some(v) = req.get("max_output_tokens") {
         if !v.is_null() {
             out.insert("max_tokens".into(), v.clone());
@@ -124,9 +107,7 @@ pub fn from_responses(body: Value, opts: &TranslateOptions) -> Result<UpstreamRe
                     tc.clone()
                 }
                 Value::Object(o) => match o.get("name").and_then(Value::as_str) {
-                    Some(n) => {
-                        json!({"type": "function", "function": {"name": tools.upstream_name(n, max)}})
-                    }
+                    Some(n) => named_choice(&mut tools, n, max),
                     None => json!("auto"),
                 },
                 _ => json!("auto"),
@@ -137,13 +118,7 @@ pub fn from_responses(body: Value, opts: &TranslateOptions) -> Result<UpstreamRe
             out.insert("parallel_tool_calls".into(), Value::Bool(p));
         }
     }
-    set_stream(&mut out);
-    Ok(UpstreamRequest {
-        body: out,
-        stream,
-        client_model,
-        tools,
-    })
+    Ok(finish_request(out, messages, stream, client_model, tools))
 }
 
 fn content_parts(c: &Value) -> Result<Value, ProxyError> {
