@@ -51,6 +51,11 @@
 //! A reply the upstream cut, or stopped by the token limit, is never
 //! retried: its calls go out flagged truncated.
 //!
+//! Without anything that could replace a call (no normalizer, or
+//! `on_invalid = forward` with no retries; no loop stop; `tool_choice`
+//! `auto`), calls are not held at all: a call's start goes out when its
+//! name is known and its arguments stream as they come.
+//!
 //! Latency: a call reaches the client when its own `ToolEnd` is normalized
 //! (the normalizer needs the whole arguments to validate them), never later
 //! because of a retry; only a rejected call waits, for its correction.
@@ -601,7 +606,23 @@ impl Session {
             }
             _ => {}
         }
-        if let Some(i) = call_index(&e) {
+        if call_index(&e).is_some() && self.streams_calls() {
+            // Nothing to judge before the call ends: it streams as it comes.
+            match e {
+                Event::ToolEnd { .. } => {
+                    self.reply_calls += 1;
+                    let rejection = match &e {
+                        Event::ToolEnd { call, .. } => self.reject(call),
+                        _ => None,
+                    };
+                    match rejection {
+                        Some(r) => self.settle(r, vec![e], out),
+                        None => self.release_call(vec![e], out),
+                    }
+                }
+                e => self.release_call(vec![e], out),
+            }
+        } else if let Some(i) = call_index(&e) {
             let pos = self.open.iter().position(|(j, _)| *j == i);
             match e {
                 Event::ToolEnd { .. } => {
@@ -626,6 +647,17 @@ impl Session {
         } else {
             self.emit(&e, out);
         }
+    }
+
+    /// Calls stream from their start (no hold until `ToolEnd`) when no
+    /// verdict can replace them: no normalizer (or one whose invalid calls
+    /// are forwarded with a note and never retried), no loop stop, and no
+    /// `tool_choice` to enforce.
+    fn streams_calls(&self) -> bool {
+        self.checks.loops.is_none()
+            && self.checks.choice == Choice::Auto
+            && (self.stage.is_none()
+                || (self.checks.retries == 0 && self.checks.on_invalid == OnInvalid::Forward))
     }
 
     /// The verdict on one finished call (its `ToolEnd` is in `call`).
@@ -1115,5 +1147,15 @@ mod tests {
         );
         assert!(!text.contains("\"name\":\"f\""), "{text}");
         assert_eq!(text.matches("[DONE]").count(), 1);
+    }
+
+    #[test]
+    fn without_checks_a_call_streams_from_its_start() {
+        let mut s = Session::new(opts(Api::Chat, true), None);
+        let mut out = Vec::new();
+        s.feed(Bytes::from(sse_call(0, "c1", "f", "{\"a\": ")), &mut out);
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(text.contains("\"name\":\"f\""), "{text}");
+        assert!(text.contains("{\\\"a\\\": "), "{text}");
     }
 }
