@@ -163,7 +163,13 @@ impl ByteFinder {
     #[inline]
     pub(crate) fn table_find(&self, hay: &[u8], mut from: usize) -> Option<usize> {
         let t = &self.table;
-        if let Some(set) = &self.small {
+        // (Not on a short input, such as a chunk of a few bytes: there the
+        // set-up costs more than the table.)
+        if let Some(set) = self
+            .small
+            .as_ref()
+            .filter(|_| hay.len() >= from.saturating_add(32))
+        {
             while let Some(Ok(block)) = hay.get(from..from + 16).map(<&[u8; 16]>::try_from) {
                 let hit = block.iter().fold(false, |acc, &c| {
                     acc | set.iter().fold(false, |a, &s| a | (c == s))
