@@ -158,6 +158,10 @@ pub trait Sink {
 /// to end ([`StrLex::tail`]). 0 when there is no such tail.
 #[inline]
 pub(super) fn comma_tail(content: &[u8], max: usize) -> usize {
+    // Most content ends in neither (asked once per chunk and string run).
+    if !matches!(content.last(), Some(b',' | b' ')) {
+        return 0;
+    }
     let spaces = content.iter().rev().take_while(|&&c| c == b' ').count();
     match content.len().checked_sub(spaces + 1) {
         Some(k) if content[k] == b',' && spaces < max => spaces + 1,
@@ -1911,17 +1915,7 @@ impl Repairer {
         let step = self.begin_string(Quote::Double, quote_at, sink);
         self.offset = now;
         if let (Step::Consumed(1), Lex::Str(t)) = (step, self.lex) {
-            let ws = std::mem::take(&mut self.quote_ws);
-            for &c in &ws {
-                let e: &[u8] = match c {
-                    b'\n' => b"\\n",
-                    b'\r' => b"\\r",
-                    b'\t' => b"\\t",
-                    _ => b" ",
-                };
-                self.out(t.key, sink, e);
-            }
-            self.quote_ws = ws;
+            self.write_quote_ws(t.key, sink);
         }
         self.quote_ws.clear();
         Step::Consumed(0)
@@ -2090,6 +2084,22 @@ impl Repairer {
         }
     }
 
+    /// Writes the blanks held after a pending quote as string content
+    /// (line breaks and tabs escaped); they stay held (the caller clears).
+    fn write_quote_ws<S: Sink + ?Sized>(&mut self, key: bool, sink: &mut S) {
+        let ws = std::mem::take(&mut self.quote_ws);
+        for &c in &ws {
+            let e: &[u8] = match c {
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                _ => b" ",
+            };
+            self.out(key, sink, e);
+        }
+        self.quote_ws = ws;
+    }
+
     /// The pending quote (and the blanks after it) was content.
     fn quote_is_content<S: Sink + ?Sized>(&mut self, mut s: StrLex, sink: &mut S) -> Step {
         self.flush_tail(&mut s, sink);
@@ -2101,17 +2111,7 @@ impl Repairer {
             Quote::SmartSingle => "’".as_bytes(),
         };
         self.out(s.key, sink, q);
-        let ws = std::mem::take(&mut self.quote_ws);
-        for &c in &ws {
-            let e: &[u8] = match c {
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                _ => b" ",
-            };
-            self.out(s.key, sink, e);
-        }
-        self.quote_ws = ws;
+        self.write_quote_ws(s.key, sink);
         self.quote_ws.clear();
         s.quote_pending = false;
         s.newline = false;

@@ -82,7 +82,10 @@ mod st {
     pub(super) const SCALAR: u8 = 25;
     /// A `,` and spaces at the end of a string value's content, held: the
     /// string may have been meant to end before the comma (see
-    /// `StrLex::tail`); the lane stops if a quote follows them.
+    /// `StrLex::tail`); the lane stops if a quote follows them. Entered
+    /// without an action (a comma is common in prose): the commit point
+    /// before the comma is found when the lane stops or the chunk ends in
+    /// this state ([`super::Lane::comma_hold`]).
     pub(super) const STR_COMMA: u8 = 26;
     /// Number of states.
     pub(super) const N: usize = 27;
@@ -192,9 +195,6 @@ mod act {
     pub(super) const COLON: u8 = 25;
     /// The byte after a held scalar (read again in [`super::st::CLEAN_A`]).
     pub(super) const SCALAR_END: u8 = 26;
-    /// A `,` in a string value's content (held from here, see
-    /// [`super::st::STR_COMMA`]).
-    pub(super) const STR_COMMA: u8 = 27;
 }
 
 /// The class of every byte.
@@ -397,7 +397,7 @@ const fn transitions() -> [[u16; 32]; 32] {
     // anything else (a quote above all) is the repairer's.
     let sv = st::STR as usize;
     let scm = st::STR_COMMA as usize;
-    t[sv][cls::COMMA as usize] = go(act::STR_COMMA, st::STR_COMMA);
+    t[sv][cls::COMMA as usize] = st::STR_COMMA as u16;
     let mut c = 0;
     while c < cls::N_CLASSES {
         if t[sv][c] == st::STR as u16 {
@@ -406,7 +406,7 @@ const fn transitions() -> [[u16; 32]; 32] {
         c += 1;
     }
     t[scm][cls::SPACE as usize] = st::STR_COMMA as u16;
-    t[scm][cls::COMMA as usize] = go(act::STR_COMMA, st::STR_COMMA);
+    t[scm][cls::COMMA as usize] = st::STR_COMMA as u16;
     // After a closing quote.
     let vq = st::VAL_QUOTE as usize;
     t[vq][cls::COMMA as usize] = go(act::VAL_QUOTE_END, st::CLEAN_A);
@@ -777,13 +777,6 @@ impl Lane {
                     hold!();
                     self.ustart = at + 1;
                 }
-                act::STR_COMMA => {
-                    // The content before the comma is committed; the
-                    // commit point is inside the string.
-                    upto = Some(i);
-                    self.cstate = st::STR;
-                    self.ustart = at;
-                }
                 act::STR_CHAR => {
                     hold!();
                     self.chstart = at;
@@ -852,6 +845,9 @@ impl Lane {
             }
         }
         self.state = s;
+        if s == st::STR_COMMA {
+            self.comma_hold(base, n, &mut upto);
+        }
         if self.over_limit() {
             return self.stop(base, n, upto);
         }
@@ -859,12 +855,35 @@ impl Lane {
         None
     }
 
+    /// In [`st::STR_COMMA`] before `input[i]` (the chunk being at
+    /// `out[base..]`): the commit point moves to just before the held `,`
+    /// when it is in this chunk (the content before it is committed, the
+    /// unit held from it); when only spaces of this chunk are held, the
+    /// comma came in an earlier chunk, whose end set the point already.
+    /// Out of line: asked only where a chunk ends or the lane stops in
+    /// that state.
+    #[cold]
+    #[inline(never)]
+    fn comma_hold(&mut self, base: usize, i: usize, upto: &mut Option<usize>) {
+        let input = &self.out[base..base + i];
+        let spaces = input.iter().rev().take_while(|&&c| c == b' ').count();
+        if let Some(k) = i.checked_sub(spaces + 1) {
+            debug_assert_eq!(input[k], b',');
+            *upto = Some(k);
+            self.cstate = st::STR;
+            self.ustart = base + k;
+        }
+    }
+
     /// Stops before `input[i]` (the chunk at `out[base..]`; `upto` as in
     /// [`Lane::commit`]): what was read is committed or held, the rest of the
     /// chunk is cut off again. Out of line: a stop ends the lane's run.
     #[cold]
     #[inline(never)]
-    fn stop(&mut self, base: usize, i: usize, upto: Option<usize>) -> Option<usize> {
+    fn stop(&mut self, base: usize, i: usize, mut upto: Option<usize>) -> Option<usize> {
+        if self.state == st::STR_COMMA {
+            self.comma_hold(base, i, &mut upto);
+        }
         self.at_end = self.state <= st::CLEAN_A
             && self.depth() <= self.floor
             && matches!(self.out.get(base + i), Some(b'}' | b']'));
