@@ -9,7 +9,7 @@ all from the recorded replies. Written by the toolstream developers.
    recording into corpus/eval/summary.md and summary.json.
 2. Defaults (src/toolkit/emulation_defaults.json, compiled into
    toolkit::registry::EmulationDefaults): for each lever arm (g-cut,
-   g-simp, g-copy, g-two, g-retry: (g) with one lever flipped), the lever
+   g-simp, g-copy, g-two, g-retry, g-rank, g-noex: (g) with one lever flipped), the lever
    is flipped in the small size class's defaults when its arm beats (g) on
    the dev tasks of every small model measured, comparing (exact, right,
    valid) summed over the tiers, and both arms ran the same number of
@@ -45,6 +45,8 @@ LEVERS = {
     "g-copy": "copy_values",
     "g-two": "two_step",
     "g-retry": "retries",
+    "g-rank": "rank_tools",
+    "g-noex": "example",
 }
 
 

@@ -101,6 +101,10 @@ def lever_config(lever, size="small"):
         return {"emulate": {"copy_values": not d["copy_values"]}}
     if lever == "two_step":
         return {"emulate": {"two_step": not d["two_step"]}}
+    if lever == "rank_tools":
+        return {"emulate": {"rank_tools": not d.get("rank_tools", False)}}
+    if lever == "example":
+        return {"emulate": {"example": not d["example"]}}
     if lever == "retries":
         # [emulate] retries: the emulated request's retries (at most the
         # proxy's [retries] validation, 1 by default).
@@ -312,6 +316,11 @@ def run(args):
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = bool(subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip())
+    # A binary snapshotted for a long run (so that commits made while it runs
+    # don't change what is measured) names its commit in `<bin>.commit`.
+    pinned = args.bin + ".commit"
+    if os.path.exists(pinned):
+        commit, dirty = open(pinned).read().strip(), False
     os.makedirs(os.path.join(ROOT, "target"), exist_ok=True)
     log = open(os.path.join(ROOT, "target", "eval-servers.log"), "a")
     all_models = models()

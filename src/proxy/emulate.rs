@@ -34,7 +34,7 @@ use crate::event::{Delta, Event};
 use crate::toolkit::adapt::{ResultContent, ToolChoice, ToolResult};
 use crate::toolkit::constrain::{constrain, ConstrainOptions, Server};
 use crate::toolkit::convert::read_tools;
-use crate::toolkit::prompt::{example_call, render, render_calls, PromptOptions};
+use crate::toolkit::prompt::{example_calls, render, render_calls, render_naive, PromptOptions};
 use crate::toolkit::registry::{EmulationDefaults, ModelInfo, Registry};
 use crate::toolkit::search::{last_user_text, select, used_tools, SearchOptions};
 use crate::toolkit::{EmulationFormat, SizeClass, Tool};
@@ -51,6 +51,7 @@ use crate::toolkit::{EmulationFormat, SizeClass, Tool};
 /// copy_values = true      # tell the model to copy the user's values
 /// echo_filter = true      # a call repeating the prompt's example becomes text
 /// two_step = false        # pick the tool by name first, then its arguments
+/// rank_tools = false      # offer the tools best match first
 /// retries = 1             # validation retries (at most `[retries] validation`)
 /// size = "small"          # the size class's prompt and defaults (default: the registry's)
 /// ```
@@ -82,6 +83,12 @@ pub struct EmulateConfig {
     /// The size class whose prompt wording and defaults apply (default:
     /// the registry's for the model).
     pub size: Option<SizeClass>,
+    /// Offer the tools best match first (tool search's ranking against the
+    /// last user turn, also when all are sent).
+    pub rank_tools: Option<bool>,
+    /// RFC-136's placeholder prompt instead of ours (#40's naive baseline;
+    /// for the evaluation).
+    pub naive_prompt: Option<bool>,
 }
 
 /// How requests to one upstream model are emulated (fixed at start-up).
@@ -135,6 +142,12 @@ impl EmulateSetup {
         }
         if let Some(n) = over.retries {
             defaults.retries = n;
+        }
+        if let Some(b) = over.rank_tools {
+            defaults.rank_tools = b;
+        }
+        if let Some(b) = over.naive_prompt {
+            defaults.naive_prompt = b;
         }
         let format = defaults.format.unwrap_or(info.emulation);
         EmulateSetup {
@@ -324,6 +337,7 @@ fn offered_tools(
     let opts = SearchOptions {
         send_all_up_to: setup.defaults.max_tools,
         max_tools: setup.defaults.max_tools,
+        rank_order: setup.defaults.rank_tools,
         ..SearchOptions::default()
     };
     select(tools, &query, &used, named, &opts)
@@ -365,17 +379,19 @@ pub fn rewrite_for(
         let offered: Vec<Tool> = sel.tools;
         let mut popts = PromptOptions::new(format, setup.size).with_tool_choice(choice.clone());
         popts.example = setup.defaults.example;
-        prompt = render(&offered, &popts);
-        if setup.defaults.copy_values {
-            prompt.push_str(
-                "Copy the values (commands, paths, names, dates) from the user's request; do not copy the example's values.\n",
-            );
+        if setup.defaults.naive_prompt {
+            prompt = render_naive(&offered);
+        } else {
+            prompt = render(&offered, &popts);
+            if setup.defaults.copy_values {
+                prompt.push_str(
+                    "Copy the values (commands, paths, names, dates) from the user's request; do not copy the example's values.\n",
+                );
+            }
+            if popts.example {
+                out.examples = example_calls(&offered, &choice, format);
+            }
         }
-        out.examples = offered
-            .iter()
-            .take(1)
-            .map(|t| (t.name.clone(), example_call(t)))
-            .collect();
         out.offered = offered.iter().map(|t| t.name.clone()).collect();
         if let Some(server) = setup.constraint {
             let mut copts = ConstrainOptions::new(format, choice.clone());

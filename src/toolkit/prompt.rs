@@ -122,18 +122,18 @@ pub fn render(tools: &[Tool], opts: &PromptOptions) -> String {
         }
     }
     // 3. The example.
-    let chosen = example_tools(tools, &opts.tool_choice, f == EmulationFormat::Parallel);
-    if opts.example && !chosen.is_empty() && opts.tool_choice != ToolChoice::None {
+    let calls = if opts.example && opts.tool_choice != ToolChoice::None {
+        example_calls(tools, &opts.tool_choice, f)
+    } else {
+        Vec::new()
+    };
+    if !calls.is_empty() {
         out.push('\n');
-        out.push_str(if chosen.len() > 1 {
+        out.push_str(if calls.len() > 1 {
             "Example of two calls:\n"
         } else {
             "Example call:\n"
         });
-        let calls: Vec<(String, Value)> = chosen
-            .iter()
-            .map(|t| (t.name.clone(), example_call(t)))
-            .collect();
         out.push_str(&render_calls(f, &calls));
         out.push('\n');
     }
@@ -255,6 +255,56 @@ fn scalar_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// The calls the prompt's example shows for `tools` (what [`render`]
+/// writes when the example is on): the named `tool_choice` tool, else the
+/// first tool with a required parameter (else the first tool), valued by
+/// [`example_call`]; for the parallel format a second, different tool.
+pub fn example_calls(
+    tools: &[Tool],
+    c: &ToolChoice,
+    format: EmulationFormat,
+) -> Vec<(String, Value)> {
+    example_tools(tools, c, format == EmulationFormat::Parallel)
+        .into_iter()
+        .map(|t| (t.name.clone(), example_call(t)))
+        .collect()
+}
+
+/// RFC-136's (seed 000 §4) standard prompt, placeholders and all: the
+/// `{"tool": "tool_name", "arguments": {"arg1": "value1"}}` block, the
+/// tools as `### name`, description and `Parameters:` lines (parameter
+/// descriptions cut at 60 characters), and its rules. It is #40's naive
+/// baseline for the evaluation (`docs/eval.md`), not a prompt to use: the
+/// smallest models copy its placeholders. Calls in it parse with the
+/// `json` format's dialect.
+pub fn render_naive(tools: &[Tool]) -> String {
+    let mut out = String::from(
+        "You have access to tools. When you need to use a tool, output ONLY a JSON block:\n\n```json\n{\"tool\": \"tool_name\", \"arguments\": {\"arg1\": \"value1\"}}\n```\n\nAvailable tools:\n",
+    );
+    for t in tools {
+        let _ = writeln!(out, "### {}", t.name);
+        let _ = writeln!(out, "{}", t.description());
+        let props: Vec<(&String, &Value)> = t.properties().collect();
+        if !props.is_empty() {
+            out.push_str("Parameters:\n");
+            for (n, p) in props {
+                let req = if t.is_required(n) { " (required)" } else { "" };
+                let d: String = p
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .chars()
+                    .take(60)
+                    .collect();
+                let _ = writeln!(out, "  - {n}{req}: {d}");
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str("RULES:\n1. Output ONLY the JSON block when calling a tool - no other text\n2. For code tasks, use write_file tool - do NOT output code directly\n3. After tool execution, you'll see the result and can continue\n");
+    out
 }
 
 /// The tools the example calls: the named `tool_choice` tool, else the

@@ -289,6 +289,15 @@ pub struct EmulationDefaults {
     /// names (a list of names and one-line descriptions), then that tool's
     /// arguments under its schema alone. Needs a constraint.
     pub two_step: bool,
+    /// Offer the tools best match first (tool search's ranking against the
+    /// last user turn, also when every tool is sent); the prompt's example
+    /// and two-step's name list follow that order. Off: the request's order.
+    #[serde(default)]
+    pub rank_tools: bool,
+    /// RFC-136's placeholder prompt (`tool_name`, `arg1`, `value1`) instead
+    /// of ours: #40's naive baseline, for the evaluation only.
+    #[serde(default)]
+    pub naive_prompt: bool,
 }
 
 /// The compiled-in table of [`EmulationDefaults`] per size class.
@@ -344,6 +353,8 @@ impl EmulationDefaults {
                 retries: 1,
                 auto_as_required: false,
                 two_step: false,
+                rank_tools: false,
+                naive_prompt: false,
             },
         }
     }
