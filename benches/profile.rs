@@ -1,7 +1,10 @@
 //! Profiling driver (for callgrind): parses the tool-dense Hermes input of
 //! `benches/parse.rs` (or prose with `text`), whole or in N-byte chunks.
 //!
-//! `cargo bench --bench profile -- [hermes|text|string|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`
+//! `cargo bench --bench profile -- [hermes|text|string|calls|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`
+//! (`calls`: the Rust peer comparison's "64 calls" input, `benches/rust_peers`'
+//! `small_calls`, with its tools; the last argument is then the number of
+//! calls, 64 by default)
 //! (with `WITH_TOOLS=1`, each line of a `.jsonl` file is parsed with its own
 //! `tools`, as the peer comparison's harness parses the corpus), or
 //! under callgrind: `valgrind --tool=callgrind --toggle-collect=profile::parse_one target/release/deps/profile-* hermes 4 1`
@@ -35,6 +38,7 @@ fn main() {
         // Parser set-up and finish alone (the fixed cost of a short reply).
         "empty" => Vec::new(),
         "hermes" => hermes_calls(size),
+        "calls" => small_calls(args.get(4).and_then(|s| s.parse().ok()).unwrap_or(64)),
         // Anything else is a file to parse; a `.jsonl` file holds one input
         // per line, in its `text` field (the corpus), each parsed on its own.
         path => std::fs::read(path).expect("hermes, text, string, empty or a file"),
@@ -59,6 +63,9 @@ fn main() {
                 (text, cfg)
             })
             .collect()
+    } else if kind == "calls" {
+        let tools = Tools::from_value(&peer_tools()).expect("tools");
+        vec![(input, Config::default().with_tools(tools))]
     } else {
         vec![(input, Config::default())]
     };
@@ -96,6 +103,36 @@ fn main() {
             / secs
             / (1 << 20) as f64
     );
+}
+
+/// `n` small `get_weather` calls, each after ~300 bytes of prose, with the
+/// Hermes template's newlines: byte for byte the input of the Rust peer
+/// comparison's "64 calls" rows (`benches/rust_peers/src/inputs.rs`).
+fn small_calls(n: usize) -> Vec<u8> {
+    let base = "The quick brown fox jumps over the lazy dog; it was a bright cold day in April, and the clocks were striking thirteen.\n";
+    let prose: String = base.chars().cycle().take(290).collect();
+    let mut text = String::new();
+    for k in 0..n {
+        text.push_str(&format!("Step {k}: {prose}"));
+        let args =
+            serde_json::json!({"city": format!("Paris {k}"), "unit": "celsius", "days": k % 7});
+        text.push_str(&format!(
+            "<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {args}}}\n</tool_call>"
+        ));
+    }
+    text.push_str("Those are all the forecasts.\n");
+    text.into_bytes()
+}
+
+/// The tools of the Rust peer comparison's synthetic inputs.
+fn peer_tools() -> serde_json::Value {
+    serde_json::json!([
+        {"type": "function", "function": {"name": "write_file", "parameters": {"type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}},
+        {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}, "unit": {"type": "string"},
+                "days": {"type": "integer"}}}}}
+    ])
 }
 
 /// One parse: a new parser, every chunk fed, `finish`, the events counted.

@@ -110,24 +110,57 @@ pub(crate) fn tag_block(a: &BlockArgs<'_>) -> Box<dyn Block> {
             }
         };
     let cfg = a.cfg;
+    let xml_use = XmlUse {
+        qwen: enabled(cfg, Dialect::Qwen3Coder),
+        plain: enabled(cfg, Dialect::XmlEmulation),
+        invoke: enabled(cfg, Dialect::MiniMaxM2),
+        glm: enabled(cfg, Dialect::Glm) && a.trigger == b"<tool_call>",
+    };
+    // granite-20b-functioncalling repeats `<function_call> {…}` without closing tags.
+    let close_optional = a.trigger == b"<function_call>";
+    // The box of the stream's last tag block, set up again in place: a
+    // reply of many short calls opens one block per call.
+    if let Some(mut b) = a.spares.take_tag() {
+        let t = &mut *b;
+        t.open = open;
+        t.close = close;
+        t.state = State::Lead;
+        t.jc_live = false;
+        t.xml = None;
+        t.repairs.clear();
+        t.limits.clone_from(&cfg.limits);
+        if !same_tools(&t.tools, &cfg.tools) {
+            t.tools.clone_from(&cfg.tools);
+        }
+        t.cfg = xml_use;
+        t.close_optional = close_optional;
+        return b;
+    }
     Box::new(TagBlock {
         open,
         close,
         state: State::Lead,
-        jc: None,
+        jc_slot: None,
+        jc_live: false,
         xml: None,
         repairs: Vec::new(),
         limits: cfg.limits.clone(),
         tools: cfg.tools.clone(),
-        cfg: XmlUse {
-            qwen: enabled(cfg, Dialect::Qwen3Coder),
-            plain: enabled(cfg, Dialect::XmlEmulation),
-            invoke: enabled(cfg, Dialect::MiniMaxM2),
-            glm: enabled(cfg, Dialect::Glm) && a.trigger == b"<tool_call>",
-        },
-        // granite-20b-functioncalling repeats `<function_call> {…}` without closing tags.
-        close_optional: a.trigger == b"<function_call>",
+        cfg: xml_use,
+        close_optional,
     })
+}
+
+/// The same tool list (or none in both).
+fn same_tools(
+    a: &Option<std::sync::Arc<crate::config::Tools>>,
+    b: &Option<std::sync::Arc<crate::config::Tools>>,
+) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 /// Which XML readings of the tag's content are enabled.
@@ -157,7 +190,13 @@ pub(crate) struct TagBlock {
     open: Cow<'static, [u8]>,
     close: Cow<'static, [u8]>,
     state: State,
-    jc: Option<JsonCalls>,
+    /// The block's JSON reader. Kept with the box when the block ends
+    /// (see [`Block::recycle`]), so the next tag block renews it in place;
+    /// it is this block's only once `jc_live`.
+    jc_slot: Option<JsonCalls>,
+    /// `jc_slot` reads this block's JSON (else it is an earlier block's,
+    /// kept for its buffers, or empty).
+    jc_live: bool,
     /// The XML engine, once the block turns out to hold XML (boxed: most
     /// blocks hold JSON, and the block stays small enough to allocate and
     /// move cheaply).
@@ -177,6 +216,45 @@ pub(crate) struct TagBlock {
 const _: () = assert!(std::mem::size_of::<TagBlock>() <= 1024);
 
 impl TagBlock {
+    /// This block's JSON reader, if it has one.
+    #[inline]
+    fn jc(&self) -> Option<&JsonCalls> {
+        self.jc_slot.as_ref().filter(|_| self.jc_live)
+    }
+
+    /// This block's JSON reader, if it has one.
+    #[inline]
+    fn jc_mut(&mut self) -> Option<&mut JsonCalls> {
+        self.jc_slot.as_mut().filter(|_| self.jc_live)
+    }
+
+    /// A JSON value starts at `at`: the block's reader for it (renewed in
+    /// place when it is an earlier block's; a new one after an earlier
+    /// value of this block, whose calls it ends when it starts one).
+    fn next_value(&mut self, cx: &mut Cx<'_>, at: u64) {
+        let spares = &cx.em.spares;
+        match self.jc_slot.as_mut() {
+            Some(jc) if !self.jc_live => {
+                jc.renew(&self.limits, false, true, self.tools.clone());
+            }
+            Some(_) => {
+                let next = JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
+                let prev = self.jc_slot.take().expect("checked above");
+                self.jc_slot = Some(next.after(prev, at));
+            }
+            None => {
+                self.jc_slot = Some(JsonCalls::fresh(
+                    spares,
+                    &self.limits,
+                    false,
+                    true,
+                    self.tools.clone(),
+                ));
+            }
+        }
+        self.jc_live = true;
+    }
+
     /// Hands the block to the XML engine from byte `i` of `input` on.
     // Out of line: keeps the per-chunk path's frame small.
     #[inline(never)]
@@ -249,7 +327,7 @@ impl TagBlock {
 
     fn end_calls(&mut self, cx: &mut Cx<'_>, end: u64) {
         let extra = std::mem::take(&mut self.repairs);
-        if let Some(jc) = self.jc.as_mut() {
+        if let Some(jc) = self.jc_mut() {
             if !jc.is_closed() {
                 jc.close(cx, false);
             }
@@ -261,7 +339,7 @@ impl TagBlock {
     // Out of line: keeps the per-chunk path's frame small.
     #[inline(never)]
     fn done(&mut self, cx: &mut Cx<'_>, at: usize, missing_close: bool) -> Flow {
-        if let Some(jc) = self.jc.as_mut() {
+        if let Some(jc) = self.jc_mut() {
             if !jc.is_closed() {
                 jc.close(cx, false);
             }
@@ -370,7 +448,7 @@ impl Block for TagBlock {
                             Match::Partial => return Flow::Partial(i),
                             Match::No => {
                                 let rest = &input[i..];
-                                let json_open = self.jc.as_ref().is_some_and(|j| !j.is_closed());
+                                let json_open = self.jc().is_some_and(|j| !j.is_closed());
                                 let reopen = match_lit(&self.open, rest);
                                 if rest.len() < 2 || reopen == Match::Partial {
                                     return Flow::Partial(i);
@@ -389,7 +467,7 @@ impl Block for TagBlock {
                                 }
                                 if json_open && rest[1] != b'/' && reopen == Match::No {
                                     // `<placeholder>` inside unfinished JSON: a value, not markup.
-                                    if let Some(jc) = self.jc.as_mut() {
+                                    if let Some(jc) = self.jc_mut() {
                                         jc.accept_lt();
                                     }
                                     self.state = State::Json;
@@ -402,13 +480,7 @@ impl Block for TagBlock {
                         },
                         b'{' | b'[' => {
                             // Another value in the same block (if any).
-                            let next = JsonCalls::with_limits(&self.limits, false, true)
-                                .tools(self.tools.clone())
-                                .reusing(&cx.em.spares);
-                            self.jc = Some(match self.jc.take() {
-                                Some(prev) => next.after(prev, cx.abs(i)),
-                                None => next,
-                            });
+                            self.next_value(cx, cx.abs(i));
                             self.state = State::Json;
                         }
                         b'}' | b']' | b',' if self.state == State::After => {
@@ -431,7 +503,7 @@ impl Block for TagBlock {
                     }
                 }
                 State::Json => {
-                    let Some(jc) = self.jc.as_mut() else {
+                    let Some(jc) = self.jc_mut() else {
                         return Flow::Reject {
                             at: i,
                             then: Resume::Text,
@@ -463,22 +535,28 @@ impl Block for TagBlock {
 
     fn lane_host(&mut self) -> Option<LaneHost<'_>> {
         match (&self.xml, self.state) {
-            (None, State::Json) => self.jc.as_mut().map(LaneHost::Calls),
+            (None, State::Json) => self.jc_mut().map(LaneHost::Calls),
             _ => None,
         }
     }
 
-    fn recycle(self: Box<Self>, spares: &super::Spares) {
-        if let Some(jc) = self.jc {
-            spares.put_json(jc);
+    fn recycle(mut self: Box<Self>, spares: &super::Spares) {
+        // The JSON reader stays in the box, for the next tag block to renew.
+        self.jc_live = false;
+        // An XML engine is not kept (few blocks hold one); a repair list
+        // that grew long is not pinned.
+        self.xml = None;
+        if self.repairs.capacity() > 64 {
+            self.repairs = Vec::new();
         }
+        spares.put_tag(self);
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) -> bool {
         if let Some(xml) = self.xml.as_mut() {
             return xml.finish(cx);
         }
-        let Some(jc) = self.jc.as_mut() else {
+        let Some(jc) = self.jc_mut() else {
             return false;
         };
         let named_before = jc.named();

@@ -74,10 +74,9 @@ fn bracket_object(at: &[u8]) -> Match {
 
 fn open_bare(a: &BlockArgs<'_>) -> Box<dyn Block> {
     Box::new(BareJson {
-        jc: JsonCalls::new(a.cfg, true, false)
+        jc: JsonCalls::fresh(a.spares, &a.cfg.limits, true, false, a.cfg.tools.clone())
             .judging_calls()
-            .prose_ends()
-            .reusing(a.spares),
+            .prose_ends(),
     })
 }
 
@@ -192,15 +191,61 @@ impl JsonCalls {
         }
     }
 
-    /// Takes over the buffers of the reader `spares` keeps, if any (its
-    /// state is dropped: this reader stays as new).
-    pub(crate) fn reusing(mut self, spares: &super::Spares) -> Self {
-        if let Some(old) = spares.take_json() {
-            self.rep.reuse_buffers(old.rep);
-            self.router.reuse_buffers(old.router);
-            crate::json::reuse(&mut self.track, old.track);
+    /// A reader for a new value, as [`JsonCalls::with_limits`] and
+    /// [`JsonCalls::tools`] make it: the one `spares` keeps, renewed in
+    /// place (its state dropped, its buffers kept: see
+    /// [`JsonCalls::renew`]), or a new one.
+    pub(crate) fn fresh(
+        spares: &super::Spares,
+        limits: &Limits,
+        strict: bool,
+        stop_on_lt: bool,
+        tools: Option<std::sync::Arc<crate::config::Tools>>,
+    ) -> Self {
+        match spares.take_json() {
+            Some(mut jc) => {
+                jc.renew(limits, strict, stop_on_lt, tools);
+                jc
+            }
+            None => Self::with_limits(limits, strict, stop_on_lt).tools(tools),
         }
-        self
+    }
+
+    /// Makes this reader a new one for the next value of the stream, in
+    /// place: every field as [`JsonCalls::with_limits`] and
+    /// [`JsonCalls::tools`] set it, the buffers kept (up to
+    /// [`crate::json::reuse`]'s bound). Only buffers pass from one value to
+    /// the next, never state. (A reader built anew and handed the old one's
+    /// buffers moved the whole reader three times and cost some 600
+    /// instructions per call of a reply of many small calls.)
+    pub(crate) fn renew(
+        &mut self,
+        limits: &Limits,
+        strict: bool,
+        stop_on_lt: bool,
+        tools: Option<std::sync::Arc<crate::config::Tools>>,
+    ) {
+        let old = std::mem::replace(
+            &mut self.rep,
+            Repairer::with_limits(limits).stop_on_lt(stop_on_lt),
+        );
+        self.rep.reuse_buffers(old);
+        let old = std::mem::replace(
+            &mut self.router,
+            CallRouter::new(limits).strict(strict).with_tools(tools),
+        );
+        self.router.reuse_buffers(old);
+        let old = std::mem::take(&mut self.track);
+        crate::json::reuse(&mut self.track, old);
+        self.rep_cursor = 0;
+        self.began = false;
+        self.truncated_from = None;
+        self.closed = false;
+        self.prev = None;
+        self.settled = 0;
+        self.any_named = false;
+        self.ended_count = 0;
+        self.unconfirmed = 0;
     }
 
     /// Prose after a blank line, where the value cannot go on, ends it
@@ -911,10 +956,15 @@ impl Block for Fence {
                         self.state = FenceState::Py;
                     } else if !py && self.json_ok && JSON_FENCES.contains(&&lang[..]) {
                         self.jc = Some(
-                            JsonCalls::new(&self.cfg, self.cfg_strict, false)
-                                .judging_calls()
-                                .fenced()
-                                .reusing(&cx.em.spares),
+                            JsonCalls::fresh(
+                                &cx.em.spares,
+                                &self.cfg.limits,
+                                self.cfg_strict,
+                                false,
+                                self.cfg.tools.clone(),
+                            )
+                            .judging_calls()
+                            .fenced(),
                         );
                         self.state = FenceState::Json;
                     } else {

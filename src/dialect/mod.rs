@@ -420,9 +420,22 @@ pub(crate) struct BlockArgs<'a> {
 #[derive(Default)]
 pub(crate) struct Spares {
     json: std::cell::Cell<Option<json::JsonCalls>>,
+    /// The last tag block's box ([`hermes::TagBlock`]): a reply of many
+    /// short calls opens one per call.
+    tag: std::cell::Cell<Option<Box<hermes::TagBlock>>>,
 }
 
 impl Spares {
+    /// Keeps a tag block's box for the next tag block to reuse.
+    pub(crate) fn put_tag(&self, block: Box<hermes::TagBlock>) {
+        self.tag.set(Some(block));
+    }
+
+    /// The box kept by [`Spares::put_tag`], if any.
+    pub(crate) fn take_tag(&self) -> Option<Box<hermes::TagBlock>> {
+        self.tag.take()
+    }
+
     /// Keeps `jc` for the next reader (one is kept: a block reads one
     /// value at a time).
     pub(crate) fn put_json(&self, jc: json::JsonCalls) {
