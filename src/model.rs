@@ -213,7 +213,13 @@ pub enum Reasoning {
     KimiSections,
 }
 
-/// A parsed model id.
+/// A parsed model id: the one parser of model ids in the crate (the
+/// toolkit's capability registry reads these fields, it does not parse ids
+/// itself). Provider prefixes (`ollama/`, `openrouter/`, `hf.co/`, several
+/// in a row), GGUF file names and paths (`…/Qwen2.5-7B-Instruct-Q4_K_M.gguf`,
+/// split files), GGUF repository suffixes and quantisation tokens
+/// (`-GGUF`, `Q4_K_M`, `iq3_xxs`, `fp16`, `4bit`, in the name or in an
+/// Ollama tag) are taken off before the name is read.
 ///
 /// ```
 /// use toolstream::model::{Family, ModelSpec};
@@ -226,6 +232,9 @@ pub enum Reasoning {
 ///
 /// let m = ModelSpec::parse("ollama/qwen3:32b");
 /// assert_eq!((m.provider.as_deref(), m.family, m.size.as_deref()), (Some("ollama"), Family::Qwen, Some("32b")));
+///
+/// let m = ModelSpec::parse("hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M");
+/// assert_eq!((m.name.as_str(), m.quantization.as_deref()), ("Qwen2.5-7B-Instruct", Some("Q4_K_M")));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelSpec {
@@ -248,11 +257,14 @@ pub struct ModelSpec {
     /// A fine-tune or an upload by an organisation that is not the family's
     /// publisher or a known re-packager.
     pub custom: bool,
+    /// The quantisation token taken off the name or tag (`Q4_K_M`, `fp16`).
+    pub quantization: Option<String>,
 }
 
-/// Serving providers that prefix ids.
+/// Serving providers and hubs that prefix ids.
 const PROVIDERS: &[&str] = &[
     "ollama",
+    "ollama_chat",
     "openrouter",
     "together",
     "together_ai",
@@ -264,10 +276,15 @@ const PROVIDERS: &[&str] = &[
     "vertex_ai",
     "vertex",
     "azure",
+    "azure_ai",
     "huggingface",
     "hf",
+    "hf.co",
+    "huggingface.co",
     "lmstudio",
+    "lm_studio",
     "vllm",
+    "hosted_vllm",
     "deepinfra",
     "sambanova",
     "cerebras",
@@ -275,11 +292,176 @@ const PROVIDERS: &[&str] = &[
     "replicate",
     "nvidia_nim",
     "watsonx",
-    "hosted_vllm",
-    "ollama_chat",
     "litellm",
     "mlx",
+    "openai",
+    "anthropic",
+    "gemini",
+    "mistral",
+    "deepseek",
+    "xai",
+    "perplexity",
+    "cohere",
 ];
+
+/// Organisations whose name is also a provider prefix: kept as the org when
+/// only the model name follows (`openai/gpt-oss-20b`).
+const ORG_PROVIDERS: &[&str] = &[
+    "openai",
+    "anthropic",
+    "mistral",
+    "deepseek",
+    "cohere",
+    "gemini",
+];
+
+/// Is `t` a quantisation or packaging token (`q4_k_m`, `iq3_xxs`, `fp16`,
+/// `gguf`, `4bit`, `awq`)?
+fn is_quant(t: &str) -> bool {
+    let t = t.to_ascii_lowercase();
+    let t = t.as_str();
+    if matches!(
+        t,
+        "gguf"
+            | "ggml"
+            | "awq"
+            | "gptq"
+            | "exl2"
+            | "mlx"
+            | "fp16"
+            | "f16"
+            | "bf16"
+            | "fp32"
+            | "f32"
+            | "fp8"
+            | "fp4"
+            | "nvfp4"
+            | "mxfp4"
+            | "int4"
+            | "int8"
+            | "w4a16"
+            | "w8a8"
+            | "quantized"
+            | "4bit"
+            | "8bit"
+            | "3bit"
+            | "6bit"
+            | "dwq"
+            | "imatrix"
+    ) {
+        return true;
+    }
+    // q4_k_m, q8_0, q5_k_s, iq3_xxs, q4_0_4_4, ud-q4_k_xl (split on `-`).
+    let core = t.strip_prefix('i').unwrap_or(t);
+    if let Some(rest) = core.strip_prefix('q') {
+        let mut parts = rest.split('_');
+        if parts
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            return parts.all(|p| {
+                !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        }
+    }
+    false
+}
+
+/// An id with its wrapping taken off (see [`ModelSpec`]).
+#[derive(Debug, Default)]
+struct Clean<'a> {
+    provider: Option<String>,
+    org: Option<&'a str>,
+    name: &'a str,
+    tag: Option<String>,
+    quant: Option<String>,
+}
+
+/// Strips provider prefixes, `.gguf` file names, GGUF repository suffixes
+/// and quantisation tokens.
+fn clean_id(id: &str) -> Clean<'_> {
+    let mut s = id.trim();
+    // Paths to a GGUF file: keep the file name.
+    if s.to_ascii_lowercase().ends_with(".gguf") {
+        if let Some(p) = s.rfind(['/', '\\']) {
+            s = &s[p + 1..];
+        }
+        s = &s[..s.len() - 5];
+        // Split files: `model-00001-of-00003`.
+        if let Some(p) = s.to_ascii_lowercase().find("-00001-of-") {
+            s = &s[..p];
+        }
+    }
+    let mut parts: Vec<&str> = s.split('/').filter(|p| !p.is_empty()).collect();
+    let mut clean = Clean::default();
+    while parts.len() >= 2 {
+        let head = parts[0].to_ascii_lowercase();
+        if !PROVIDERS.contains(&head.as_str())
+            || parts.len() == 2 && ORG_PROVIDERS.contains(&head.as_str())
+        {
+            break;
+        }
+        if clean.provider.is_none() {
+            clean.provider = Some(head);
+        }
+        parts.remove(0);
+    }
+    let last = parts.pop().unwrap_or_default();
+    clean.org = parts.last().copied();
+    let (name, tag) = match last.split_once(':') {
+        Some((n, t)) => (n, Some(t)),
+        None => (last, None),
+    };
+    // Tag: an Ollama tag (`8b-instruct-q4_K_M`) or a HF quant (`Q4_K_M`).
+    if let Some(t) = tag {
+        let toks: Vec<&str> = t.split('-').collect();
+        let keep: Vec<&str> = toks.iter().copied().filter(|x| !is_quant(x)).collect();
+        if let Some(q) = toks
+            .iter()
+            .find(|x| is_quant(x) && !x.eq_ignore_ascii_case("gguf"))
+        {
+            clean.quant = Some((*q).to_owned());
+        }
+        if !keep.is_empty() {
+            clean.tag = Some(keep.join("-"));
+        }
+    }
+    // Name: drop trailing quantisation / packaging tokens.
+    let toks: Vec<&str> = name.split(['-', '.']).collect();
+    let mut end = toks.len();
+    let mut quant = None;
+    while end > 1 && is_quant(toks[end - 1]) {
+        if !matches!(
+            toks[end - 1].to_ascii_lowercase().as_str(),
+            "gguf" | "ggml" | "mlx"
+        ) {
+            quant = Some(toks[end - 1].to_owned());
+        }
+        end -= 1;
+    }
+    // Also `UD` (Unsloth dynamic) before the quant.
+    if end > 1 && end < toks.len() && toks[end - 1].eq_ignore_ascii_case("ud") {
+        end -= 1;
+    }
+    clean.name = name;
+    if end < toks.len() {
+        // Cut the original string at the same token boundary.
+        let mut count = 0;
+        for (i, c) in name.char_indices() {
+            if c == '-' || c == '.' {
+                count += 1;
+                if count == end {
+                    clean.name = &name[..i];
+                    break;
+                }
+            }
+        }
+        if clean.quant.is_none() {
+            clean.quant = quant;
+        }
+    }
+    clean
+}
 
 /// Publishers and re-packagers whose uploads are the model itself.
 const KNOWN_ORGS: &[&str] = &[
@@ -610,7 +792,8 @@ pub const XML_DIALECT_NAMES: &[&str] = &[
     "step3",
 ];
 
-fn compact(s: &str) -> String {
+/// Lower case without `-`, `_` and spaces (how names are matched).
+pub(crate) fn compact(s: &str) -> String {
     s.chars()
         .filter(|c| !matches!(c, '-' | '_' | ' '))
         .flat_map(char::to_lowercase)
@@ -734,18 +917,11 @@ impl ModelSpec {
     /// Parses a model id. Never fails: an unrecognised id has
     /// [`Family::Unknown`].
     pub fn parse(id: &str) -> ModelSpec {
-        let trimmed = id.trim();
-        let mut parts: Vec<&str> = trimmed.split('/').filter(|p| !p.is_empty()).collect();
-        let mut provider = None;
-        if parts.len() >= 2 && PROVIDERS.contains(&parts[0].to_ascii_lowercase().as_str()) {
-            provider = Some(parts.remove(0).to_ascii_lowercase());
-        }
-        let last = parts.pop().unwrap_or_default();
-        let org = parts.last().map(|o| (*o).to_owned());
-        let (name, tag) = match last.split_once(':') {
-            Some((n, t)) => (n.to_owned(), Some(t.to_owned())),
-            None => (last.to_owned(), None),
-        };
+        let clean = clean_id(id);
+        let provider = clean.provider;
+        let org = clean.org.map(str::to_owned);
+        let name = clean.name.to_owned();
+        let tag = clean.tag;
         let c = compact(&name);
         let rule = RULES
             .iter()
@@ -777,6 +953,7 @@ impl ModelSpec {
             size,
             tag,
             custom,
+            quantization: clean.quant,
         }
     }
 

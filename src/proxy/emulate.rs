@@ -567,30 +567,15 @@ fn transcript(messages: &Value, format: EmulationFormat, prompt: &str) -> Vec<Va
             "system" | "developer" => system.push(text),
             "assistant" => {
                 let mut calls = Vec::new();
-                for c in m
-                    .get("tool_calls")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let name = c
-                        .pointer("/function/name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    let args = c
-                        .pointer("/function/arguments")
-                        .map(|a| match a {
-                            Value::String(s) => {
-                                serde_json::from_str(s).unwrap_or(Value::String(s.clone()))
-                            }
-                            other => other.clone(),
-                        })
-                        .unwrap_or(Value::Object(Map::new()));
-                    if let Some(id) = c.get("id").and_then(Value::as_str) {
-                        names.insert(id.to_string(), name.clone());
+                for c in crate::toolkit::convert::message_calls(m) {
+                    if let Some(id) = c.id {
+                        names.insert(id.to_string(), c.name.to_string());
                     }
-                    calls.push((name, args));
+                    let args = match c.arguments {
+                        Value::Null => Value::Object(Map::new()),
+                        a => a,
+                    };
+                    calls.push((c.name.to_string(), args));
                 }
                 let mut s = text.trim_end().to_string();
                 if !calls.is_empty() {

@@ -95,6 +95,82 @@ impl Tool {
     }
 }
 
+/// One tool call found in a conversation message ([`message_calls`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageCall<'a> {
+    /// The call's id (`id`, Anthropic `id`, Responses `call_id`).
+    pub id: Option<&'a str>,
+    /// The tool's name (empty when the message names none).
+    pub name: &'a str,
+    /// The arguments: parsed when they are a JSON string, the string
+    /// itself when it is not JSON, `null` when absent.
+    pub arguments: Value,
+}
+
+/// The tool calls a message makes, in any of the shapes clients send: an
+/// OpenAI Chat assistant message's `tool_calls`, Anthropic `tool_use`
+/// content blocks, a Responses `function_call` item. The one walk over a
+/// message's calls that the proxy's emulation transcript, loop detection
+/// and tool search share.
+///
+/// ```
+/// use serde_json::json;
+/// use toolstream::toolkit::convert::message_calls;
+/// let m = json!({"role": "assistant", "tool_calls": [
+///     {"id": "c1", "function": {"name": "Bash", "arguments": "{\"command\": \"ls\"}"}}]});
+/// let calls = message_calls(&m);
+/// assert_eq!((calls[0].id, calls[0].name), (Some("c1"), "Bash"));
+/// assert_eq!(calls[0].arguments, json!({"command": "ls"}));
+/// ```
+pub fn message_calls(m: &Value) -> Vec<MessageCall<'_>> {
+    fn parsed(a: Option<&Value>) -> Value {
+        match a {
+            Some(Value::String(s)) => {
+                serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
+            }
+            Some(other) => other.clone(),
+            None => Value::Null,
+        }
+    }
+    let mut out = Vec::new();
+    for c in m
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        out.push(MessageCall {
+            id: c.get("id").and_then(Value::as_str),
+            name: c
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            arguments: parsed(c.pointer("/function/arguments")),
+        });
+    }
+    for b in m
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+    {
+        out.push(MessageCall {
+            id: b.get("id").and_then(Value::as_str),
+            name: b.get("name").and_then(Value::as_str).unwrap_or(""),
+            arguments: b.get("input").cloned().unwrap_or(Value::Null),
+        });
+    }
+    if m.get("type").and_then(Value::as_str) == Some("function_call") {
+        out.push(MessageCall {
+            id: m.get("call_id").and_then(Value::as_str),
+            name: m.get("name").and_then(Value::as_str).unwrap_or(""),
+            arguments: parsed(m.get("arguments")),
+        });
+    }
+    out
+}
+
 /// The parser's [`Tools`](crate::Tools) for a list of tools (for
 /// [`crate::Config::with_tools`]).
 pub fn parser_tools(tools: &[Tool]) -> crate::Tools {

@@ -610,12 +610,11 @@ impl Registry {
     /// What the registry knows of `id`. Never fails: an unknown model gets
     /// [`Capabilities::default`] and JSON emulation.
     pub fn lookup(&self, id: &str) -> ModelInfo {
-        let clean = clean_id(id);
-        let routed = model::route(&clean.route_id());
+        let routed = model::route(id);
         let spec = &routed.spec;
         let mut family = spec.family.name().to_owned();
-        let name = clean.name.clone();
-        let compacted = compact(&name);
+        let name = spec.name.clone();
+        let compacted = model::compact(&name);
         let version = version_of(spec.family, &name).or_else(|| spec.version.clone());
         let variant = variant_of(&name);
         let mut size = spec.size.clone();
@@ -670,15 +669,15 @@ impl Registry {
         });
         ModelInfo {
             id: id.to_owned(),
-            provider: clean.provider,
-            org: clean.org,
+            provider: spec.provider.clone(),
+            org: spec.org.clone(),
             name,
             family,
             version,
             variant,
             size,
             params_b,
-            quantization: clean.quant,
+            quantization: spec.quantization.clone(),
             custom: spec.custom,
             capabilities: caps,
             dialects,
@@ -724,238 +723,6 @@ fn entry_holds(
         }
     }
     true
-}
-
-fn compact(s: &str) -> String {
-    s.chars()
-        .filter(|c| !matches!(c, '-' | '_' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// An id with its wrapping taken off.
-#[derive(Debug, Default)]
-struct Clean {
-    provider: Option<String>,
-    org: Option<String>,
-    name: String,
-    tag: Option<String>,
-    quant: Option<String>,
-}
-
-impl Clean {
-    fn route_id(&self) -> String {
-        let mut s = String::new();
-        if let Some(o) = &self.org {
-            s.push_str(o);
-            s.push('/');
-        }
-        s.push_str(&self.name);
-        if let Some(t) = &self.tag {
-            s.push(':');
-            s.push_str(t);
-        }
-        s
-    }
-}
-
-/// Serving providers and hubs that prefix ids.
-const PROVIDERS: &[&str] = &[
-    "ollama",
-    "ollama_chat",
-    "openrouter",
-    "together",
-    "together_ai",
-    "togetherai",
-    "groq",
-    "fireworks",
-    "fireworks_ai",
-    "bedrock",
-    "vertex_ai",
-    "vertex",
-    "azure",
-    "azure_ai",
-    "huggingface",
-    "hf",
-    "hf.co",
-    "huggingface.co",
-    "lmstudio",
-    "lm_studio",
-    "vllm",
-    "hosted_vllm",
-    "deepinfra",
-    "sambanova",
-    "cerebras",
-    "anyscale",
-    "replicate",
-    "nvidia_nim",
-    "watsonx",
-    "litellm",
-    "mlx",
-    "openai",
-    "anthropic",
-    "gemini",
-    "mistral",
-    "deepseek",
-    "xai",
-    "perplexity",
-    "cohere",
-];
-
-/// Organisations whose name is also a provider prefix: kept as the org when
-/// a model name follows with another `/` part missing.
-const ORG_PROVIDERS: &[&str] = &[
-    "openai",
-    "anthropic",
-    "mistral",
-    "deepseek",
-    "cohere",
-    "gemini",
-];
-
-/// Is `t` a quantisation or packaging token (`q4_k_m`, `iq3_xxs`, `fp16`,
-/// `gguf`, `4bit`, `awq`)?
-fn is_quant(t: &str) -> bool {
-    let t = t.to_ascii_lowercase();
-    let t = t.as_str();
-    if matches!(
-        t,
-        "gguf"
-            | "ggml"
-            | "awq"
-            | "gptq"
-            | "exl2"
-            | "mlx"
-            | "fp16"
-            | "f16"
-            | "bf16"
-            | "fp32"
-            | "f32"
-            | "fp8"
-            | "fp4"
-            | "nvfp4"
-            | "mxfp4"
-            | "int4"
-            | "int8"
-            | "w4a16"
-            | "w8a8"
-            | "quantized"
-            | "4bit"
-            | "8bit"
-            | "3bit"
-            | "6bit"
-            | "dwq"
-            | "imatrix"
-    ) {
-        return true;
-    }
-    // q4_k_m, q8_0, q5_k_s, iq3_xxs, q4_0_4_4, ud-q4_k_xl (split on `-`).
-    let core = t.strip_prefix('i').unwrap_or(t);
-    if let Some(rest) = core.strip_prefix('q') {
-        let mut parts = rest.split('_');
-        if parts
-            .next()
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-        {
-            return parts.all(|p| {
-                !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_alphanumeric())
-            });
-        }
-    }
-    false
-}
-
-/// Strips provider prefixes, `.gguf` file names, GGUF repository suffixes
-/// and quantisation tokens.
-fn clean_id(id: &str) -> Clean {
-    let mut s = id.trim();
-    // Paths to a GGUF file: keep the file name.
-    if s.to_ascii_lowercase().ends_with(".gguf") {
-        if let Some(p) = s.rfind(['/', '\\']) {
-            s = &s[p + 1..];
-        }
-        s = &s[..s.len() - 5];
-        // Split files: `model-00001-of-00003`.
-        if let Some(p) = s.to_ascii_lowercase().find("-00001-of-") {
-            s = &s[..p];
-        }
-    }
-    let mut parts: Vec<&str> = s.split('/').filter(|p| !p.is_empty()).collect();
-    let mut clean = Clean::default();
-    while parts.len() >= 2 {
-        let head = parts[0].to_ascii_lowercase();
-        if PROVIDERS.contains(&head.as_str()) {
-            // `openai/gpt-oss-20b`: `openai` is the publisher; keep it as org
-            // when only the model name follows.
-            if parts.len() == 2 && ORG_PROVIDERS.contains(&head.as_str()) {
-                break;
-            }
-            if clean.provider.is_none() {
-                clean.provider = Some(head);
-            }
-            parts.remove(0);
-        } else {
-            break;
-        }
-    }
-    let last = parts.pop().unwrap_or_default();
-    clean.org = parts.last().map(|o| (*o).to_owned());
-    let (name, tag) = match last.split_once(':') {
-        Some((n, t)) => (n, Some(t)),
-        None => (last, None),
-    };
-    // Tag: an Ollama tag (`8b-instruct-q4_K_M`) or a HF quant (`Q4_K_M`).
-    if let Some(t) = tag {
-        let toks: Vec<&str> = t.split('-').collect();
-        let keep: Vec<&str> = toks.iter().copied().filter(|x| !is_quant(x)).collect();
-        if let Some(q) = toks
-            .iter()
-            .find(|x| is_quant(x) && !matches!(x.to_ascii_lowercase().as_str(), "gguf"))
-        {
-            clean.quant = Some((*q).to_owned());
-        }
-        if !keep.is_empty() {
-            clean.tag = Some(keep.join("-"));
-        }
-    }
-    // Name: drop trailing quantisation / packaging tokens.
-    let toks: Vec<&str> = name.split(['-', '.']).collect();
-    let mut end = toks.len();
-    let mut quant = None;
-    while end > 1 && is_quant(toks[end - 1]) {
-        if !matches!(
-            toks[end - 1].to_ascii_lowercase().as_str(),
-            "gguf" | "ggml" | "mlx"
-        ) {
-            quant = Some(toks[end - 1].to_owned());
-        }
-        end -= 1;
-    }
-    // Also `UD` (Unsloth dynamic) before the quant.
-    if end > 1 && end < toks.len() && toks[end - 1].eq_ignore_ascii_case("ud") {
-        end -= 1;
-    }
-    if end < toks.len() {
-        // Cut the original string at the same token boundary.
-        let mut cut = 0;
-        let mut count = 0;
-        for (i, c) in name.char_indices() {
-            if c == '-' || c == '.' {
-                count += 1;
-                if count == end {
-                    cut = i;
-                    break;
-                }
-            }
-        }
-        clean.name = name[..cut].to_owned();
-        if clean.quant.is_none() {
-            clean.quant = quant;
-        }
-    } else {
-        clean.name = name.to_owned();
-    }
-    clean
 }
 
 /// The parameter count in billions of a size token (`70b`, `1.5b`, `135m`,
@@ -1101,35 +868,36 @@ mod tests {
 
     #[test]
     fn cleans_ids() {
-        let c = clean_id("hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M");
+        // The one id parser is model::ModelSpec::parse; the registry reads it.
+        let c = crate::model::ModelSpec::parse("hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M");
         assert_eq!(c.provider.as_deref(), Some("hf.co"));
         assert_eq!(c.org.as_deref(), Some("bartowski"));
         assert_eq!(c.name, "Llama-3.2-3B-Instruct");
-        assert_eq!(c.quant.as_deref(), Some("Q4_K_M"));
-        let c = clean_id("/models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
+        assert_eq!(c.quantization.as_deref(), Some("Q4_K_M"));
+        let c = crate::model::ModelSpec::parse("/models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
         assert_eq!(c.name, "Meta-Llama-3.1-8B-Instruct");
-        assert_eq!(c.quant.as_deref(), Some("Q4_K_M"));
-        let c = clean_id("ollama/qwen2.5-coder:7b-instruct-q4_K_M");
+        assert_eq!(c.quantization.as_deref(), Some("Q4_K_M"));
+        let c = crate::model::ModelSpec::parse("ollama/qwen2.5-coder:7b-instruct-q4_K_M");
         assert_eq!(
             (c.name.as_str(), c.tag.as_deref()),
             ("qwen2.5-coder", Some("7b-instruct"))
         );
-        let c = clean_id("openai/gpt-oss-20b");
+        let c = crate::model::ModelSpec::parse("openai/gpt-oss-20b");
         assert_eq!(
             (c.org.as_deref(), c.name.as_str()),
             (Some("openai"), "gpt-oss-20b")
         );
-        let c = clean_id("openrouter/anthropic/claude-3.5-sonnet");
+        let c = crate::model::ModelSpec::parse("openrouter/anthropic/claude-3.5-sonnet");
         assert_eq!(c.provider.as_deref(), Some("openrouter"));
         assert_eq!(c.name, "claude-3.5-sonnet");
-        let c = clean_id("mlx-community/Qwen3-4B-4bit");
+        let c = crate::model::ModelSpec::parse("mlx-community/Qwen3-4B-4bit");
         assert_eq!(
-            (c.name.as_str(), c.quant.as_deref()),
+            (c.name.as_str(), c.quantization.as_deref()),
             ("Qwen3-4B", Some("4bit"))
         );
-        let c = clean_id("unsloth/Qwen3-30B-A3B-GGUF:UD-Q4_K_XL");
+        let c = crate::model::ModelSpec::parse("unsloth/Qwen3-30B-A3B-GGUF:UD-Q4_K_XL");
         assert_eq!(c.name, "Qwen3-30B-A3B");
-        assert_eq!(c.quant.as_deref(), Some("Q4_K_XL"));
+        assert_eq!(c.quantization.as_deref(), Some("Q4_K_XL"));
     }
 
     #[test]

@@ -407,31 +407,9 @@ pub fn used_tools(messages: &Value) -> Vec<String> {
         }
     };
     for m in messages.as_array().into_iter().flatten() {
-        for c in m
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(n) = c.pointer("/function/name").and_then(Value::as_str) {
-                push(n);
-            }
-        }
-        if m.get("type").and_then(Value::as_str) == Some("function_call") {
-            if let Some(n) = m.get("name").and_then(Value::as_str) {
-                push(n);
-            }
-        }
-        for b in m
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if b.get("type").and_then(Value::as_str) == Some("tool_use") {
-                if let Some(n) = b.get("name").and_then(Value::as_str) {
-                    push(n);
-                }
+        for c in super::convert::message_calls(m) {
+            if !c.name.is_empty() {
+                push(c.name);
             }
         }
     }

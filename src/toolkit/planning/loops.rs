@@ -265,59 +265,10 @@ pub fn rounds_from_messages(messages: &Value) -> Vec<Vec<CallRecord>> {
     let failed = |id: Option<&str>| id.is_some_and(|id| failed_ids.iter().any(|f| f == id));
     let mut rounds = Vec::new();
     for m in &msgs[start..] {
-        let mut round = Vec::new();
-        for c in m
-            .get("tool_calls")
-            .and_then(Value::as_array)
+        let round: Vec<CallRecord> = crate::toolkit::convert::message_calls(m)
             .into_iter()
-            .flatten()
-        {
-            let name = c
-                .pointer("/function/name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let args = c
-                .pointer("/function/arguments")
-                .map(|a| match a {
-                    Value::String(s) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
-                    other => other.clone(),
-                })
-                .unwrap_or(Value::Null);
-            round.push(CallRecord::new(
-                name,
-                &args,
-                failed(c.get("id").and_then(Value::as_str)),
-            ));
-        }
-        for b in m
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if b.get("type").and_then(Value::as_str) == Some("tool_use") {
-                let name = b.get("name").and_then(Value::as_str).unwrap_or("");
-                let args = b.get("input").cloned().unwrap_or(Value::Null);
-                round.push(CallRecord::new(
-                    name,
-                    &args,
-                    failed(b.get("id").and_then(Value::as_str)),
-                ));
-            }
-        }
-        if m.get("type").and_then(Value::as_str) == Some("function_call") {
-            let name = m.get("name").and_then(Value::as_str).unwrap_or("");
-            let args = m
-                .get("arguments")
-                .and_then(Value::as_str)
-                .and_then(|s| serde_json::from_str(s).ok())
-                .unwrap_or(Value::Null);
-            round.push(CallRecord::new(
-                name,
-                &args,
-                failed(m.get("call_id").and_then(Value::as_str)),
-            ));
-        }
+            .map(|c| CallRecord::new(c.name, &c.arguments, failed(c.id)))
+            .collect();
         if !round.is_empty() {
             rounds.push(round);
         }
