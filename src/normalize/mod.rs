@@ -420,7 +420,13 @@ impl Catalog {
 
     /// Resolves a name without looking at arguments.
     pub(crate) fn resolve(&self, name: &str) -> Resolution {
-        if let Some(&i) = self.by_name.get(name) {
+        // A short list is searched in place (cheaper than hashing the name).
+        let exact = if self.names.len() <= 16 {
+            self.names.iter().position(|n| n == name)
+        } else {
+            self.by_name.get(name).copied()
+        };
+        if let Some(i) = exact {
             return Resolution::Tool(i, None);
         }
         names::resolve(&self.names, &self.folded_names, name, &self.options)
@@ -536,11 +542,17 @@ impl Catalog {
 
     /// Runs the rewriter for tool `i` over the whole `arguments`.
     fn rewrite(&self, i: usize, arguments: &[u8]) -> (Vec<u8>, Fixes, Vec<CallError>) {
-        let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
+        let mut rw = rewrite::pooled(i, self.options.limits.max_repairs);
         rw.feed(self, arguments);
         rw.finish(self);
         let errors = self.check(&rw);
-        (std::mem::take(&mut rw.output), rw.fixes, errors)
+        let out = (
+            std::mem::take(&mut rw.output),
+            std::mem::take(&mut rw.fixes),
+            errors,
+        );
+        rewrite::recycle(rw);
+        out
     }
 
     /// For a placeholder name: the one tool whose schema accepts the
@@ -557,12 +569,13 @@ impl Catalog {
             if self.names[..i].contains(&self.names[i]) {
                 continue;
             }
-            let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
+            let mut rw = rewrite::pooled(i, self.options.limits.max_repairs);
             rw.feed(self, arguments);
             rw.finish(self);
             // A parameter dropped or an undeclared one kept rules the tool
             // out before its (costlier) end-of-call check.
             if rw.fixes.made(FixKind::DroppedParameter) || rw.undeclared {
+                rewrite::recycle(rw);
                 continue;
             }
             // Vouched for member by member: valid, every key declared.
@@ -572,7 +585,11 @@ impl Catalog {
             } else {
                 self.check_full(&rw)
             };
-            let (out, fixes) = (std::mem::take(&mut rw.output), rw.fixes);
+            let (out, fixes) = (
+                std::mem::take(&mut rw.output),
+                std::mem::take(&mut rw.fixes),
+            );
+            rewrite::recycle(rw);
             // Fits: valid, nothing dropped, every key declared (a tool
             // that declares no properties fits only `{}`).
             let declared = |v: &Value| {
