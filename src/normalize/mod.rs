@@ -210,6 +210,8 @@ pub struct Catalog {
     /// `names`, each [`names::fold`]ed (for resolution and suggestions).
     folded_names: Vec<String>,
     by_name: HashMap<String, usize>,
+    /// Names that needed more than an exact match, resolved before.
+    memo: names::Memo,
     options: Options,
 }
 
@@ -385,6 +387,7 @@ impl Catalog {
             folded_names: compiled.iter().map(|t| names::fold(&t.name)).collect(),
             tools: compiled,
             by_name,
+            memo: names::Memo::default(),
             options,
         }
     }
@@ -429,7 +432,10 @@ impl Catalog {
         if let Some(i) = exact {
             return Resolution::Tool(i, None);
         }
-        names::resolve(&self.names, &self.folded_names, name, &self.options)
+        self.memo
+            .resolution(self.options.limits.max_remembered_names, name, || {
+                names::resolve(&self.names, &self.folded_names, name, &self.options)
+            })
     }
 
     /// The `unknown_tool` error for `name`.
@@ -443,12 +449,16 @@ impl Catalog {
                 format!("unknown tool `{name}`")
             },
         );
-        e.candidates = names::closest(
-            &self.names,
-            &self.folded_names,
-            name,
-            self.options.limits.max_suggestions,
-        );
+        e.candidates = self
+            .memo
+            .closest(self.options.limits.max_remembered_names, name, || {
+                names::closest(
+                    &self.names,
+                    &self.folded_names,
+                    name,
+                    self.options.limits.max_suggestions,
+                )
+            });
         e.suggestion = Some("call one of the offered tools by its exact name".into());
         e
     }
