@@ -210,6 +210,8 @@ pub struct Catalog {
     /// `names`, each [`names::fold`]ed (for resolution and suggestions).
     folded_names: Vec<String>,
     by_name: HashMap<String, usize>,
+    /// Names that needed more than an exact match, resolved before.
+    memo: names::Memo,
     options: Options,
 }
 
@@ -385,6 +387,7 @@ impl Catalog {
             folded_names: compiled.iter().map(|t| names::fold(&t.name)).collect(),
             tools: compiled,
             by_name,
+            memo: names::Memo::default(),
             options,
         }
     }
@@ -420,10 +423,19 @@ impl Catalog {
 
     /// Resolves a name without looking at arguments.
     pub(crate) fn resolve(&self, name: &str) -> Resolution {
-        if let Some(&i) = self.by_name.get(name) {
+        // A short list is searched in place (cheaper than hashing the name).
+        let exact = if self.names.len() <= 16 {
+            self.names.iter().position(|n| n == name)
+        } else {
+            self.by_name.get(name).copied()
+        };
+        if let Some(i) = exact {
             return Resolution::Tool(i, None);
         }
-        names::resolve(&self.names, &self.folded_names, name, &self.options)
+        self.memo
+            .resolution(self.options.limits.max_remembered_names, name, || {
+                names::resolve(&self.names, &self.folded_names, name, &self.options)
+            })
     }
 
     /// The `unknown_tool` error for `name`.
@@ -437,12 +449,16 @@ impl Catalog {
                 format!("unknown tool `{name}`")
             },
         );
-        e.candidates = names::closest(
-            &self.names,
-            &self.folded_names,
-            name,
-            self.options.limits.max_suggestions,
-        );
+        e.candidates = self
+            .memo
+            .closest(self.options.limits.max_remembered_names, name, || {
+                names::closest(
+                    &self.names,
+                    &self.folded_names,
+                    name,
+                    self.options.limits.max_suggestions,
+                )
+            });
         e.suggestion = Some("call one of the offered tools by its exact name".into());
         e
     }
@@ -536,11 +552,17 @@ impl Catalog {
 
     /// Runs the rewriter for tool `i` over the whole `arguments`.
     fn rewrite(&self, i: usize, arguments: &[u8]) -> (Vec<u8>, Fixes, Vec<CallError>) {
-        let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
+        let mut rw = rewrite::pooled(i, self.options.limits.max_repairs);
         rw.feed(self, arguments);
         rw.finish(self);
         let errors = self.check(&rw);
-        (std::mem::take(&mut rw.output), rw.fixes, errors)
+        let out = (
+            std::mem::take(&mut rw.output),
+            std::mem::take(&mut rw.fixes),
+            errors,
+        );
+        rewrite::recycle(rw);
+        out
     }
 
     /// For a placeholder name: the one tool whose schema accepts the
@@ -557,12 +579,13 @@ impl Catalog {
             if self.names[..i].contains(&self.names[i]) {
                 continue;
             }
-            let mut rw = Rewriter::new(i, self.options.limits.max_repairs);
+            let mut rw = rewrite::pooled(i, self.options.limits.max_repairs);
             rw.feed(self, arguments);
             rw.finish(self);
             // A parameter dropped or an undeclared one kept rules the tool
             // out before its (costlier) end-of-call check.
             if rw.fixes.made(FixKind::DroppedParameter) || rw.undeclared {
+                rewrite::recycle(rw);
                 continue;
             }
             // Vouched for member by member: valid, every key declared.
@@ -572,7 +595,11 @@ impl Catalog {
             } else {
                 self.check_full(&rw)
             };
-            let (out, fixes) = (std::mem::take(&mut rw.output), rw.fixes);
+            let (out, fixes) = (
+                std::mem::take(&mut rw.output),
+                std::mem::take(&mut rw.fixes),
+            );
+            rewrite::recycle(rw);
             // Fits: valid, nothing dropped, every key declared (a tool
             // that declares no properties fits only `{}`).
             let declared = |v: &Value| {

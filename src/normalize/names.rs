@@ -22,6 +22,92 @@ pub(crate) enum Resolution {
     Unknown,
 }
 
+/// Names resolved before, each with its resolution and (once asked) its
+/// closest offered names: at most `size`, the oldest replaced first. Shared
+/// by the calls of a [`super::Catalog`] (behind a lock held only to look up
+/// or insert).
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    list: std::sync::Mutex<MemoList>,
+}
+
+#[derive(Debug, Default)]
+struct MemoList {
+    entries: Vec<MemoEntry>,
+    /// The entry replaced next once the list is full.
+    next: usize,
+}
+
+#[derive(Debug)]
+struct MemoEntry {
+    name: Box<str>,
+    resolution: Option<Resolution>,
+    closest: Option<Vec<String>>,
+}
+
+impl Memo {
+    /// The remembered resolution of `name`, or `compute`'s (remembered).
+    pub(crate) fn resolution(
+        &self,
+        size: usize,
+        name: &str,
+        compute: impl FnOnce() -> Resolution,
+    ) -> Resolution {
+        if let Some(r) = self.with(name, |e| e.resolution.clone()) {
+            return r;
+        }
+        let r = compute();
+        self.put(size, name, |e| e.resolution = Some(r.clone()));
+        r
+    }
+
+    /// The remembered closest names of `name`, or `compute`'s (remembered).
+    pub(crate) fn closest(
+        &self,
+        size: usize,
+        name: &str,
+        compute: impl FnOnce() -> Vec<String>,
+    ) -> Vec<String> {
+        if let Some(c) = self.with(name, |e| e.closest.clone()) {
+            return c;
+        }
+        let c = compute();
+        self.put(size, name, |e| e.closest = Some(c.clone()));
+        c
+    }
+
+    fn with<T>(&self, name: &str, f: impl Fn(&MemoEntry) -> Option<T>) -> Option<T> {
+        let list = self.list.lock().ok()?;
+        list.entries.iter().find(|e| &*e.name == name).and_then(f)
+    }
+
+    fn put(&self, size: usize, name: &str, f: impl FnOnce(&mut MemoEntry)) {
+        if size == 0 {
+            return;
+        }
+        let Ok(mut list) = self.list.lock() else {
+            return;
+        };
+        let list = &mut *list;
+        if let Some(e) = list.entries.iter_mut().find(|e| &*e.name == name) {
+            return f(e);
+        }
+        let mut e = MemoEntry {
+            name: name.into(),
+            resolution: None,
+            closest: None,
+        };
+        f(&mut e);
+        if list.entries.len() < size {
+            list.entries.push(e);
+        } else {
+            let at = list.next % list.entries.len();
+            list.entries[at] = e;
+            list.next = at + 1;
+        }
+    }
+}
+
 /// Namespace prefixes models put before a tool name.
 const PREFIXES: &[&str] = &[
     "functions.",

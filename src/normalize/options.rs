@@ -120,6 +120,11 @@ pub struct NormalizeLimits {
     /// join them; other arguments pass through as written (not an object:
     /// reported as `invalid_arguments`; a placeholder name: `unknown_tool`).
     pub max_held_call_bytes: usize,
+    /// Names that needed more than an exact match, remembered per
+    /// [`super::Catalog`] with their resolution and closest offered names
+    /// (default 64; 0: none): a model repeats its wrong names, and a
+    /// server reuses one catalog per tool list.
+    pub max_remembered_names: usize,
 }
 
 impl Default for NormalizeLimits {
@@ -132,6 +137,7 @@ impl Default for NormalizeLimits {
             max_suggestions: 8,
             max_repairs: 1_000,
             max_held_call_bytes: 256 << 10,
+            max_remembered_names: 64,
         }
     }
 }

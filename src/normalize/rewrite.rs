@@ -158,6 +158,53 @@ impl Scan {
     }
 }
 
+/// Rewriters whose calls ended, kept per thread so that the next call
+/// reuses their buffers instead of allocating (a call allocates nothing
+/// once its thread has normalized a call as long).
+const POOL_SIZE: usize = 4;
+
+/// A pooled rewriter's buffers larger than this are freed, not kept.
+const POOL_MAX_BYTES: usize = 64 << 10;
+
+std::thread_local! {
+    // Boxed: a call's state is handed out and taken back as a `Box`, not moved.
+    #[allow(clippy::vec_box)]
+    static POOL: std::cell::RefCell<Vec<Box<Rewriter>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A rewriter for `tool` (see [`Rewriter::new`]), reusing a pooled one when
+/// this thread has one.
+pub(crate) fn pooled(tool: usize, max_repairs: usize) -> Box<Rewriter> {
+    let spare = POOL
+        .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.pop()))
+        .ok()
+        .flatten();
+    match spare {
+        Some(mut rw) => {
+            rw.reset(tool, max_repairs);
+            rw
+        }
+        None => Box::new(Rewriter::new(tool, max_repairs)),
+    }
+}
+
+/// Gives a rewriter whose call ended back to this thread's pool.
+pub(crate) fn recycle(rw: Box<Rewriter>) {
+    if rw.input.capacity() > POOL_MAX_BYTES
+        || rw.output.capacity() > POOL_MAX_BYTES
+        || rw.held.capacity() > POOL_MAX_BYTES
+    {
+        return;
+    }
+    let _ = POOL.try_with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            if p.len() < POOL_SIZE {
+                p.push(rw);
+            }
+        }
+    });
+}
+
 /// The rewriter of one call's arguments for one tool.
 #[derive(Debug)]
 pub(crate) struct Rewriter {
@@ -219,6 +266,8 @@ pub(crate) struct Rewriter {
     pub(crate) output: Vec<u8>,
     /// The arguments as a value, when the held path already decoded them.
     pub(crate) decoded: Option<Value>,
+    /// `output` is known to be UTF-8 (it equals a `String`).
+    pub(crate) output_utf8: bool,
 }
 
 impl Rewriter {
@@ -258,7 +307,23 @@ impl Rewriter {
             input: Vec::new(),
             output: Vec::new(),
             decoded: None,
+            output_utf8: false,
         }
+    }
+
+    /// Makes this rewriter a fresh one for `tool` (as [`Rewriter::new`]),
+    /// keeping the capacity of its buffers.
+    pub(crate) fn reset(&mut self, tool: usize, max_repairs: usize) {
+        let mut fresh = Rewriter::new(tool, max_repairs);
+        macro_rules! keep {
+            ($($f:ident),*) => {$(
+                let mut b = std::mem::take(&mut self.$f);
+                b.clear();
+                fresh.$f = b;
+            )*};
+        }
+        keep!(sep, key_raw, key, colon, held, streamed, taken_more, input, output);
+        *self = fresh;
     }
 
     /// The tool this rewriter normalizes for.
@@ -859,7 +924,7 @@ impl Rewriter {
             && self.errors.is_empty()
             && self.decoded.is_none()
             && !(self.members > 0 && self.all_placeholders)
-            && std::str::from_utf8(&self.output).is_ok();
+            && (self.output_utf8 || std::str::from_utf8(&self.output).is_ok());
         if !known {
             return None;
         }

@@ -7,7 +7,7 @@ use crate::event::{Delta, Event, Span, ToolCall};
 
 use super::error::Fix;
 use super::names::Resolution;
-use super::rewrite::Rewriter;
+use super::rewrite::{self, Rewriter};
 use super::{Catalog, Report};
 
 /// One event of a normalized stream. `report` is set on the `ToolEnd` of
@@ -64,7 +64,6 @@ enum CallState {
     /// The name resolved: arguments are rewritten as they stream.
     Live {
         rw: Box<Rewriter>,
-        name: String,
         fix: Option<Fix>,
         written: String,
     },
@@ -155,18 +154,23 @@ impl Normalizer {
             } => {
                 let state = match cat.resolve(&name) {
                     Resolution::Tool(i, fix) => {
-                        let resolved = cat.names()[i].clone();
+                        // The name as written is passed on when it is the
+                        // tool's (no copy); the report keeps a copy.
+                        let (written, name) = if fix.is_none() {
+                            (name.clone(), name)
+                        } else {
+                            (name, cat.names()[i].clone())
+                        };
                         out.push(Normalized::plain(Event::ToolStart {
                             index,
                             id,
-                            name: resolved.clone(),
+                            name,
                             span,
                         }));
                         CallState::Live {
-                            rw: Box::new(Rewriter::new(i, cat.options().limits.max_repairs)),
-                            name: resolved,
+                            rw: rewrite::pooled(i, cat.options().limits.max_repairs),
                             fix,
-                            written: name,
+                            written,
                         }
                     }
                     Resolution::Placeholder => CallState::Held {
@@ -247,7 +251,6 @@ impl Normalizer {
         let report = match self.calls.remove(&index) {
             Some(CallState::Live {
                 mut rw,
-                name,
                 fix,
                 written,
             }) => {
@@ -258,17 +261,29 @@ impl Normalizer {
                 }
                 let tail = rw.finish(cat);
                 push_args(out, index, tail, span);
+                // Arguments left as they were need no copy (nor a UTF-8 check).
+                rw.output_utf8 = rw.output == call.arguments.as_bytes();
                 let errors = cat.check(&rw);
-                call.name = name;
-                call.arguments = super::utf8(std::mem::take(&mut rw.output));
+                let name = &cat.names()[rw.tool()];
+                if call.name != *name {
+                    call.name.clone_from(name);
+                }
+                if !rw.output_utf8 {
+                    // The parser's text becomes the pooled rewriter's next
+                    // output buffer.
+                    let out = super::utf8(std::mem::take(&mut rw.output));
+                    rw.output = std::mem::replace(&mut call.arguments, out).into_bytes();
+                }
                 let fixes = std::mem::take(&mut rw.fixes);
-                Report::build(
+                let report = Report::build(
                     written,
                     fix,
                     fixes,
                     errors,
                     cat.options().limits.max_repairs,
-                )
+                );
+                rewrite::recycle(rw);
+                report
             }
             Some(CallState::Held {
                 id,
