@@ -11,9 +11,10 @@ all from the recorded replies. Written by the toolstream developers.
    toolkit::registry::EmulationDefaults): for each lever arm (g-cut,
    g-simp, g-copy, g-two, g-retry, g-rank, g-noex: (g) with one lever flipped), the lever
    is flipped in the small size class's defaults when its arm beats (g) on
-   the dev tasks of every small model measured, comparing (exact, right,
-   valid) summed over the tiers, and both arms ran the same number of
-   tasks. Ties keep the default. Held-out tasks are never used to choose.
+   the dev tasks of one small model and loses on none (both must be
+   measured), comparing (exact, right, valid) summed over the tiers, with
+   both arms on the same number of tasks. A tie on every model keeps the
+   default. Held-out tasks are never used to choose.
    Both models of the evaluation are small (≤ 4B); medium and large are not
    touched. The small class's prompt format likewise from #40's prompt
    arms (p-FORMAT-small, `run.py --arms prompts`) when all four ran on
@@ -47,6 +48,7 @@ LEVERS = {
     "g-retry": "retries",
     "g-rank": "rank_tools",
     "g-noex": "example",
+    "g-rank-noex": ("rank_tools", "example"),
 }
 
 
@@ -84,7 +86,9 @@ def choose_defaults(cs):
         table = json.load(f)
     small = dict(table["small"])
     notes = []
-    for arm, key in LEVERS.items():
+    for arm, keys in LEVERS.items():
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        key = "+".join(keys)
         verdicts = []
         for model in SMALL_MODELS:
             g = total(cs, "g", model, "dev")
@@ -92,16 +96,18 @@ def choose_defaults(cs):
             if g[3] == 0 or lv[3] != g[3]:
                 verdicts.append(None)
                 continue
-            verdicts.append(lv[:3] > g[:3])
+            verdicts.append((lv[:3] > g[:3]) - (lv[:3] < g[:3]))
             notes.append(f"{arm} vs g, {SHORT[model]}, dev exact/right/valid: "
                          f"{lv[0]}/{lv[1]}/{lv[2]} vs {g[0]}/{g[1]}/{g[2]} of {g[3]}")
         measured = [v for v in verdicts if v is not None]
-        if measured and all(measured):
-            new = flipped(key, small[key])
-            notes.append(f"-> {key}: {small[key]} -> {new} (the flipped lever wins on every model)")
-            small[key] = new
-        elif not measured:
-            notes.append(f"{arm}: not measured (or not on the same dev tasks as (g)); kept {key} = {small[key]}")
+        if len(measured) == len(SMALL_MODELS) and min(measured) >= 0 and max(measured) > 0:
+            for k in keys:
+                new = flipped(k, table["small"][k])
+                notes.append(f"-> {k}: {table['small'][k]} -> {new} ({arm} wins on every model)")
+                small[k] = new
+        elif len(measured) < len(SMALL_MODELS):
+            notes.append(f"{arm}: not measured on every small model (or not on the same dev tasks as (g)); "
+                         f"kept {key}")
     # #40: the prompt format for small models from the prompt arms
     # (p-FORMAT-small: the format alone, no constraint, normalizer or
     # retries), when every format's arm ran on every small model.
