@@ -10,10 +10,12 @@ all from the recorded replies. Written by the toolstream developers.
 2. Defaults (src/toolkit/emulation_defaults.json, compiled into
    toolkit::registry::EmulationDefaults): for each lever arm (g-cut,
    g-simp, g-copy, g-two, g-retry, g-rank, g-noex: (g) with one lever flipped), the lever
-   is flipped in the small size class's defaults when its arm beats (g) on
-   the dev tasks of every small model measured, comparing (exact, right,
-   valid) summed over the tiers, and both arms ran the same number of
-   tasks. Ties keep the default. Held-out tasks are never used to choose.
+   arm qualifies when it beats (g) on the dev tasks of one small model and
+   loses on none (both must be measured), comparing (exact, right, valid)
+   summed over the tiers, with both arms on the same number of tasks; the
+   best qualifying arm's levers are flipped (one arm: a measured
+   configuration, never an unmeasured combination). A tie on every model
+   keeps the default. Held-out tasks are never used to choose.
    Both models of the evaluation are small (≤ 4B); medium and large are not
    touched. The small class's prompt format likewise from #40's prompt
    arms (p-FORMAT-small, `run.py --arms prompts`) when all four ran on
@@ -47,6 +49,7 @@ LEVERS = {
     "g-retry": "retries",
     "g-rank": "rank_tools",
     "g-noex": "example",
+    "g-rank-noex": ("rank_tools", "example"),
 }
 
 
@@ -84,24 +87,39 @@ def choose_defaults(cs):
         table = json.load(f)
     small = dict(table["small"])
     notes = []
-    for arm, key in LEVERS.items():
-        verdicts = []
+    # Every lever arm (one lever flipped, or several together) is a measured
+    # configuration. Those no worse than (g) on any small model and better
+    # on one qualify; the best of them (exact, right, valid summed over the
+    # models) becomes the default — never a combination nobody measured
+    # (flipping two winning levers one by one can lose: their effects
+    # interact).
+    winners = []
+    for arm, keys in LEVERS.items():
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        verdicts, sums = [], [0, 0, 0]
         for model in SMALL_MODELS:
             g = total(cs, "g", model, "dev")
             lv = total(cs, arm, model, "dev")
             if g[3] == 0 or lv[3] != g[3]:
                 verdicts.append(None)
                 continue
-            verdicts.append(lv[:3] > g[:3])
+            verdicts.append((lv[:3] > g[:3]) - (lv[:3] < g[:3]))
+            sums = [a + b for a, b in zip(sums, lv[:3])]
             notes.append(f"{arm} vs g, {SHORT[model]}, dev exact/right/valid: "
                          f"{lv[0]}/{lv[1]}/{lv[2]} vs {g[0]}/{g[1]}/{g[2]} of {g[3]}")
         measured = [v for v in verdicts if v is not None]
-        if measured and all(measured):
-            new = flipped(key, small[key])
-            notes.append(f"-> {key}: {small[key]} -> {new} (the flipped lever wins on every model)")
-            small[key] = new
-        elif not measured:
-            notes.append(f"{arm}: not measured (or not on the same dev tasks as (g)); kept {key} = {small[key]}")
+        if len(measured) < len(SMALL_MODELS):
+            notes.append(f"{arm}: not measured on every small model (or not on the same dev tasks as (g))")
+        elif min(measured) >= 0 and max(measured) > 0:
+            winners.append((sums, arm, keys))
+            notes.append(f"{arm}: better than (g) on one small model, worse on none")
+    if winners:
+        winners.sort(key=lambda w: w[0], reverse=True)
+        _, arm, keys = winners[0]
+        for k in keys:
+            new = flipped(k, table["small"][k])
+            notes.append(f"-> {k}: {table['small'][k]} -> {new} ({arm}, the best qualifying lever arm)")
+            small[k] = new
     # #40: the prompt format for small models from the prompt arms
     # (p-FORMAT-small: the format alone, no constraint, normalizer or
     # retries), when every format's arm ran on every small model.

@@ -90,7 +90,13 @@ def defaults_for(size="small"):
 
 
 def lever_config(lever, size="small"):
-    """The proxy config of (g) with one lever flipped from its default."""
+    """The proxy config of (g) with one lever flipped from its default
+    (`a+b`: several levers flipped together)."""
+    if "+" in lever:
+        emulate = {}
+        for one in lever.split("+"):
+            emulate.update(lever_config(one, size)["emulate"])
+        return {"emulate": emulate}
     d = defaults_for(size)
     if lever == "cut":
         # On: the registry's cut; off: every tool in the prompt (up to 64).
