@@ -472,6 +472,32 @@ mod tests {
     }
 
     #[test]
+    fn the_memo_remembers_at_most_its_size() {
+        let memo = Memo::default();
+        let calls = std::cell::Cell::new(0);
+        let unknown = || {
+            calls.set(calls.get() + 1);
+            Resolution::Unknown
+        };
+        for name in ["a", "b", "a", "b"] {
+            assert_eq!(memo.resolution(2, name, unknown), Resolution::Unknown);
+        }
+        assert_eq!(calls.get(), 2);
+        // Full: `c` replaces the oldest (`a`), which is computed again.
+        memo.resolution(2, "c", unknown);
+        memo.resolution(2, "b", unknown);
+        assert_eq!(calls.get(), 3);
+        memo.resolution(2, "a", unknown);
+        assert_eq!(calls.get(), 4);
+        // Size 0: nothing is remembered.
+        let none = Memo::default();
+        none.closest(0, "x", Vec::new);
+        assert!(none.list.lock().unwrap().entries.is_empty());
+        assert_eq!(memo.closest(2, "a", || vec!["z".into()]), ["z"]);
+        assert_eq!(memo.closest(2, "a", Vec::new), ["z"]);
+    }
+
+    #[test]
     fn bit_parallel_distance_matches_the_table() {
         // Deterministic pseudo-random ASCII strings over a small alphabet
         // (so transpositions and repeats are common), lengths 0..=70.

@@ -1028,6 +1028,7 @@ fn limits_at_their_extremes() {
                 max_suggestions: n,
                 max_repairs: n,
                 max_held_call_bytes: n,
+                max_remembered_names: n,
             },
         );
         for (name, a) in ["read", "Bash", "Bash", "Write"].into_iter().zip(args) {
