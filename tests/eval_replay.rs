@@ -103,8 +103,8 @@ fn arms() -> Vec<(String, String)> {
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(dir().join("arms.json")).unwrap()).unwrap();
     let mut out = Vec::new();
-    for list in ["main", "levers", "prompts"] {
-        for a in v[list].as_array().unwrap() {
+    for list in ["main", "levers", "prompts", "history"] {
+        for a in v[list].as_array().into_iter().flatten() {
             let a = a.as_str().unwrap();
             let label = v["arms"][a]["label"].as_str().unwrap_or("").to_string();
             out.push((a.to_string(), label));

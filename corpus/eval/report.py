@@ -81,6 +81,35 @@ def flipped(key, value):
     return not value
 
 
+def qualifying(cs, suffix, notes):
+    """The lever arms (with `suffix`: an earlier round's) that beat that
+    round's (g) on one small model's dev tasks and lose on none, best
+    first, as (sums, arm, keys)."""
+    winners = []
+    for arm, keys in LEVERS.items():
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        verdicts, sums = [], [0, 0, 0]
+        for model in SMALL_MODELS:
+            g = total(cs, "g" + suffix, model, "dev")
+            lv = total(cs, arm + suffix, model, "dev")
+            if g[3] == 0 or lv[3] != g[3]:
+                verdicts.append(None)
+                continue
+            verdicts.append((lv[:3] > g[:3]) - (lv[:3] < g[:3]))
+            sums = [x + y for x, y in zip(sums, lv[:3])]
+            notes.append(f"{arm}{suffix} vs g{suffix}, {SHORT[model]}, dev exact/right/valid: "
+                         f"{lv[0]}/{lv[1]}/{lv[2]} vs {g[0]}/{g[1]}/{g[2]} of {g[3]}")
+        measured = [v for v in verdicts if v is not None]
+        if len(measured) < len(SMALL_MODELS):
+            if suffix == "":
+                notes.append(f"{arm}: not measured on every small model (or not on the same dev tasks as (g))")
+        elif min(measured) >= 0 and max(measured) > 0:
+            winners.append((sums, arm, keys))
+            notes.append(f"{arm}{suffix}: better than (g{suffix}) on one small model, worse on none")
+    winners.sort(key=lambda w: w[0], reverse=True)
+    return winners, notes
+
+
 def choose_defaults(cs):
     """The small size class's defaults after the lever arms, and why."""
     with open(DEFAULTS) as f:
@@ -92,27 +121,14 @@ def choose_defaults(cs):
     # on one qualify; the best of them (exact, right, valid summed over the
     # models) becomes the default — never a combination nobody measured
     # (flipping two winning levers one by one can lose: their effects
-    # interact).
-    winners = []
-    for arm, keys in LEVERS.items():
-        keys = keys if isinstance(keys, tuple) else (keys,)
-        verdicts, sums = [], [0, 0, 0]
-        for model in SMALL_MODELS:
-            g = total(cs, "g", model, "dev")
-            lv = total(cs, arm, model, "dev")
-            if g[3] == 0 or lv[3] != g[3]:
-                verdicts.append(None)
-                continue
-            verdicts.append((lv[:3] > g[:3]) - (lv[:3] < g[:3]))
-            sums = [a + b for a, b in zip(sums, lv[:3])]
-            notes.append(f"{arm} vs g, {SHORT[model]}, dev exact/right/valid: "
-                         f"{lv[0]}/{lv[1]}/{lv[2]} vs {g[0]}/{g[1]}/{g[2]} of {g[3]}")
-        measured = [v for v in verdicts if v is not None]
-        if len(measured) < len(SMALL_MODELS):
-            notes.append(f"{arm}: not measured on every small model (or not on the same dev tasks as (g))")
-        elif min(measured) >= 0 and max(measured) > 0:
-            winners.append((sums, arm, keys))
-            notes.append(f"{arm}: better than (g) on one small model, worse on none")
+    # interact). Earlier rounds (arms.json `history`, suffix -r1) are
+    # replayed the same way for the record; they change nothing.
+    for suffix in ("-r1",):
+        won, _ = qualifying(cs, suffix, notes)
+        if won:
+            notes.append(f"round {suffix[2:]}: the best qualifying arm was {won[0][1]}{suffix} "
+                         f"({'+'.join(won[0][2])} flipped from that round's defaults)")
+    winners, _ = qualifying(cs, "", notes)
     if winners:
         winners.sort(key=lambda w: w[0], reverse=True)
         _, arm, keys = winners[0]
@@ -158,7 +174,7 @@ def row(cs, arm, model, split="all"):
 def arm_labels():
     with open(os.path.join(HERE, "arms.json")) as f:
         a = json.load(f)
-    return a["main"] + a["levers"], {k: v["label"] for k, v in a["arms"].items()}
+    return a["main"] + a["levers"] + a.get("history", []), {k: v["label"] for k, v in a["arms"].items()}
 
 
 def seconds(cs, arm, model):
