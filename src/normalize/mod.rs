@@ -471,7 +471,14 @@ impl Catalog {
         // or whose only problem is required keys left out (the errors
         // `jsonschema` would give, in its order: tested).
         let tool = self.tool(rw.tool());
-        match rw.vouched(tool) {
+        // Arguments held and decoded are vouched for by their nested
+        // rewriter once the value as written is known not to be a template.
+        let vouched = match &rw.decoded {
+            Some(d) if template::detect(d, tool.props()).is_none() => rw.vouched_output(tool),
+            Some(_) => None,
+            None => rw.vouched(tool),
+        };
+        match vouched {
             Some(missing) => missing
                 .into_iter()
                 .take(self.options.limits.max_errors)

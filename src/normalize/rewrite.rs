@@ -712,7 +712,12 @@ impl Rewriter {
         self.members += 1;
         let declared = tool.prop_index(&self.key);
         // Vouched for only as written, declared, and once.
-        if declared.is_none() || self.is_taken(tool, &self.key) {
+        let taken = match declared {
+            None => true,
+            Some(i) if i < 64 => self.taken_mask >> i & 1 == 1,
+            Some(_) => self.taken_more.iter().any(|t| *t == self.key),
+        };
+        if taken {
             self.fast = false;
         }
         let plan = if declared.is_some() {
@@ -919,10 +924,19 @@ impl Rewriter {
     /// [`Rewriter::fits`]): the required keys missing (in the schema's
     /// order), the call's only problem. `None` when not known.
     pub(crate) fn vouched<'t>(&self, tool: &'t CompiledTool) -> Option<Vec<&'t str>> {
+        if self.decoded.is_some() {
+            return None;
+        }
+        self.vouched_output(tool)
+    }
+
+    /// [`Rewriter::vouched`] for the output alone, also when the arguments
+    /// were held and decoded (the caller checks the decoded value for a
+    /// copied template).
+    pub(crate) fn vouched_output<'t>(&self, tool: &'t CompiledTool) -> Option<Vec<&'t str>> {
         let schema = tool.fast.as_ref()?;
         let known = self.fast
             && self.errors.is_empty()
-            && self.decoded.is_none()
             && !(self.members > 0 && self.all_placeholders)
             && (self.output_utf8 || std::str::from_utf8(&self.output).is_ok());
         if !known {
@@ -949,6 +963,13 @@ impl Rewriter {
         inner.input.extend_from_slice(text);
         inner.run(cat, text);
         inner.finish(cat);
+        // The fast check's verdict is the nested rewriter's (its output is
+        // the call's).
+        self.fast = inner.fast;
+        self.members = inner.members;
+        self.all_placeholders = inner.all_placeholders;
+        self.taken_mask = inner.taken_mask;
+        self.taken_more = std::mem::take(&mut inner.taken_more);
         self.output.append(&mut inner.output);
         self.undeclared |= inner.undeclared;
         self.fixes.absorb(std::mem::take(&mut inner.fixes));
@@ -971,8 +992,12 @@ fn decode_key(raw: &[u8], key: &mut String) -> bool {
         .and_then(|r| r.strip_suffix(b"\""))
         .filter(|r| !r.iter().any(|&b| b == b'\\' || b == b'"' || b < 0x20))
     {
+        key.clear();
+        if inner.is_ascii() {
+            key.extend(inner.iter().map(|&b| char::from(b)));
+            return true;
+        }
         if let Ok(t) = std::str::from_utf8(inner) {
-            key.clear();
             key.push_str(t);
             return true;
         }
@@ -990,6 +1015,16 @@ fn decode_key(raw: &[u8], key: &mut String) -> bool {
 /// True when the JSON string `raw` (with its quotes, as written) holds a
 /// placeholder text.
 fn placeholder_string(raw: &[u8]) -> bool {
+    // Every placeholder ends in one of a few characters (see
+    // `is_placeholder_text`): most values are ruled out by their last byte.
+    if let Some(&last) = raw
+        .strip_suffix(b"\"")
+        .and_then(|r| r.trim_ascii_end().last())
+    {
+        if last.is_ascii() && !matches!(last, b'.' | b'}' | b']' | b'>' | b'0'..=b'9' | b'\\') {
+            return false;
+        }
+    }
     match raw
         .strip_prefix(b"\"")
         .and_then(|r| r.strip_suffix(b"\""))

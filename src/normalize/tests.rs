@@ -752,7 +752,7 @@ fn the_fast_path_agrees_with_the_full_check() {
     ] {
         cases.push((cat.clone(), name.into(), args.into()));
     }
-    let (mut fast, mut total, mut missing) = (0, 0, 0);
+    let (mut fast, mut total, mut missing, mut held) = (0, 0, 0, 0);
     for (cat, name, args) in &cases {
         let Resolution::Tool(i, _) = cat.resolve(name) else {
             continue;
@@ -762,12 +762,18 @@ fn the_fast_path_agrees_with_the_full_check() {
             args[..args.len() / 2].to_owned(),
             args.replacen(':', ": \"", 1),
             args.replacen(", \"", ", \"x", 1),
+            // Held whole and decoded (a JSON string of the arguments).
+            serde_json::to_string(args).unwrap(),
+            serde_json::to_string(&args.replacen(':', ": \"", 1)).unwrap(),
         ];
         for a in variants {
             let mut rw = Rewriter::new(i, 1000);
             rw.feed(cat, a.as_bytes());
             rw.finish(cat);
             total += 1;
+            // The fast path (taken or not) always agrees with the full check.
+            assert_eq!(cat.check(&rw), cat.check_full(&rw), "{name} {a}");
+            held += usize::from(rw.decoded.is_some() && rw.vouched_output(cat.tool(i)).is_some());
             if rw.fits(cat.tool(i)) {
                 fast += 1;
                 assert_eq!(cat.check_full(&rw), vec![], "{name} {a}");
@@ -781,6 +787,7 @@ fn the_fast_path_agrees_with_the_full_check() {
     }
     println!("fast path taken for {fast} of {total} calls, {missing} more missing required keys");
     assert!(missing > 20, "{missing}");
+    assert!(held > 20, "held and vouched for: {held}");
     assert!(fast * 2 > total / 4, "{fast} of {total}");
 }
 
