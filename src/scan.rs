@@ -129,6 +129,8 @@ pub(crate) struct ByteFinder {
     /// A set of at most [`SMALL_SET`] bytes, padded with its first one
     /// (None: a larger or empty set).
     small: Option<[u8; SMALL_SET]>,
+    /// A set of one to three bytes, and how many (padded with its first).
+    few: Option<([u8; 3], u8)>,
 }
 
 impl ByteFinder {
@@ -149,6 +151,11 @@ impl ByteFinder {
             groups: set.chunks(3).map(<[u8]>::to_vec).collect(),
             table,
             small,
+            few: (!set.is_empty() && set.len() <= 3).then(|| {
+                let mut few = [set[0]; 3];
+                few[..set.len()].copy_from_slice(&set);
+                (few, set.len() as u8)
+            }),
         }
     }
 
@@ -161,29 +168,42 @@ impl ByteFinder {
     /// costs some seven instructions a byte; callgrind, a megabyte of prose
     /// in 64-byte chunks, `hermes` only: the finder was 46 % of the work).
     #[inline]
-    pub(crate) fn table_find(&self, hay: &[u8], mut from: usize) -> Option<usize> {
+    pub(crate) fn table_find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let rest = hay.get(from..)?;
         let t = &self.table;
         // (Not on a short input, such as a chunk of a few bytes: there the
         // set-up costs more than the table.)
-        if let Some(set) = self
-            .small
-            .as_ref()
-            .filter(|_| hay.len() >= from.saturating_add(32))
-        {
-            while let Some(Ok(block)) = hay.get(from..from + 16).map(<&[u8; 16]>::try_from) {
+        if rest.len() < 16 {
+            return rest.iter().position(|&b| t[b as usize]).map(|p| p + from);
+        }
+        let mut skip = 0;
+        // Up to three bytes (one dialect's triggers, `<`, and the
+        // reasoning markup's `[`): `memchr2`/`memchr3` (callgrind, 64
+        // small Hermes calls in 64-byte chunks, `hermes` only: the
+        // compare below cost some 250 instructions a chunk of text).
+        if let Some((set, n)) = self.few {
+            let hit = match n {
+                1 => memchr::memchr(set[0], rest),
+                2 => memchr::memchr2(set[0], set[1], rest),
+                _ => memchr::memchr3(set[0], set[1], set[2], rest),
+            };
+            return hit.map(|p| p + from);
+        }
+        if let Some(set) = self.small.as_ref().filter(|_| rest.len() >= 32) {
+            while let Some(Ok(block)) = rest.get(skip..skip + 16).map(<&[u8; 16]>::try_from) {
                 let hit = block.iter().fold(false, |acc, &c| {
                     acc | set.iter().fold(false, |a, &s| a | (c == s))
                 });
                 if hit {
                     break;
                 }
-                from += 16;
+                skip += 16;
             }
         }
-        hay.get(from..)?
+        rest[skip..]
             .iter()
             .position(|&b| t[b as usize])
-            .map(|p| p + from)
+            .map(|p| p + from + skip)
     }
 
     /// First position ≥ `from` of `hay` holding one of the finder's bytes.
@@ -275,6 +295,7 @@ mod tests {
     fn small_sets_agree_with_a_plain_scan() {
         for bytes in [
             &b"<"[..],
+            b"<[",
             b"<[\xe2",
             b"<{[`|\n\x01\xff",
             b"<{[`|\n\x01\xff\x02",
