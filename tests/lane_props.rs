@@ -238,3 +238,45 @@ fn long_arguments_in_every_chunk_size() {
         }
     }
 }
+
+/// Long string values of prose, where the lane commits whole chunks at
+/// once: commas and spaces at every place a chunk can end (held, then
+/// content), non-ASCII characters cut by chunk ends, a string missing its
+/// closing quote before `, "key":` late in the arguments, every chunk size
+/// from 1 to 80 bytes (the whole-chunk test covers up to 64).
+#[test]
+fn long_prose_strings_in_every_chunk_size() {
+    let line = "He said, “ship it”,  then ran — naïve café, 42 ÷ 7 ≈ 6 ✓,, ok ";
+    let mut args = String::from("{\"text\": \"");
+    for _ in 0..12 {
+        args.push_str(line);
+    }
+    args.push_str("\", \"more\": \"");
+    for _ in 0..6 {
+        args.push_str(line);
+    }
+    args.push_str("end, , \"next\": 2, \"last\": \"tail ,\"}");
+    let input = input(args.as_bytes(), false, 0);
+    let cfg = Config::default().with_dialects(vec![Dialect::Hermes]);
+    let whole = run_split(&input, &[], &cfg);
+    check_contracts(&input, &whole);
+    let calls = common::calls(&whole);
+    assert_eq!(calls.len(), 1);
+    let v: serde_json::Value = serde_json::from_str(&calls[0].arguments).expect("valid JSON");
+    assert_eq!(v["next"], 2, "{}", calls[0].arguments);
+    // The string before `, "next":` was closed before its last comma.
+    assert!(
+        v["more"].as_str().is_some_and(|s| s.ends_with("ok end, ")),
+        "{}",
+        calls[0].arguments
+    );
+    assert!(calls[0]
+        .repairs
+        .iter()
+        .any(|r| r.kind == toolstream::RepairKind::MissingQuote));
+    for n in 1..=80 {
+        let events = run_chunked(&input, n, &cfg);
+        check_contracts(&input, &events);
+        assert_eq!(summary(&events), summary(&whole), "{n}-byte chunks");
+    }
+}

@@ -1192,3 +1192,23 @@ fn key_truncation_keeps_escapes_and_characters_whole() {
         }
     }
 }
+
+#[test]
+fn into_string_is_the_same_text_whichever_check_it_picks() {
+    let ascii = "plain words, a line\n".repeat(40);
+    let dense = "naïve café ≈ ✓ ".repeat(40);
+    // One character the sample may miss, in a long ASCII text.
+    let mut sparse = "x".repeat(1000);
+    sparse.insert(501, 'é');
+    for s in [&ascii, &dense, &sparse, &"é".to_string()] {
+        assert_eq!(super::into_string(s.as_bytes().to_vec()), *s);
+    }
+    assert!(!super::looks_non_ascii(ascii.as_bytes()));
+    assert!(super::looks_non_ascii(dense.as_bytes()));
+    // Invalid bytes (never from the repairer) are replaced, not lost.
+    let mut bad = ascii.clone().into_bytes();
+    bad[300] = 0xFF;
+    let s = super::into_string(bad);
+    assert_eq!(s.len(), ascii.len() + 2);
+    assert!(s.contains('\u{FFFD}'));
+}

@@ -286,9 +286,22 @@ impl Repairer {
             loop {
                 if in_str {
                     let k = str_body(input, i);
-                    // A `,` and blanks ending the content are the slow
-                    // path's to hold (see `StrLex::tail`) unless the
-                    // string ends at the quote after them.
+                    if k < n && input[k] == b'"' {
+                        // A closing quote ends the string when `,` `}` or `]`
+                        // follows it.
+                        let j = skip_ws(input, k + 1);
+                        if j < n && matches!(input[j], b',' | b'}' | b']') {
+                            in_str = false;
+                            pos = Pos::AfterValue;
+                            i = j;
+                            commit!(j);
+                            continue;
+                        }
+                    }
+                    // The string goes on past what is read here. A `,` and
+                    // blanks ending the content are the slow path's to hold
+                    // (see `StrLex::tail`): asked only here, not of every
+                    // string that ends at its quote.
                     let tail = comma_tail(&input[i..k], max_token);
                     commit!(k - tail);
                     if k == n {
@@ -305,20 +318,12 @@ impl Repairer {
                         }
                         break;
                     }
-                    // A closing quote ends the string when `,` `}` or `]` follows it.
-                    let j = skip_ws(input, k + 1);
-                    if j == n {
+                    // A quote that is not followed by a delimiter (or the
+                    // input ends after it and its blanks).
+                    if skip_ws(input, k + 1) == n {
                         cut = Cut::Str;
-                        break;
                     }
-                    if !matches!(input[j], b',' | b'}' | b']') {
-                        break;
-                    }
-                    in_str = false;
-                    pos = Pos::AfterValue;
-                    i = j;
-                    commit!(j);
-                    continue;
+                    break;
                 }
                 let Some(&b) = input.get(i) else {
                     // Only a comma (and blanks) is read without a commit.

@@ -44,7 +44,8 @@
 
 use super::fast::{number_len, str_plain};
 use super::{
-    comma_tail, fits_f64, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex,
+    comma_tail, fits_f64, plain_word, swar_hits, Esc, Frame, Kind, Lex, Pos, Quote, Repairer,
+    StrLex,
 };
 
 /// The lane's states: where it is inside the current unit. A state is a
@@ -689,16 +690,40 @@ impl Lane {
         let base = self.out.len();
         append(&mut self.out, input);
         let mut s = self.state;
-        if s == st::STR && n > 8 && str_plain(input, 0) == n && comma_tail(input, usize::MAX) == 0 {
-            // Inside a string value, nothing held, and all of the chunk is
-            // plain content: the common chunk of a long string.
-            self.committed = base + n;
-            return None;
+        let mut i = 0;
+        if s == st::STR && n > 8 {
+            // Inside a string value, nothing held: the common chunk of a
+            // long string is all plain content, committed as it is.
+            if n <= PLAIN_CHUNK_MAX && plain_chunk(input) {
+                self.committed = base + n;
+                return None;
+            }
+            // Its plain content up to the next quote, backslash or control
+            // character (a SIMD search); a `,` and spaces that end the run
+            // are read by the table (they are held), as is what stopped it.
+            let e = str_plain(input, 0);
+            let t = comma_tail(&input[..e], usize::MAX);
+            if e == n && t == 0 {
+                self.committed = base + n;
+                return None;
+            }
+            i = e - t;
+        } else if s == st::STR_COMMA {
+            // A `,` (and spaces) that ended the last chunk is held.
+            (s, i) = after_held_comma(input);
         }
+        self.feed_table(input, base, s, i)
+    }
+
+    /// [`Lane::feed`]'s byte loop, from `input[i]` in state `s` (the chunk
+    /// being at `out[base..]`). Out of line, so that the common chunk's
+    /// test before it does not change how the loop is compiled.
+    #[inline(never)]
+    fn feed_table(&mut self, input: &[u8], base: usize, mut s: u8, mut i: usize) -> Option<usize> {
+        let n = input.len();
         // The commit point in this chunk, if it moved (every commit in a
         // feed extends the one before).
         let mut upto = None;
-        let mut i = 0;
         macro_rules! stop {
             () => {{
                 self.state = s;
@@ -840,8 +865,7 @@ impl Lane {
                 // content up to the next quote, backslash or control
                 // character (a SIMD search), its UTF-8 validated at once;
                 // a `,` and spaces that end it are read by the table.
-                let e = str_plain(input, i);
-                i = e - comma_tail(&input[i..e], usize::MAX);
+                i = skip_plain(input, i);
             }
         }
         self.state = s;
@@ -1051,6 +1075,80 @@ impl Lane {
         std::mem::swap(&mut self.out, out);
         self.depth() as isize - self.depth0 as isize
     }
+}
+
+/// Reads `input` from [`st::STR_COMMA`] while the state stays there or
+/// moves without an action (more spaces and commas are held, plain content
+/// makes them content); back in a string value, its plain content is
+/// skipped as [`Lane::feed`]'s loop skips it. Returns the state and where
+/// the loop goes on. Out of line: few chunks begin after a held comma.
+#[cold]
+#[inline(never)]
+fn after_held_comma(input: &[u8]) -> (u8, usize) {
+    let mut s = st::STR_COMMA;
+    let mut i = 0;
+    while i < input.len() && s == st::STR_COMMA {
+        let t = TABLE[s as usize & 31][CLASS[input[i] as usize] as usize & 31];
+        if t >= 256 {
+            break;
+        }
+        s = t as u8;
+        i += 1;
+    }
+    if s == st::STR && input.len() - i > 16 {
+        i = skip_plain(input, i);
+    }
+    (s, i)
+}
+
+/// Where the table goes on inside a string value from `input[i]`: past its
+/// plain content ([`str_plain`], a SIMD search) but for a `,` and spaces
+/// that end it (the table holds them). Out of line: the byte loop stays
+/// small.
+#[inline(never)]
+fn skip_plain(input: &[u8], i: usize) -> usize {
+    let e = str_plain(input, i);
+    e - comma_tail(&input[i..e], usize::MAX)
+}
+
+/// The longest chunk [`plain_chunk`] is asked about (longer ones go
+/// straight to the SIMD search).
+const PLAIN_CHUNK_MAX: usize = 64;
+
+/// `input` (9 to [`PLAIN_CHUNK_MAX`] bytes) is plain content of a string
+/// value, all committed by [`Lane::feed`]: no `"`, `\` or control
+/// character, valid and complete UTF-8, and it does not end in a `,` or a
+/// space (which the lane holds, see [`st::STR_COMMA`]). One pass a word
+/// at a time (the last word overlapping the one before), the end's comma
+/// test read off the last word: the test of the commonest chunk, with none
+/// of the search's set-up. False is not exact: the chunk is then read by
+/// the search and the table.
+#[inline(always)]
+fn plain_chunk(input: &[u8]) -> bool {
+    let n = input.len();
+    debug_assert!((9..=PLAIN_CHUNK_MAX).contains(&n));
+    let word = |k: usize| {
+        input
+            .get(k..k + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    let last = word(n - 8);
+    let mut special = swar_hits::<false, false>(last);
+    let mut high = last;
+    let mut k = 0;
+    while k + 8 < n {
+        let w = word(k);
+        special |= swar_hits::<false, false>(w);
+        high |= w;
+        k += 8;
+    }
+    let end = (last >> 56) as u8;
+    if special != 0 || end == b',' || end == b' ' {
+        return false;
+    }
+    // Non-ASCII: checked whole (a character cut by the chunk's end fails).
+    high & 0x8080_8080_8080_8080 == 0 || simdutf8::basic::from_utf8(input).is_ok()
 }
 
 /// A commit point: nothing held.

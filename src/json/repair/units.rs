@@ -126,24 +126,19 @@ impl Repairer {
                     0
                 } else {
                     let k = str_body(input, 0);
-                    // A `,` and blanks ending the content are the slow
-                    // path's to hold (see `StrLex::tail`) unless the
-                    // string ends at the quote after them.
-                    let tail = comma_tail(&input[..k], self.max_token);
-                    if k >= n || input[k] != b'"' {
+                    let closes = k < n && input[k] == b'"' && {
+                        let j = skip_ws(input, k + 1);
+                        j < n
+                            && matches!(input[j], b',' | b'}' | b']')
+                            && j - (k + 1) <= self.max_token
+                    };
+                    if !closes {
                         // Content only (or up to what the slow path must
-                        // see): written as the slow path writes it.
-                        if k > tail {
-                            sink.write(&input[..k - tail]);
-                        }
-                        return (k - tail, false);
-                    }
-                    let j = skip_ws(input, k + 1);
-                    if j >= n
-                        || !matches!(input[j], b',' | b'}' | b']')
-                        || j - (k + 1) > self.max_token
-                    {
-                        // The closing quote stays for the slow path.
+                        // see: the closing quote too, when it does not end
+                        // the string here), written as the slow path writes
+                        // it; a `,` and blanks ending the content are the
+                        // slow path's to hold (see `StrLex::tail`).
+                        let tail = comma_tail(&input[..k], self.max_token);
                         if k > tail {
                             sink.write(&input[..k - tail]);
                         }
