@@ -715,7 +715,7 @@ impl Rewriter {
         let taken = match declared {
             None => true,
             Some(i) if i < 64 => self.taken_mask >> i & 1 == 1,
-            Some(_) => self.taken_more.iter().any(|t| *t == self.key),
+            Some(_) => self.taken_more.contains(&self.key),
         };
         if taken {
             self.fast = false;
