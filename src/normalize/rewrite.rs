@@ -234,6 +234,9 @@ pub(crate) struct Rewriter {
     taken_more: Vec<String>,
     /// A key the tool does not declare was kept.
     pub(crate) undeclared: bool,
+    /// The current member's key is undeclared, kept, and allowed by the
+    /// schema (see `member_key`).
+    free_key: bool,
     /// So far, every member is vouched for by the tool's fast check.
     fast: bool,
     /// So far, every member's value (as written) is a placeholder text.
@@ -291,6 +294,7 @@ impl Rewriter {
             taken_mask: 0,
             taken_more: Vec::new(),
             undeclared: false,
+            free_key: false,
             fast: true,
             all_placeholders: true,
             streamed: Vec::new(),
@@ -711,20 +715,27 @@ impl Rewriter {
         let tool = cat.tool(self.tool);
         self.members += 1;
         let declared = tool.prop_index(&self.key);
-        // Vouched for only as written, declared, and once.
+        let plan = if declared.is_some() {
+            KeyPlan::Keep
+        } else {
+            tool.plan_key(&self.key, cat.options(), &|k| self.is_taken(tool, k))
+        };
+        // Vouched for only as written, declared, and once — or, where the
+        // schema allows any other key (`additionalProperties` absent or
+        // true, nothing else constraining them), undeclared and kept as
+        // written, once (its value is vouched for only as a string).
+        self.free_key = declared.is_none()
+            && matches!(plan, KeyPlan::Keep)
+            && tool.fast.as_ref().is_some_and(|f| f.additional)
+            && !self.taken_more.contains(&self.key);
         let taken = match declared {
-            None => true,
+            None => !self.free_key,
             Some(i) if i < 64 => self.taken_mask >> i & 1 == 1,
             Some(_) => self.taken_more.contains(&self.key),
         };
         if taken {
             self.fast = false;
         }
-        let plan = if declared.is_some() {
-            KeyPlan::Keep
-        } else {
-            tool.plan_key(&self.key, cat.options(), &|k| self.is_taken(tool, k))
-        };
         self.prop = None;
         match &plan {
             KeyPlan::Rename(to) => {
@@ -770,6 +781,7 @@ impl Rewriter {
         self.count_chars = false;
         if mode == Mode::Stream {
             match self.fast_prop(tool) {
+                None if self.free_key && b == b'"' => {}
                 Some(f) if f.any_string() => {}
                 Some(f) if f.counts_chars() => {
                     self.count_chars = true;

@@ -762,6 +762,10 @@ fn the_fast_path_agrees_with_the_full_check() {
             args[..args.len() / 2].to_owned(),
             args.replacen(':', ": \"", 1),
             args.replacen(", \"", ", \"x", 1),
+            // Undeclared keys (a string value, another value).
+            args.replacen('{', "{\"zz_extra\": \"q\", ", 1),
+            args.replacen('{', "{\"zz_extra\": 5, \"zz_extra\": \"q\", ", 1),
+            args.replacen('{', "{\"zz_extra\": \"q\", \"zz_extra\": \"r\", ", 1),
             // Held whole and decoded (a JSON string of the arguments).
             serde_json::to_string(args).unwrap(),
             serde_json::to_string(&args.replacen(':', ": \"", 1)).unwrap(),
