@@ -488,9 +488,7 @@ impl JsonCalls {
                     prev.end_all(cx, at, Vec::new());
                 }
                 let id = self.router.calls[k].id.clone();
-                // The event takes this copy; the shape's own goes to the
-                // call's end ([`JsonCalls::end_one`]).
-                let local = cx.start_lent(name, id, span);
+                let local = cx.start(name, id, span);
                 self.track[k].local = Some(local);
             }
             if let (Some(local), false) = (self.track[k].local, self.track[k].ended) {
@@ -587,15 +585,6 @@ impl JsonCalls {
         if !repairs.is_sorted() {
             repairs.sort_unstable();
         }
-        // The shape's name goes to the `ToolEnd` (taken once the block is
-        // committed: then nothing asks the shape for it again — see
-        // [`JsonCalls::confirmed`], asked only before — else copied).
-        let name = if cx.committed() {
-            c.name.take()
-        } else {
-            c.name.clone()
-        };
-        cx.give_name(local, name.unwrap_or_default());
         cx.end(local, end, into_string(final_json), repairs, truncated);
     }
 }

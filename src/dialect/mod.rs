@@ -668,41 +668,6 @@ impl Cx<'_> {
         self.em.locals.len() - 1
     }
 
-    /// [`Cx::start`] for a reader that still holds the name and gives it
-    /// back at the call's end ([`Cx::give_name`]): the `ToolStart` event
-    /// takes `name` itself, not a copy (one allocation less per call).
-    pub(crate) fn start_lent(
-        &mut self,
-        name: String,
-        model_id: Option<String>,
-        span: Span,
-    ) -> usize {
-        let index = self.em.next_index;
-        self.em.next_index += 1;
-        let id = match model_id {
-            Some(id) if !id.is_empty() => id,
-            _ => self.cfg.ids.id(index),
-        };
-        self.em.pending.push(Event::ToolStart {
-            index,
-            id: id.clone(),
-            name,
-            span,
-        });
-        self.em.locals.push(Local {
-            index,
-            id,
-            name: String::new(),
-        });
-        self.em.locals.len() - 1
-    }
-
-    /// The name of a call started with [`Cx::start_lent`], for its
-    /// `ToolEnd` (before [`Cx::end`]).
-    pub(crate) fn give_name(&mut self, local: usize, name: String) {
-        self.em.locals[local].name = name;
-    }
-
     /// Appends to a started call's arguments.
     pub(crate) fn args(&mut self, local: usize, delta: &[u8], span: Span) {
         if delta.is_empty() {
