@@ -158,6 +158,11 @@ pub(crate) fn closing_fence(at: &[u8]) -> crate::scan::Match {
 /// Below this length [`into_string`] always lets std check the bytes in place.
 const CHECK_IN_PLACE: usize = 256;
 
+/// Above this length [`into_string`] always lets std check the bytes in
+/// place: below glibc's threshold for mapping an allocation on its own
+/// (128 KB), a copy reuses memory the process already has.
+const COPY_MAX: usize = 64 << 10;
+
 /// Output of the repairer is valid UTF-8 by construction; this makes it a
 /// `String`.
 ///
@@ -170,8 +175,14 @@ const CHECK_IN_PLACE: usize = 256;
 /// Which of the two is decided from a sample ([`looks_non_ascii`]): reading
 /// all of a long ASCII text once more to find out cost half as much as
 /// std's check itself.
+///
+/// Only up to [`COPY_MAX`] bytes: a longer copy is a fresh allocation the
+/// allocator maps from the system and gives back (glibc, mimalloc), so each
+/// call pays a page fault per 4 KB of it, more than std's check costs
+/// (1 MB arguments with accented text fed whole: 276 more page faults per
+/// call, and 3-4 times the wall-clock time in the criterion matrix).
 pub(crate) fn into_string(bytes: Vec<u8>) -> String {
-    if bytes.len() >= CHECK_IN_PLACE && looks_non_ascii(&bytes) {
+    if (CHECK_IN_PLACE..=COPY_MAX).contains(&bytes.len()) && looks_non_ascii(&bytes) {
         if let Ok(s) = simdutf8::basic::from_utf8(&bytes) {
             return s.to_owned();
         }
