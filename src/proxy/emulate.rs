@@ -950,12 +950,13 @@ mod tests {
         .unwrap()
     }
 
-    fn two_step_setup() -> EmulateSetup {
+    /// SmolLM2 behind `llama_cpp.server`, two-step decoding on or off.
+    fn smollm2_setup(two_step: bool) -> EmulateSetup {
         EmulateSetup::for_model(
             &lookup("SmolLM2-135M-Instruct"),
             Some(Server::LlamaCppPython),
             &EmulateConfig {
-                two_step: Some(true),
+                two_step: Some(two_step),
                 ..EmulateConfig::default()
             },
         )
@@ -963,7 +964,7 @@ mod tests {
 
     #[test]
     fn two_step_first_asks_for_a_name_under_a_name_grammar() {
-        let setup = two_step_setup();
+        let setup = smollm2_setup(true);
         assert!(setup.two_step() && setup.describe().contains("two-step"));
         let step = name_step(&two_tools("Open notes.txt"), &setup).unwrap();
         assert_eq!(step.names, vec!["Bash".to_string(), "Read".to_string()]);
@@ -994,7 +995,7 @@ mod tests {
 
     #[test]
     fn two_step_second_offers_the_picked_tool_alone() {
-        let setup = two_step_setup();
+        let setup = smollm2_setup(true);
         let mut body = two_tools("Open notes.txt");
         let r = rewrite_for(&mut body, &setup, Some("Read")).unwrap();
         assert_eq!(r.offered, vec!["Read".to_string()]);
@@ -1008,9 +1009,9 @@ mod tests {
 
     #[test]
     fn two_step_applies_only_to_a_required_call_among_several_tools() {
-        let setup = two_step_setup();
+        let setup = smollm2_setup(true);
         // Off by configuration, or no constraint: no first step.
-        assert!(name_step(&two_tools("x"), &setup_off()).is_none());
+        assert!(name_step(&two_tools("x"), &smollm2_setup(false)).is_none());
         let unconstrained = EmulateSetup::for_model(
             &lookup("SmolLM2-135M-Instruct"),
             None,
@@ -1040,17 +1041,6 @@ mod tests {
         assert!(name_step(&one, &setup).is_none());
     }
 
-    fn setup_off() -> EmulateSetup {
-        EmulateSetup::for_model(
-            &lookup("SmolLM2-135M-Instruct"),
-            Some(Server::LlamaCppPython),
-            &EmulateConfig {
-                two_step: Some(false),
-                ..EmulateConfig::default()
-            },
-        )
-    }
-
     #[test]
     fn emulated_retries_are_the_smaller_of_default_and_config() {
         let s = EmulateSetup::for_model(
@@ -1063,7 +1053,7 @@ mod tests {
         );
         assert_eq!(s.retries(1), 1);
         assert_eq!(s.retries(5), 2);
-        assert_eq!(setup_off().retries(0), 0);
+        assert_eq!(smollm2_setup(false).retries(0), 0);
     }
 
     #[test]
