@@ -378,3 +378,36 @@ fn the_input_cap_ends_the_stream_at_its_byte() {
         }
     }
 }
+
+/// Found by `any_limits_keep_the_contracts` (CI, stop 53): Kimi K3's
+/// header bound `max_tag_bytes + 1` overflowed at `usize::MAX - 1` and
+/// `usize::MAX`. Release builds wrapped it: at `usize::MAX - 1` the
+/// section ended one byte *before* the header it was reading (the bytes
+/// `>call ` were lost when fed byte by byte), at `usize::MAX` no header
+/// ever fitted and no call was read. Any tag bound reads the call.
+#[test]
+fn kimi_k3_headers_at_any_tag_bound() {
+    let input = b"<|open|>tools<|sep|>\n<|open|>call tool=\"read\" index=\"1\"<|sep|>\n<|open|>argument key=\"path\" type=\"string\"<|sep|>/a.txt<|close|>argument<|sep|>\n<|close|>call<|sep|>\n<|close|>tools<|sep|>";
+    for tag in [64, usize::MAX / 2 + 1, usize::MAX - 1, usize::MAX] {
+        let cfg = Config::default().with_limits(Limits {
+            max_tag_bytes: tag,
+            ..Limits::default()
+        });
+        let parsed = common::check_all(input, &cfg);
+        assert_eq!(parsed.calls.len(), 1, "max_tag_bytes {tag}");
+        assert_eq!(parsed.calls[0].name, "read");
+        assert_eq!(parsed.calls[0].arguments, r#"{"path": "/a.txt"}"#);
+    }
+    // The input that found it: every byte in one place at every chunking.
+    let found: &[u8] = b"<|open|>tools<|sep|>\n<|open|>call tool=\"read\" ind\xe3-<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Shenzhen\"}}]</tool_calls>_calls_section_begin|><|tool_cal\xbe6";
+    let cfg = Config::default().with_limits(Limits {
+        max_depth: 0,
+        max_args_bytes: 0,
+        max_held_bytes: 0,
+        max_token_bytes: 0,
+        max_tag_bytes: usize::MAX - 1,
+        max_repairs: 0,
+        max_input_bytes: usize::MAX,
+    });
+    common::check_all(found, &cfg);
+}

@@ -322,7 +322,7 @@ impl Block for K3Block {
                             // The close's name decides; read it whole.
                             let rest = &input[i + CLOSE.len()..];
                             let Some(p) = memchr::memmem::find(rest, SEP) else {
-                                if rest.len() > self.max_header() + SEP.len() {
+                                if rest.len() > self.max_header().saturating_add(SEP.len()) {
                                     return self.done(cx, i, true);
                                 }
                                 return Flow::Partial(i);
@@ -361,7 +361,8 @@ impl Block for K3Block {
                     // `<|sep|>` goes on where it stopped (`seen`), so no
                     // byte is searched twice.
                     let rest = &input[i..];
-                    let room = self.max_header() + 1;
+                    // Saturating: `max_tag_bytes` may be anything up to `usize::MAX`.
+                    let room = self.max_header().saturating_add(1);
                     let from = self.seen.min(rest.len());
                     match memchr::memmem::find(&rest[from..], SEP).map(|p| p + from) {
                         Some(p) if p < room => {
@@ -371,7 +372,7 @@ impl Block for K3Block {
                             i += p + SEP.len();
                             self.opened(cx, cx.abs(i));
                         }
-                        _ if rest.len() >= room + SEP.len() - 1 => {
+                        _ if rest.len() >= room.saturating_add(SEP.len() - 1) => {
                             self.seen = 0;
                             return self.done(cx, i + room, true);
                         }
