@@ -258,6 +258,15 @@ impl Fixes {
         }
     }
 
+    /// Empties the list (keeping its capacity) for a new call.
+    pub(crate) fn reset(&mut self, max: usize) {
+        self.list.clear();
+        self.max = max;
+        self.omitted = 0;
+        self.cost = 0;
+        self.kinds = 0;
+    }
+
     fn add(&mut self, f: Fix) {
         if self.list.len() < self.max {
             self.list.push(f);
@@ -306,15 +315,46 @@ pub(crate) fn pointer_push(path: &str, key: &str) -> String {
 
 /// A value's JSON text cut to about `max` bytes (on a character boundary) for messages.
 pub(crate) fn short(v: &serde_json::Value, max: usize) -> String {
-    let s = v.to_string();
-    if s.len() <= max {
-        return s;
+    // Written only as far as needed: a writer that stops a few bytes past
+    // `max` (enough to complete a character), not the whole value.
+    struct Capped {
+        buf: Vec<u8>,
+        cap: usize,
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
+    impl std::io::Write for Capped {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let room = self.cap.saturating_sub(self.buf.len());
+            if room == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            let n = b.len().min(room);
+            self.buf.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let cap = max.saturating_add(4);
+    let mut w = Capped {
+        buf: Vec::with_capacity(cap.min(256)),
+        cap,
+    };
+    let complete = serde_json::to_writer(&mut w, v).is_ok();
+    let mut bytes = w.buf;
+    if complete && bytes.len() <= max {
+        return String::from_utf8(bytes).unwrap_or_default();
+    }
+    // A character boundary at or below `max` (the text is UTF-8; a cut
+    // inside a character is backed off, as `is_char_boundary` does).
+    let mut end = max.min(bytes.len());
+    while end > 0 && end < bytes.len() && (bytes[end] & 0xC0) == 0x80 {
         end -= 1;
     }
-    format!("{}…", &s[..end])
+    bytes.truncate(end);
+    let mut s = String::from_utf8(bytes).unwrap_or_default();
+    s.push('…');
+    s
 }
 
 #[cfg(test)]

@@ -113,6 +113,9 @@ pub(crate) struct CompiledTool {
     /// An undeclared top-level key is dropped (`additionalProperties:
     /// false`, no `patternProperties`, dropping switched on).
     drops_undeclared: bool,
+    /// The `missing_required` error of each of the fast check's required
+    /// keys, made once here (a call that leaves one out gets a copy).
+    missing: Vec<(String, CallError)>,
 }
 
 /// What the rewriter needs to know of one declared property.
@@ -254,6 +257,15 @@ impl Report {
         errors: Vec<CallError>,
         max: usize,
     ) -> Report {
+        if name_fix.is_none() && fixes.list.len() <= max {
+            // Nothing to merge: the list as it is (the common case).
+            return Report {
+                written_name,
+                fixes: fixes.list,
+                fixes_omitted: fixes.omitted,
+                errors,
+            };
+        }
         let mut all = Fixes::new(max);
         if let Some(f) = name_fix {
             all.push(f);
@@ -370,8 +382,24 @@ impl Catalog {
             let drops_undeclared = options.drop_unknown
                 && root.get("additionalProperties") == Some(&Value::Bool(false))
                 && root.get("patternProperties").is_none();
+            let missing = fast
+                .as_ref()
+                .map(|f| {
+                    let props = schema.get("properties").and_then(Value::as_object);
+                    f.required
+                        .iter()
+                        .map(|r| {
+                            (
+                                r.clone(),
+                                validate::missing("", r, props.and_then(|p| p.get(r))),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             compiled.push(CompiledTool {
                 drops_undeclared,
+                missing,
                 name: spec.name.clone(),
                 folded_name: names::fold(&spec.name),
                 schema,
@@ -479,10 +507,14 @@ impl Catalog {
             None => rw.vouched(tool),
         };
         match vouched {
+            Some(missing) if missing.is_empty() => Vec::new(),
             Some(missing) => missing
                 .into_iter()
                 .take(self.options.limits.max_errors)
-                .map(|name| validate::missing("", name, tool.props().and_then(|p| p.get(name))))
+                .map(|name| match tool.missing.iter().find(|(r, _)| r == name) {
+                    Some((_, e)) => e.clone(),
+                    None => validate::missing("", name, tool.props().and_then(|p| p.get(name))),
+                })
                 .collect(),
             None => self.check_full(rw),
         }

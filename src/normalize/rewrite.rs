@@ -316,18 +316,81 @@ impl Rewriter {
     }
 
     /// Makes this rewriter a fresh one for `tool` (as [`Rewriter::new`]),
-    /// keeping the capacity of its buffers.
+    /// keeping the capacity of its buffers. Field by field, in place (the
+    /// pattern names every field, so a new one cannot be forgotten).
     pub(crate) fn reset(&mut self, tool: usize, max_repairs: usize) {
-        let mut fresh = Rewriter::new(tool, max_repairs);
-        macro_rules! keep {
-            ($($f:ident),*) => {$(
-                let mut b = std::mem::take(&mut self.$f);
-                b.clear();
-                fresh.$f = b;
-            )*};
-        }
-        keep!(sep, key_raw, key, colon, held, streamed, taken_more, input, output);
-        *self = fresh;
+        let Rewriter {
+            tool: t,
+            st,
+            wrappers,
+            open,
+            sep,
+            key_raw,
+            key,
+            prop,
+            plan,
+            colon,
+            held,
+            scan,
+            emitted_any,
+            members,
+            taken_mask,
+            taken_more,
+            undeclared,
+            free_key,
+            fast,
+            all_placeholders,
+            streamed,
+            wrap_pending,
+            nest,
+            unwraps,
+            probing,
+            sent,
+            base,
+            count_chars,
+            chars,
+            fixes,
+            errors,
+            input,
+            output,
+            decoded,
+            output_utf8,
+        } = self;
+        *t = tool;
+        *st = St::Lead;
+        *wrappers = true;
+        *open = false;
+        sep.clear();
+        key_raw.clear();
+        key.clear();
+        *prop = None;
+        *plan = KeyPlan::Keep;
+        colon.clear();
+        held.clear();
+        *scan = Scan::default();
+        *emitted_any = false;
+        *members = 0;
+        *taken_mask = 0;
+        taken_more.clear();
+        *undeclared = false;
+        *free_key = false;
+        *fast = true;
+        *all_placeholders = true;
+        streamed.clear();
+        *wrap_pending = None;
+        *nest = 0;
+        *unwraps = 0;
+        *probing = false;
+        *sent = 0;
+        *base = 0;
+        *count_chars = false;
+        *chars = 0;
+        fixes.reset(max_repairs);
+        errors.clear();
+        input.clear();
+        output.clear();
+        *decoded = None;
+        *output_utf8 = false;
     }
 
     /// The tool this rewriter normalizes for.
@@ -337,12 +400,20 @@ impl Rewriter {
 
     /// Feeds the next piece of the arguments text; returns what to emit for it.
     pub(crate) fn feed(&mut self, cat: &Catalog, bytes: &[u8]) -> &[u8] {
+        self.feed_with(cat, bytes, true)
+    }
+
+    /// [`Rewriter::feed`], with the whole-object shortcut or without it.
+    fn feed_with(&mut self, cat: &Catalog, bytes: &[u8], shortcut: bool) -> &[u8] {
         if self.output.capacity() == 0 {
             // Usually as long as the input.
             self.output.reserve(bytes.len() + 2);
         }
         self.input.extend_from_slice(bytes);
         self.base = self.input.len() - bytes.len();
+        if shortcut && self.base == 0 && self.st == St::Lead && self.accept_whole(cat, bytes) {
+            return self.take_output();
+        }
         self.run(cat, bytes);
         if self.probing
             && self.st != St::Done
@@ -351,6 +422,154 @@ impl Rewriter {
             return &[];
         }
         self.take_output()
+    }
+
+    /// The whole arguments in `bytes`, already valid for the tool as
+    /// written: the state [`Rewriter::run`] would end in, reached without
+    /// its per-byte and per-member work; false (nothing changed) for
+    /// anything else, which `run` then reads.
+    ///
+    /// Taken only when `run` would write the input as it is and vouch for
+    /// every member: a flat object, every key declared (at a position
+    /// below 64), plain (no escape, no control byte) and written once; one
+    /// comma between members and none elsewhere; every value a plain
+    /// string for a parameter any string fits, or a plain string or a
+    /// scalar (not `null`) that the parameter's fast check accepts as it
+    /// is; nothing but whitespace after the object. The equivalence is
+    /// tested (`the_whole_object_shortcut_ends_as_run_does`).
+    fn accept_whole(&mut self, cat: &Catalog, bytes: &[u8]) -> bool {
+        let tool = cat.tool(self.tool);
+        if tool.fast.is_none() {
+            return false;
+        }
+        let max_held = cat.options().limits.max_held_bytes;
+        let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n && ws(bytes[i]) {
+            i += 1;
+        }
+        let start = i;
+        if bytes.get(i) != Some(&b'{') {
+            return false;
+        }
+        i += 1;
+        let mut members = 0usize;
+        let mut taken = 0u64;
+        let mut placeholders = true;
+        loop {
+            let mut commas = 0usize;
+            while i < n {
+                match bytes[i] {
+                    b',' => commas += 1,
+                    b' ' | b'\t' | b'\r' | b'\n' => {}
+                    _ => break,
+                }
+                i += 1;
+            }
+            match bytes.get(i) {
+                Some(b'}') if commas == 0 => {
+                    i += 1;
+                    break;
+                }
+                Some(b'"') if commas == usize::from(members > 0) => {}
+                _ => return false,
+            }
+            // The key.
+            let k0 = i + 1;
+            let Some(kn) = memchr::memchr2(b'"', b'\\', &bytes[k0..]) else {
+                return false;
+            };
+            let key = &bytes[k0..k0 + kn];
+            if bytes[k0 + kn] != b'"' || key.iter().any(|&c| c < 0x20) {
+                return false;
+            }
+            let Some(p) = std::str::from_utf8(key)
+                .ok()
+                .and_then(|k| tool.prop_index(k))
+                .filter(|&p| p < 64 && taken >> p & 1 == 0)
+            else {
+                return false;
+            };
+            taken |= 1 << p;
+            i = k0 + kn + 1;
+            while i < n && ws(bytes[i]) {
+                i += 1;
+            }
+            if bytes.get(i) != Some(&b':') {
+                return false;
+            }
+            i += 1;
+            while i < n && ws(bytes[i]) {
+                i += 1;
+            }
+            let prop = tool.prop_at(p);
+            let Some(f) = prop.fast.as_ref() else {
+                return false;
+            };
+            // The value.
+            let v0 = i;
+            let held = match bytes.get(i) {
+                Some(b'"') => {
+                    let Some(m) = memchr::memchr2(b'"', b'\\', &bytes[i + 1..]) else {
+                        return false;
+                    };
+                    i += 1 + m;
+                    if bytes[i] != b'"' || bytes[v0 + 1..i].iter().any(|&c| c < 0x20) {
+                        return false;
+                    }
+                    i += 1;
+                    if prop.streams_string && !f.any_string() {
+                        // Streamed, with its characters counted: left to `run`.
+                        return false;
+                    }
+                    !prop.streams_string
+                }
+                Some(b'{' | b'[') | None => return false,
+                Some(_) => {
+                    while i < n
+                        && !matches!(bytes[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')
+                    {
+                        i += 1;
+                    }
+                    // A scalar is complete only once a byte after it came.
+                    if i >= n {
+                        return false;
+                    }
+                    true
+                }
+            };
+            let raw = &bytes[v0..i];
+            if held {
+                // As `end_held` takes a value that needs nothing.
+                if raw.len() > max_held {
+                    return false;
+                }
+                let Ok(v) = serde_json::from_slice::<Value>(raw) else {
+                    return false;
+                };
+                if v.is_null() || !f.accepts(&v) {
+                    return false;
+                }
+                placeholders &= v.as_str().is_some_and(is_placeholder_text);
+            } else if placeholders {
+                // As `value_end` judges a streamed string.
+                placeholders = raw.len() <= PLACEHOLDER_RAW && placeholder_string(raw);
+            }
+            members += 1;
+        }
+        let end = i;
+        if !bytes[end..].iter().all(u8::is_ascii_whitespace) {
+            return false;
+        }
+        self.output.extend_from_slice(&bytes[start..end]);
+        self.open = true;
+        self.emitted_any = members > 0;
+        self.members = members;
+        self.taken_mask = taken;
+        self.all_placeholders = placeholders;
+        self.st = St::Done;
+        true
     }
 
     /// The output not handed out yet.
@@ -989,6 +1208,41 @@ impl Rewriter {
     }
 }
 
+#[cfg(test)]
+impl Rewriter {
+    /// Feeds `bytes` without the whole-object shortcut; returns what
+    /// `feed` would.
+    pub(crate) fn feed_by_run(&mut self, cat: &Catalog, bytes: &[u8]) -> Vec<u8> {
+        self.feed_with(cat, bytes, false).to_vec()
+    }
+
+    /// Whether the shortcut takes `bytes` as a first piece.
+    pub(crate) fn takes_shortcut(cat: &Catalog, tool: usize, bytes: &[u8]) -> bool {
+        Rewriter::new(tool, 1000).accept_whole(cat, bytes)
+    }
+
+    /// Everything of the state that a later piece, `finish` or the
+    /// end-of-call checks read.
+    pub(crate) fn observable(&self) -> String {
+        format!(
+            "{:?}",
+            (
+                (self.st, self.open, self.emitted_any, self.members),
+                (
+                    self.taken_mask,
+                    &self.taken_more,
+                    self.undeclared,
+                    self.fast
+                ),
+                (self.all_placeholders, self.unwraps, self.nest, self.probing),
+                (&self.sep, &self.held, self.sent, &self.wrap_pending),
+                (&self.output, &self.input, &self.fixes.list, &self.errors),
+                (&self.decoded, self.output_utf8, self.base),
+            )
+        )
+    }
+}
+
 impl Rewriter {
     /// The fast check of the current member's declared property, if it has one.
     fn fast_prop<'t>(&self, tool: &'t CompiledTool) -> Option<&'t Fast> {
@@ -1005,10 +1259,6 @@ fn decode_key(raw: &[u8], key: &mut String) -> bool {
         .filter(|r| !r.iter().any(|&b| b == b'\\' || b == b'"' || b < 0x20))
     {
         key.clear();
-        if inner.is_ascii() {
-            key.extend(inner.iter().map(|&b| char::from(b)));
-            return true;
-        }
         if let Ok(t) = std::str::from_utf8(inner) {
             key.push_str(t);
             return true;

@@ -240,12 +240,12 @@ impl Normalizer {
                     out.push(Normalized::plain(Event::ToolArgs { index, delta, span }))
                 }
             },
-            Event::ToolEnd { call, span } => self.end(*call, span, out),
+            Event::ToolEnd { call, span } => self.end(call, span, out),
             other => out.push(Normalized::plain(other)),
         }
     }
 
-    fn end(&mut self, mut call: ToolCall, span: Span, out: &mut Vec<Normalized>) {
+    fn end(&mut self, mut call: Box<ToolCall>, span: Span, out: &mut Vec<Normalized>) {
         let cat = &*self.catalog;
         let index = call.index;
         let report = match self.calls.remove(&index) {
@@ -345,10 +345,7 @@ impl Normalizer {
             }
         };
         out.push(Normalized {
-            event: Event::ToolEnd {
-                call: Box::new(call),
-                span,
-            },
+            event: Event::ToolEnd { call, span },
             report: Some(Box::new(report)),
         });
     }

@@ -795,6 +795,147 @@ fn the_fast_path_agrees_with_the_full_check() {
     assert!(fast * 2 > total / 4, "{fast} of {total}");
 }
 
+/// The whole-object shortcut of the rewriter ends in the state `run`
+/// ends in, byte for byte, on every call of `corpus/real/`, the fast-path
+/// cases and variants built to fall just inside or outside it — and
+/// after further pieces and `finish`, the same output, repairs and verdict.
+#[test]
+fn the_whole_object_shortcut_ends_as_run_does() {
+    let mut cases: Vec<(Arc<Catalog>, String, String)> = Vec::new();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/real");
+    for f in ["smollm2-135m.jsonl", "gemma3-270m.jsonl"] {
+        let text = std::fs::read_to_string(format!("{dir}/{f}")).expect("corpus/real");
+        for line in text.lines() {
+            let row: Value = serde_json::from_str(line).unwrap();
+            let Ok((t, _)) = read_tools_value(&row["tools"]) else {
+                continue;
+            };
+            let cat = Arc::new(Catalog::new(&t));
+            let parsed = crate::parse(
+                row["text"].as_str().unwrap_or_default().as_bytes(),
+                &crate::Config::default().with_tools(t.clone()),
+            );
+            for c in parsed.calls {
+                cases.push((cat.clone(), c.name.clone(), c.arguments.clone()));
+            }
+        }
+    }
+    let cc = claude_code();
+    let b = bfcl();
+    let shapes = tools(
+        json!([{"name": "f", "parameters": {"type": "object", "properties": {
+        "s": {"type": "string"}, "n": {"type": "integer", "minimum": 0}, "x": {"type": "number"},
+        "b": {"type": "boolean"}, "e": {"enum": ["red", "green"]}, "l": {"type": "string", "maxLength": 3},
+        "a": {"type": "array", "items": {"type": "string"}}, "z": {"type": "null"}, "any": {},
+        "é": {"type": "string"}}, "required": ["s"]}}]),
+    );
+    let mut catalogs = vec![
+        Arc::new(Catalog::new(&cc)),
+        Arc::new(Catalog::new(&b)),
+        Arc::new(Catalog::new(&shapes)),
+    ];
+    for max_held_bytes in [0, 1, 3, usize::MAX] {
+        catalogs.push(with_limits(
+            &shapes,
+            NormalizeLimits {
+                max_held_bytes,
+                ..NormalizeLimits::default()
+            },
+        ));
+    }
+    catalogs.push(Arc::new(Catalog::with_options(&shapes, Options::strict())));
+    for cat in &catalogs[2..] {
+        for a in [
+            r#"{"s": "a"}"#,
+            r#"  {"s": "a"}  "#,
+            "\n{\"s\":\"a\"}\n",
+            "{\"s\": \"a\"}\u{c}",
+            "{\u{c}\"s\": \"a\"}",
+            r#"{"s": "a",}"#,
+            r#"{, "s": "a"}"#,
+            r#"{"s": "a",, "n": 1}"#,
+            r#"{"s": "a" "n": 1}"#,
+            r#"{"s": "a", "s": "b"}"#,
+            r#"{"s": "a", "n": 1}"#,
+            r#"{"s": "a", "n": 1 }"#,
+            r#"{"s": "a", "n": -1}"#,
+            r#"{"s": "a", "n": 1.0}"#,
+            r#"{"s": "a", "n": "1"}"#,
+            r#"{"s": "a", "n": 01}"#,
+            r#"{"s": "a", "x": 1e5, "b": true}"#,
+            r#"{"s": "a", "b": tru}"#,
+            r#"{"s": "a", "z": null}"#,
+            r#"{"s": "a", "e": "red"}"#,
+            r#"{"s": "a", "e": "Red"}"#,
+            r#"{"s": "a", "l": "abc"}"#,
+            r#"{"s": "a", "l": "abcd"}"#,
+            r#"{"s": "a", "a": ["x"]}"#,
+            r#"{"s": "a", "any": 1}"#,
+            r#"{"s": "a", "any": "q"}"#,
+            r#"{"s": "a\n"}"#,
+            "{\"s\": \"a\u{1}\"}",
+            r#"{"s": "é", "é": "x"}"#,
+            r#"{"\u0073": "a"}"#,
+            r#"{"S": "a"}"#,
+            r#"{"s": "a", "extra": "b"}"#,
+            r#"{"s": "<value>"}"#,
+            r#"{"s": "<value>", "e": "red"}"#,
+            r#"{"s": "a"} x"#,
+            r#"{"s": "a"}}"#,
+            r#"{"s": "a", "n": 1"#,
+            r#"{"s": "a", "n": 1"#,
+            r#"{"s": "a"#,
+            r#"{"s""#,
+            r#"{}"#,
+            r#"{ }"#,
+            r#""{\"s\": \"a\"}""#,
+            r#"{"arguments": {"s": "a"}}"#,
+            r#"[]"#,
+            "",
+        ] {
+            cases.push((cat.clone(), "f".into(), a.into()));
+        }
+    }
+    let (mut taken, mut total) = (0, 0);
+    for (cat, name, args) in &cases {
+        let Resolution::Tool(i, _) = cat.resolve(name) else {
+            continue;
+        };
+        let trimmed = args.trim_end_matches(|c: char| c.is_ascii_whitespace());
+        let variants = [
+            args.clone(),
+            format!(" {args}\n"),
+            args.replacen(": ", ":", 1),
+            args.replacen('{', "{ ", 1),
+            trimmed
+                .strip_suffix('}')
+                .map(|a| format!("{a}, }}"))
+                .unwrap_or_default(),
+            args.replacen('"', "\"\\u0041", 1),
+        ];
+        for a in variants {
+            total += 1;
+            taken += usize::from(Rewriter::takes_shortcut(cat, i, a.as_bytes()));
+            for split in [a.len(), a.len() / 2] {
+                let (head, tail) = a.as_bytes().split_at(split);
+                let (mut x, mut y) = (Rewriter::new(i, 1000), Rewriter::new(i, 1000));
+                let ox = x.feed(cat, head).to_vec();
+                let oy = y.feed_by_run(cat, head);
+                assert_eq!(ox, oy, "{name} {a:?}");
+                assert_eq!(x.observable(), y.observable(), "{name} {a:?}");
+                let (ox, oy) = (x.feed(cat, tail).to_vec(), y.feed(cat, tail).to_vec());
+                assert_eq!(ox, oy, "{name} {a:?}");
+                let (ox, oy) = (x.finish(cat).to_vec(), y.finish(cat).to_vec());
+                assert_eq!(ox, oy, "{name} {a:?}");
+                assert_eq!(x.observable(), y.observable(), "{name} {a:?}");
+                assert_eq!(cat.check(&x), cat.check(&y), "{name} {a:?}");
+            }
+        }
+    }
+    println!("shortcut taken for {taken} of {total} first pieces");
+    assert!(taken * 3 > total, "{taken} of {total}");
+}
+
 fn with_limits(t: &Tools, limits: NormalizeLimits) -> Arc<Catalog> {
     Arc::new(Catalog::with_options(
         t,
