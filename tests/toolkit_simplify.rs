@@ -1,6 +1,6 @@
-//! Property: for a random schema and random arguments valid against it,
-//! simplify → flatten the arguments → restore gives the original arguments
-//! back, and the flattened arguments use only keys the simplified schema
+//! Property: for a random schema, random arguments valid against it and
+//! every named profile, simplify → flatten the arguments → restore gives
+//! the original arguments back, and the flattened arguments use only keys the simplified schema
 //! declares.
 #![cfg(feature = "toolkit")]
 
@@ -64,7 +64,9 @@ fn object(r: &mut Rng, depth: u32) -> Value {
     o
 }
 
-fn value(r: &mut Rng, s: &Value) -> Value {
+/// Arguments valid against `s`; optional keys only `with_optional` (a
+/// profile that removes optional parameters is called without them).
+fn value(r: &mut Rng, s: &Value, with_optional: bool) -> Value {
     if let Some(e) = s.get("enum").and_then(Value::as_array) {
         return e[r.below(e.len() as u64) as usize].clone();
     }
@@ -80,8 +82,8 @@ fn value(r: &mut Rng, s: &Value) -> Value {
                 .unwrap_or_default();
             let mut o = Map::new();
             for (k, p) in s["properties"].as_object().unwrap() {
-                if req.contains(&k.as_str()) || r.coin() {
-                    o.insert(k.clone(), value(r, p));
+                if req.contains(&k.as_str()) || (with_optional && r.coin()) {
+                    o.insert(k.clone(), value(r, p, with_optional));
                 }
             }
             Value::Object(o)
@@ -93,17 +95,16 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn simplify_flatten_restore_is_identity(seed in any::<u64>(), profile in 0usize..4) {
+    fn simplify_flatten_restore_is_identity(seed in any::<u64>(), profile in 0usize..Profile::NAMES.len() + 1) {
         let mut r = Rng(seed);
         let root = object(&mut r, 0);
-        let args = value(&mut r, &root);
-        let tool = Tool::new("t", "A tool.", root);
-        let opts = match profile {
-            0 => SimplifyOptions::default(),
-            1 => Profile::named("qwen3-coder-30b").unwrap().options,
-            2 => Profile::named("medium").unwrap().options,
-            _ => SimplifyOptions { separator: "__".into(), ..SimplifyOptions::default() },
+        // Every named profile, and 003's default with another separator.
+        let opts = match Profile::NAMES.get(profile) {
+            Some(name) => Profile::named(name).unwrap().options,
+            None => SimplifyOptions { separator: "__".into(), ..SimplifyOptions::default() },
         };
+        let args = value(&mut r, &root, !opts.remove_optional);
+        let tool = Tool::new("t", "A tool.", root);
         let s = simplify(&tool, &opts);
         let flat = s.flatten_args(&args);
         let declared = s.tool.parameters["properties"].as_object().unwrap();

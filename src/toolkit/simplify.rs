@@ -5,9 +5,10 @@
 //! parameters kept, nested objects flattened into dotted keys, enums moved
 //! into the description as `(options: a, b)`, descriptions cut to 100
 //! characters, `additionalProperties` dropped — plus local `$ref`s inlined
-//! first. [`Profile`] holds the per-model strategies (003 names
-//! `qwen3-coder-30b` and `gpt-oss-20b`; the size-class profiles follow from
-//! them, see `docs/toolkit.md`).
+//! first. [`Profile`] holds the per-model strategies: 003's
+//! `qwen3-coder-30b` and `gpt-oss-20b`, the two small models measured in
+//! #40's prompt table ([`measured`]), and one per size class (see
+//! `docs/toolkit.md`).
 //!
 //! 003 never says how to get back. [`Simplified::restore`] does: a call
 //! made against the simplified schema becomes a call against the original
@@ -119,13 +120,35 @@ pub struct Profile {
     pub options: SimplifyOptions,
 }
 
+/// The measured small models' profiles: the two PyPI models of #40's prompt
+/// table (`docs/prompts.md`). Each setting follows from that model's
+/// recorded replies by the rules `tests/prompt_table_replay.rs` checks:
+/// the description cap is the one of the size-class prompt variant that
+/// made the most valid calls of the right tool on Claude Code's schemas
+/// (80, 200 or 1,000 characters; ties: the shorter), and optional
+/// parameters are removed when the model's calls that wrote one broke on
+/// it at least as often as they got it right.
+pub mod measured {
+    /// SmolLM2-135M-Instruct: description cap (characters).
+    pub const SMOLLM2_MAX_DESCRIPTION: usize = 80;
+    /// SmolLM2-135M-Instruct: remove optional parameters.
+    pub const SMOLLM2_REMOVE_OPTIONAL: bool = true;
+    /// Gemma-3-270M-it: description cap (characters).
+    pub const GEMMA3_MAX_DESCRIPTION: usize = 80;
+    /// Gemma-3-270M-it: remove optional parameters.
+    pub const GEMMA3_REMOVE_OPTIONAL: bool = true;
+}
+
 impl Profile {
-    /// The named profiles: `qwen3-coder-30b` and `gpt-oss-20b` (003's),
-    /// `small`, `medium`, `large` (by size class), `default` (003's
-    /// default strategy) and `none`.
-    pub const NAMES: [&'static str; 7] = [
+    /// The named profiles: 003's `qwen3-coder-30b` and `gpt-oss-20b`; the
+    /// measured `smollm2-135m` and `gemma-3-270m` ([`measured`]); `small`,
+    /// `medium`, `large` by size class; `default` (003's default strategy)
+    /// and `none`.
+    pub const NAMES: [&'static str; 9] = [
         "qwen3-coder-30b",
         "gpt-oss-20b",
+        "smollm2-135m",
+        "gemma-3-270m",
         "small",
         "medium",
         "large",
@@ -133,10 +156,21 @@ impl Profile {
         "none",
     ];
 
-    /// A profile by name.
+    /// A profile by name (aliases: `qwen3-coder`, `gpt-oss`, `smollm2`,
+    /// `gemma3-270m`, `claude` = `none`).
+    ///
+    /// ```
+    /// use toolstream::toolkit::simplify::Profile;
+    /// let p = Profile::named("gpt-oss-20b").unwrap();
+    /// assert!(p.options.remove_optional);
+    /// assert_eq!(p.options.max_description, Some(50));
+    /// assert!(Profile::named("nope").is_none());
+    /// ```
     pub fn named(name: &str) -> Option<Profile> {
+        use measured::*;
         let d = SimplifyOptions::default;
         let (name, options) = match name.trim().to_ascii_lowercase().as_str() {
+            // 003: removeOptional false, flatten, enums, 80, additionalProperties dropped.
             "qwen3-coder-30b" | "qwen3-coder" => (
                 "qwen3-coder-30b",
                 SimplifyOptions {
@@ -144,6 +178,7 @@ impl Profile {
                     ..d()
                 },
             ),
+            // 003: "more aggressive for weaker model": optional removed, 50.
             "gpt-oss-20b" | "gpt-oss" => (
                 "gpt-oss-20b",
                 SimplifyOptions {
@@ -152,15 +187,33 @@ impl Profile {
                     ..d()
                 },
             ),
-            // Small models: 003's most aggressive strategy (gpt-oss-20b's).
-            "small" => (
-                "small",
+            "smollm2-135m" | "smollm2" => (
+                "smollm2-135m",
                 SimplifyOptions {
-                    remove_optional: true,
-                    max_description: Some(50),
+                    remove_optional: SMOLLM2_REMOVE_OPTIONAL,
+                    max_description: Some(SMOLLM2_MAX_DESCRIPTION),
                     ..d()
                 },
             ),
+            "gemma-3-270m" | "gemma3-270m" => (
+                "gemma-3-270m",
+                SimplifyOptions {
+                    remove_optional: GEMMA3_REMOVE_OPTIONAL,
+                    max_description: Some(GEMMA3_MAX_DESCRIPTION),
+                    ..d()
+                },
+            ),
+            // Small models not measured: what both measured small models
+            // agree on, the stricter setting where they differ.
+            "small" => (
+                "small",
+                SimplifyOptions {
+                    remove_optional: SMOLLM2_REMOVE_OPTIONAL || GEMMA3_REMOVE_OPTIONAL,
+                    max_description: Some(SMOLLM2_MAX_DESCRIPTION.min(GEMMA3_MAX_DESCRIPTION)),
+                    ..d()
+                },
+            ),
+            // Medium models: 003's entry for its medium model (Qwen3-Coder-30B).
             "medium" => (
                 "medium",
                 SimplifyOptions {
@@ -182,15 +235,31 @@ impl Profile {
         Some(Profile { name, options })
     }
 
-    /// The profile for a model: 003's own entries by name, else by size
-    /// class; models with native tool calling and a large size class get
-    /// none.
+    /// The profile for a model (a registry entry): 003's own entries by
+    /// name (Qwen3-Coder and gpt-oss below the large class), the measured
+    /// models' for their families up to 0.5 B parameters (SmolLM2-135M and
+    /// -360M; Gemma 3 270M), else by size class (`large`: none, 003's
+    /// Claude entry).
+    ///
+    /// ```
+    /// use toolstream::toolkit::simplify::Profile;
+    /// use toolstream::toolkit::Registry;
+    /// let r = Registry::builtin();
+    /// assert_eq!(Profile::for_model(&r.lookup("ollama/qwen3-coder:30b")).name, "qwen3-coder-30b");
+    /// assert_eq!(Profile::for_model(&r.lookup("SmolLM2-135M-Instruct.Q4_1.gguf")).name, "smollm2-135m");
+    /// assert_eq!(Profile::for_model(&r.lookup("claude-sonnet-4-20250514")).name, "large");
+    /// ```
     pub fn for_model(m: &ModelInfo) -> Profile {
         let lname = m.name.to_ascii_lowercase();
+        let tiny = m.params_b.is_some_and(|p| p <= 0.5);
         let by_name = if lname.contains("qwen3-coder") && m.size_class != SizeClass::Large {
             Profile::named("qwen3-coder-30b")
         } else if m.family == "gpt-oss" && m.size_class != SizeClass::Large {
             Profile::named("gpt-oss-20b")
+        } else if m.family == "smollm" && tiny && !lname.contains("smollm3") {
+            Profile::named("smollm2-135m")
+        } else if m.family == "gemma" && tiny {
+            Profile::named("gemma-3-270m")
         } else {
             None
         };
@@ -638,6 +707,76 @@ mod tests {
             4
         );
         assert!(s.tool.description().chars().count() <= 100);
+    }
+
+    #[test]
+    fn registry_picks_the_profile_for_real_ids() {
+        let r = super::super::registry::Registry::builtin();
+        for (id, want) in [
+            // 003's two models, as Ollama, Hugging Face, LM Studio and OpenRouter name them.
+            ("qwen3-coder-30b", "qwen3-coder-30b"),
+            ("ollama/qwen3-coder:30b-a3b-q4_K_M", "qwen3-coder-30b"),
+            (
+                "hf.co/unsloth/Qwen3-Coder-30B-A3B-Instruct-GGUF:Q4_K_M",
+                "qwen3-coder-30b",
+            ),
+            (
+                "lmstudio-community/Qwen3-Coder-30B-A3B-Instruct-MLX-4bit",
+                "qwen3-coder-30b",
+            ),
+            (
+                "openrouter/qwen/qwen3-coder-30b-a3b-instruct",
+                "qwen3-coder-30b",
+            ),
+            ("openai/gpt-oss-20b", "gpt-oss-20b"),
+            ("gpt-oss:20b", "gpt-oss-20b"),
+            ("groq/openai/gpt-oss-20b", "gpt-oss-20b"),
+            ("gpt-oss-120b", "large"),
+            // The two measured models and their sub-0.5 B siblings.
+            ("SmolLM2-135M-Instruct", "smollm2-135m"),
+            ("SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2-135m"),
+            ("HuggingFaceTB/SmolLM2-360M-Instruct", "smollm2-135m"),
+            ("smollm2:1.7b", "small"),
+            ("gemma-3-270m-it", "gemma-3-270m"),
+            ("ggml-org/gemma-3-270m-it-GGUF", "gemma-3-270m"),
+            ("gemma-3-270m-q4_k_m.gguf", "gemma-3-270m"),
+            ("gemma3:1b", "small"),
+            // By size class.
+            ("llama3.2:3b", "small"),
+            ("qwen2.5:0.5b-instruct", "small"),
+            ("gemma3:27b", "medium"),
+            ("mistralai/Mistral-Small-24B-Instruct-2501", "medium"),
+            ("meta-llama/Llama-3.3-70B-Instruct", "large"),
+            ("claude-sonnet-4-20250514", "large"),
+            ("gpt-4o", "large"),
+        ] {
+            let m = r.lookup(id);
+            assert_eq!(Profile::for_model(&m).name, want, "{id}: {m:?}");
+        }
+    }
+
+    #[test]
+    fn every_name_and_alias_reads() {
+        for n in Profile::NAMES {
+            assert_eq!(Profile::named(n).unwrap().name, n);
+        }
+        for (alias, n) in [
+            ("qwen3-coder", "qwen3-coder-30b"),
+            ("GPT-OSS", "gpt-oss-20b"),
+            ("smollm2", "smollm2-135m"),
+            ("gemma3-270m", "gemma-3-270m"),
+            ("claude", "none"),
+        ] {
+            assert_eq!(Profile::named(alias).unwrap().name, n);
+        }
+        // 003's two profiles, exactly.
+        let q = Profile::named("qwen3-coder-30b").unwrap().options;
+        let g = Profile::named("gpt-oss-20b").unwrap().options;
+        for (o, remove, cap) in [(&q, false, 80), (&g, true, 50)] {
+            assert_eq!(o.remove_optional, remove);
+            assert!(o.flatten_nested && o.enums_to_description && o.drop_additional_properties);
+            assert_eq!(o.max_description, Some(cap));
+        }
     }
 
     #[test]
