@@ -32,7 +32,7 @@ use super::session::CallStage;
 use crate::config::{Config, ToolSpec, Tools};
 use crate::event::{Delta, Event};
 use crate::toolkit::adapt::{ResultContent, ToolChoice, ToolResult};
-use crate::toolkit::constrain::{constrain, ConstrainOptions, Server};
+use crate::toolkit::constrain::{constrain, request_spans, ConstrainOptions, Server};
 use crate::toolkit::convert::read_tools;
 use crate::toolkit::prompt::{example_calls, render, render_calls, render_naive, PromptOptions};
 use crate::toolkit::registry::{EmulationDefaults, ModelInfo, Registry};
@@ -52,6 +52,7 @@ use crate::toolkit::{EmulationFormat, SizeClass, Tool};
 /// echo_filter = true      # a call repeating the prompt's example becomes text
 /// two_step = false        # pick the tool by name first, then its arguments
 /// rank_tools = false      # offer the tools best match first
+/// copy_spans = 0          # string values: spans of the user's turn of up to N words (0: any)
 /// retries = 1             # validation retries (at most `[retries] validation`)
 /// size = "small"          # the size class's prompt and defaults (default: the registry's)
 /// ```
@@ -89,6 +90,9 @@ pub struct EmulateConfig {
     /// RFC-136's placeholder prompt instead of ours (#40's naive baseline;
     /// for the evaluation).
     pub naive_prompt: Option<bool>,
+    /// Copy constraint: right after a user turn, string values are spans
+    /// of that turn of up to this many words (0: any string).
+    pub copy_spans: Option<usize>,
 }
 
 /// How requests to one upstream model are emulated (fixed at start-up).
@@ -148,6 +152,9 @@ impl EmulateSetup {
         }
         if let Some(b) = over.naive_prompt {
             defaults.naive_prompt = b;
+        }
+        if let Some(n) = over.copy_spans {
+            defaults.copy_spans = n;
         }
         let format = defaults.format.unwrap_or(info.emulation);
         EmulateSetup {
@@ -320,6 +327,18 @@ fn served_choice(body: &Map<String, Value>, setup: &EmulateSetup) -> ToolChoice 
     }
 }
 
+/// Emulation serves the client's `auto` as `required` for this request
+/// (the size class's `auto_as_required`, right after a user turn): a reply
+/// with no call then misses what the model was asked for, and a validation
+/// retry asks again, as for a client's own `required`.
+pub fn auto_served_as_required(body: &Map<String, Value>, setup: &EmulateSetup) -> bool {
+    let client = body
+        .get("tool_choice")
+        .and_then(ToolChoice::from_value)
+        .unwrap_or(ToolChoice::Auto);
+    client == ToolChoice::Auto && served_choice(body, setup) == ToolChoice::Required
+}
+
 /// The tools the prompt offers: the request's, cut by tool search to the
 /// size class's number (tools named by `tool_choice` or used earlier kept).
 fn offered_tools(
@@ -359,6 +378,37 @@ pub fn rewrite_for(
     setup: &EmulateSetup,
     picked: Option<&str>,
 ) -> Result<Rewritten, ProxyError> {
+    let user = body.get("messages").and_then(copy_source);
+    rewrite_copying(body, setup, picked, user.as_deref())
+}
+
+/// The user's turn a copy constraint takes its spans from: the last
+/// message, when it is the user's own text (not tool results). After a
+/// tool result the model may need values from it, so strings stay free.
+pub fn copy_source(messages: &Value) -> Option<String> {
+    let last = messages.as_array()?.last()?;
+    if last.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    let text = last_user_text(&Value::Array(vec![last.clone()]));
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Most spans a copy constraint offers (see
+/// [`crate::toolkit::constrain::request_spans`]): bounds the grammar of a
+/// long user turn.
+pub const MAX_COPY_SPANS: usize = 1500;
+
+/// [`rewrite_for`] with the copy constraint's source given: `user` is the
+/// user turn whose spans string values may take (`None`: no copy
+/// constraint). A validation retry passes the client's own last turn, not
+/// the retry's feedback message.
+pub fn rewrite_copying(
+    body: &mut Map<String, Value>,
+    setup: &EmulateSetup,
+    picked: Option<&str>,
+    user: Option<&str>,
+) -> Result<Rewritten, ProxyError> {
     let mut choice = served_choice(body, setup);
     let mut tools = read_request_tools(body.remove("tools").as_ref())?;
     body.remove("tool_choice");
@@ -397,6 +447,9 @@ pub fn rewrite_for(
             let mut copts = ConstrainOptions::new(format, choice.clone());
             copts.optional = setup.defaults.optional_params;
             copts.max_string = Some(setup.defaults.max_string);
+            if let (Some(u), n @ 1..) = (user, setup.defaults.copy_spans) {
+                copts.spans = request_spans(u, n, MAX_COPY_SPANS);
+            }
             if let Ok(c) = constrain(&offered, &copts) {
                 log_unexpressed(&c.unexpressed);
                 out.constrained = c.apply(server, body);

@@ -65,6 +65,15 @@ pub struct ConstrainOptions {
     /// Deepest schema nesting turned into rules; deeper values are any
     /// JSON value (default 8).
     pub max_depth: usize,
+    /// Copy constraint: when not empty, a string value (no `const`/`enum`)
+    /// is one of these texts — spans of the user's request
+    /// ([`request_spans`]) — instead of any string, so the model can only
+    /// copy the user's own values (the smallest models otherwise write the
+    /// example's values or invent them: `2024-10-31` for "2025-10-31").
+    /// Spans longer than a string's `maxLength` (or [`Self::max_string`])
+    /// are left out for it; a string none fits stays free. Not used by the
+    /// `xml` format (its values are free text).
+    pub spans: Vec<String>,
 }
 
 impl ConstrainOptions {
@@ -76,6 +85,7 @@ impl ConstrainOptions {
             optional: true,
             max_string: None,
             max_depth: 8,
+            spans: Vec::new(),
         }
     }
 }
@@ -299,6 +309,55 @@ pub fn constrain(tools: &[Tool], opts: &ConstrainOptions) -> Result<Constraint, 
 pub fn name_grammar<S: AsRef<str>>(names: &[S]) -> String {
     let alts: Vec<String> = names.iter().map(|n| literal(n.as_ref())).collect();
     format!("root ::= {}\n", alts.join(" | "))
+}
+
+/// Characters trimmed from the start of a span (opening quotes, brackets).
+const SPAN_TRIM_START: &[char] = &[
+    '\'', '"', '`', '(', '[', '{', '<', '\u{2018}', '\u{201C}', '\u{AB}',
+];
+/// Characters trimmed from the end of a span (sentence punctuation, closing
+/// quotes; not closing brackets: `print(1)` keeps its `)`).
+const SPAN_TRIM_END: &[char] = &[
+    '\'', '"', '`', '.', ',', ';', ':', '!', '?', '\u{2019}', '\u{201D}', '\u{BB}',
+];
+
+/// The texts a copy constraint ([`ConstrainOptions::spans`]) admits for a
+/// request's text: every run of 1 to `max_words` consecutive words
+/// (split at white space, joined by one space), with opening quotes and
+/// brackets trimmed from its start and sentence punctuation and closing
+/// quotes from its end; empty and repeated spans left out, at most
+/// `max_spans`, shorter runs first (every single word before any pair).
+/// Only the first `max_words * max_spans` words are read.
+///
+/// ```
+/// use toolstream::toolkit::constrain::request_spans;
+/// let s = request_spans("Write 'hello world' to hello.txt.", 2, 100);
+/// assert!(s.contains(&"hello world".to_string()));
+/// assert!(s.contains(&"hello.txt".to_string()));
+/// assert!(!s.iter().any(|x| x.ends_with('.') || x.starts_with('\'')));
+/// ```
+pub fn request_spans(text: &str, max_words: usize, max_spans: usize) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .take(max_words.saturating_mul(max_spans))
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for len in 1..=max_words.min(words.len()) {
+        for w in words.windows(len) {
+            if out.len() >= max_spans {
+                return out;
+            }
+            let joined = w.join(" ");
+            let t = joined
+                .trim_start_matches(SPAN_TRIM_START)
+                .trim_end_matches(SPAN_TRIM_END);
+            if !t.is_empty() && seen.insert(t.to_string()) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// GBNF string literal for `s` (quoted, with `"`, `\` and control
@@ -569,6 +628,9 @@ impl<'o> Gbnf<'o> {
             .and_then(Value::as_u64)
             .map(|m| m as usize)
             .or(self.opts.max_string);
+        if let Some(rule) = self.span_rule(max) {
+            return rule;
+        }
         match max {
             None => self.use_prim("string"),
             Some(m) => {
@@ -576,6 +638,32 @@ impl<'o> Gbnf<'o> {
                 format!("\"\\\"\" char{{0,{m}}} \"\\\"\"")
             }
         }
+    }
+
+    /// The rule admitting the copy constraint's spans of at most `max`
+    /// characters (one rule per bound), or `None` when there are none.
+    fn span_rule(&mut self, max: Option<usize>) -> Option<String> {
+        let max = max.unwrap_or(usize::MAX);
+        let name = if max == usize::MAX {
+            "span".to_string()
+        } else {
+            format!("span{max}")
+        };
+        if self.rules.iter().any(|(n, _)| *n == name) {
+            return Some(name);
+        }
+        let alts: Vec<String> = self
+            .opts
+            .spans
+            .iter()
+            .filter(|s| s.chars().count() <= max)
+            .map(|s| literal(&Value::String(s.clone()).to_string()))
+            .collect();
+        if alts.is_empty() {
+            return None;
+        }
+        self.rules.push((name.clone(), alts.join(" | ")));
+        Some(name)
     }
 
     fn array(&mut self, o: &Map<String, Value>, rule: &str, path: &str, depth: usize) -> String {
@@ -866,6 +954,47 @@ mod tests {
         assert!(!c.gbnf.contains("timeout"));
         assert!(c.gbnf.contains("char{0,120}"));
         well_formed(&c.gbnf);
+    }
+
+    #[test]
+    fn copy_constraint_admits_only_the_requests_spans() {
+        let mut o = ConstrainOptions::new(EmulationFormat::Compact, ToolChoice::Required);
+        o.optional = false;
+        o.max_string = Some(12);
+        o.spans = request_spans("Show the calendar for 2025-08-08, \"please\".", 3, 100);
+        assert!(o.spans.contains(&"2025-08-08".to_string()));
+        assert!(o.spans.contains(&"please".to_string()));
+        assert!(o.spans.contains(&"for 2025-08-08".to_string()));
+        let c = constrain(&tools(), &o).unwrap();
+        well_formed(&c.gbnf);
+        // Strings are spans (of at most 12 characters here); enums stay.
+        assert!(c.gbnf.contains(r#""\"2025-08-08\"""#), "{}", c.gbnf);
+        assert!(!c.gbnf.contains("for 2025-08-08"), "{}", c.gbnf);
+        assert!(!c.gbnf.contains("char{0,12}"), "{}", c.gbnf);
+        // A quote inside a span is escaped twice: JSON, then GBNF.
+        let mut q = o.clone();
+        q.spans = vec!["say \"hi\"".into()];
+        q.max_string = None;
+        let c = constrain(&tools(), &q).unwrap();
+        assert!(
+            c.gbnf.contains(r#"span ::= "\"say \\\"hi\\\"\"""#),
+            "{}",
+            c.gbnf
+        );
+        // No span fits: the string stays free.
+        q.max_string = Some(3);
+        let c = constrain(&tools(), &q).unwrap();
+        assert!(c.gbnf.contains("char{0,3}"), "{}", c.gbnf);
+    }
+
+    #[test]
+    fn spans_are_bounded() {
+        let text = "a b c d e f g h i j";
+        assert_eq!(request_spans(text, 3, 1000).len(), 10 + 9 + 8);
+        assert_eq!(request_spans(text, 3, 5).len(), 5);
+        assert!(request_spans(text, 0, 5).is_empty());
+        assert_eq!(request_spans(text, usize::MAX, usize::MAX).len(), 55);
+        assert!(request_spans("'' . ,", 2, 10).iter().all(|x| !x.is_empty()));
     }
 
     #[test]
