@@ -247,9 +247,12 @@ fn render(tasks: &[Value], runs: &[Value], tools: &BTreeMap<String, Vec<Tool>>) 
 
 type Table<'a> = BTreeMap<(usize, String, String, &'a str, &'a str), Score>;
 
-/// llama.cpp's own tool handling as issue #49 measured it (its table:
-/// valid, right, exact of 20 per tier), per model.
-const ISSUE_B: [(&str, [(u32, u32, u32); 3]); 2] = [
+/// Valid, right, exact of 20 tasks, per tier (simple, medium, complex).
+type TierCounts = [(u32, u32, u32); 3];
+
+/// llama.cpp's own tool handling as issue #49 measured it (its table),
+/// per model.
+const ISSUE_B: [(&str, TierCounts); 2] = [
     (
         "SmolLM2-135M-Instruct",
         [(16, 16, 7), (20, 13, 7), (18, 3, 2)],
