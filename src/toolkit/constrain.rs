@@ -71,8 +71,10 @@ pub struct ConstrainOptions {
     /// copy the user's own values (the smallest models otherwise write the
     /// example's values or invent them: `2024-10-31` for "2025-10-31").
     /// Spans longer than a string's `maxLength` (or [`Self::max_string`])
-    /// are left out for it; a string none fits stays free. Not used by the
-    /// `xml` format (its values are free text).
+    /// are left out for it; a string none fits stays free. A path or URL
+    /// parameter (its name ends in `path`, `url` or `file`) takes only the
+    /// spans that look like one ([`path_like`]), when there are any. Not
+    /// used by the `xml` format (its values are free text).
     pub spans: Vec<String>,
 }
 
@@ -360,6 +362,25 @@ pub fn request_spans(text: &str, max_words: usize, max_spans: usize) -> Vec<Stri
     out
 }
 
+/// A span that looks like a path or URL: one word holding a `/` or a `.`
+/// that is not its last character (`notes.txt`, `/etc/hosts`,
+/// `https://example.com`).
+///
+/// ```
+/// use toolstream::toolkit::constrain::path_like;
+/// assert!(path_like("app.js") && path_like("/etc/hosts"));
+/// assert!(!path_like("buy milk") && !path_like("done") && !path_like("etc."));
+/// ```
+pub fn path_like(s: &str) -> bool {
+    !s.contains(char::is_whitespace) && (s.contains('/') || s.trim_end_matches('.').contains('.'))
+}
+
+/// A parameter that names a file or a URL (by its name).
+fn path_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.ends_with("path") || n.ends_with("url") || n.ends_with("file")
+}
+
 /// GBNF string literal for `s` (quoted, with `"`, `\` and control
 /// characters escaped).
 fn literal(s: &str) -> String {
@@ -604,7 +625,7 @@ impl<'o> Gbnf<'o> {
         let mut alts = Vec::new();
         for t in &types {
             let x = match *t {
-                "string" => self.string(o),
+                "string" => self.string(o, path),
                 "integer" => self.use_prim("integer"),
                 "number" => self.use_prim("number"),
                 "boolean" => self.use_prim("boolean"),
@@ -622,13 +643,20 @@ impl<'o> Gbnf<'o> {
         }
     }
 
-    fn string(&mut self, o: &Map<String, Value>) -> String {
+    fn string(&mut self, o: &Map<String, Value>, path: &str) -> String {
         let max = o
             .get("maxLength")
             .and_then(Value::as_u64)
             .map(|m| m as usize)
             .or(self.opts.max_string);
-        if let Some(rule) = self.span_rule(max) {
+        let key = path.rsplit_once("/properties/").map_or("", |(_, k)| k);
+        let rule = if path_param(key) {
+            self.span_rule(max, true)
+                .or_else(|| self.span_rule(max, false))
+        } else {
+            self.span_rule(max, false)
+        };
+        if let Some(rule) = rule {
             return rule;
         }
         match max {
@@ -641,13 +669,15 @@ impl<'o> Gbnf<'o> {
     }
 
     /// The rule admitting the copy constraint's spans of at most `max`
-    /// characters (one rule per bound), or `None` when there are none.
-    fn span_rule(&mut self, max: Option<usize>) -> Option<String> {
+    /// characters (one rule per bound; `paths`: the path-like ones only),
+    /// or `None` when there are none.
+    fn span_rule(&mut self, max: Option<usize>, paths: bool) -> Option<String> {
         let max = max.unwrap_or(usize::MAX);
+        let base = if paths { "pathspan" } else { "span" };
         let name = if max == usize::MAX {
-            "span".to_string()
+            base.to_string()
         } else {
-            format!("span{max}")
+            format!("{base}{max}")
         };
         if self.rules.iter().any(|(n, _)| *n == name) {
             return Some(name);
@@ -656,7 +686,7 @@ impl<'o> Gbnf<'o> {
             .opts
             .spans
             .iter()
-            .filter(|s| s.chars().count() <= max)
+            .filter(|s| s.chars().count() <= max && (!paths || path_like(s)))
             .map(|s| literal(&Value::String(s.clone()).to_string()))
             .collect();
         if alts.is_empty() {
@@ -978,6 +1008,28 @@ mod tests {
         let c = constrain(&tools(), &q).unwrap();
         assert!(
             c.gbnf.contains(r#"span ::= "\"say \\\"hi\\\"\"""#),
+            "{}",
+            c.gbnf
+        );
+        // A path parameter takes the path-like spans only.
+        let files = vec![Tool::new(
+            "Write",
+            "",
+            json!({"type": "object", "properties": {"file_path": {"type": "string"},
+                "content": {"type": "string"}}, "required": ["file_path", "content"]}),
+        )];
+        let mut w = ConstrainOptions::new(EmulationFormat::Compact, ToolChoice::Required);
+        w.spans = request_spans("Create a file todo.md containing 'buy milk'.", 3, 100);
+        let c = constrain(&files, &w).unwrap();
+        well_formed(&c.gbnf);
+        assert!(
+            c.gbnf
+                .contains(r#""\"file_path\": " pathspan ", " "\"content\": " span"#),
+            "{}",
+            c.gbnf
+        );
+        assert!(
+            c.gbnf.contains(r#"pathspan ::= "\"todo.md\"""#),
             "{}",
             c.gbnf
         );
