@@ -247,11 +247,29 @@ fn render(tasks: &[Value], runs: &[Value], tools: &BTreeMap<String, Vec<Tool>>) 
 
 type Table<'a> = BTreeMap<(usize, String, String, &'a str, &'a str), Score>;
 
-/// Issue #49's targets, per model, for (g) and (g-ls) against (b): simple
-/// right >= 16 of 20; exact >= (b) + 6 in simple and in medium; exact >=
-/// (b) in complex. Checked only where all 20 tasks of a tier ran.
+/// Valid, right, exact of 20 tasks, per tier (simple, medium, complex).
+type TierCounts = [(u32, u32, u32); 3];
+
+/// llama.cpp's own tool handling as issue #49 measured it (its table),
+/// per model.
+const ISSUE_B: [(&str, TierCounts); 2] = [
+    (
+        "SmolLM2-135M-Instruct",
+        [(16, 16, 7), (20, 13, 7), (18, 3, 2)],
+    ),
+    ("gemma-3-270m-it", [(14, 14, 6), (16, 7, 2), (6, 0, 0)]),
+];
+
+/// Issue #49's targets, per model, for (g) and (g-ls) against llama.cpp's
+/// own tool handling (b): simple right >= 16 of 20; exact >= (b) + 6 in
+/// simple and in medium; right and exact >= (b) in complex. (b) is the
+/// larger of the issue's figure and our recorded (b) where all 20 tasks of
+/// the tier were recorded. Checked only where (g) / (g-ls) ran all 20.
 fn targets(table: &Table, b: usize, g: usize, gls: usize) -> String {
     let mut out = String::from("\n## Issue #49 targets (all 20 tasks per tier)\n\n");
+    out.push_str(
+        "(b) = the larger of the issue's measurement of llama.cpp's own tool handling and this recording's (b) (where it has all 20 tasks of the tier).\n\n",
+    );
     let models: Vec<String> = {
         let mut m: Vec<String> = table.keys().map(|k| k.2.clone()).collect();
         m.sort();
@@ -266,37 +284,43 @@ fn targets(table: &Table, b: usize, g: usize, gls: usize) -> String {
     };
     let mut any = false;
     for model in &models {
+        let Some((_, issue)) = ISSUE_B.iter().find(|(m, _)| m == model) else {
+            continue;
+        };
+        // (right, exact) of (b) per tier.
+        let base: Vec<(u32, u32)> = TIERS
+            .iter()
+            .zip(issue)
+            .map(|(t, &(_, r, e))| match get(b, "b", model, t) {
+                Some(s) => (r.max(s.right as u32), e.max(s.exact as u32)),
+                None => (r, e),
+            })
+            .collect();
         for (o, arm) in [(g, "g"), (gls, "g-ls")] {
-            let cells: Option<Vec<(Score, Score)>> = TIERS
-                .iter()
-                .map(|t| Some((get(o, arm, model, t)?, get(b, "b", model, t)?)))
-                .collect();
+            let cells: Option<Vec<Score>> = TIERS.iter().map(|t| get(o, arm, model, t)).collect();
             let Some(c) = cells else {
                 continue;
             };
             any = true;
             let mark = |ok: bool| if ok { "met" } else { "NOT met" };
+            let (sr, se, me) = (c[0].right as u32, c[0].exact as u32, c[1].exact as u32);
+            let (cr, ce) = (c[2].right as u32, c[2].exact as u32);
             let _ = writeln!(
                 out,
-                "- ({arm}) {model}: simple right {} >= 16: {}; simple exact {} >= (b) {} + 6: {}; medium exact {} >= (b) {} + 6: {}; complex exact {} >= (b) {}: {}",
-                c[0].0.right,
-                mark(c[0].0.right >= 16),
-                c[0].0.exact,
-                c[0].1.exact,
-                mark(c[0].0.exact >= c[0].1.exact + 6),
-                c[1].0.exact,
-                c[1].1.exact,
-                mark(c[1].0.exact >= c[1].1.exact + 6),
-                c[2].0.exact,
-                c[2].1.exact,
-                mark(c[2].0.exact >= c[2].1.exact),
+                "- ({arm}) {model}: simple right {sr} >= 16: {}; simple exact {se} >= (b) {} + 6: {}; medium exact {me} >= (b) {} + 6: {}; complex right {cr} >= (b) {} and exact {ce} >= (b) {}: {}",
+                mark(sr >= 16),
+                base[0].1,
+                mark(se >= base[0].1 + 6),
+                base[1].1,
+                mark(me >= base[1].1 + 6),
+                base[2].0,
+                base[2].1,
+                mark(cr >= base[2].0 && ce >= base[2].1),
             );
         }
     }
     if !any {
-        out.push_str(
-            "Not checked: no model has all 20 tasks per tier for (b) and (g) or (g-ls).\n",
-        );
+        out.push_str("Not checked: no model has all 20 tasks per tier for (g) or (g-ls).\n");
     }
     out
 }

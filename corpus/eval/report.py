@@ -50,6 +50,7 @@ LEVERS = {
     "g-rank": "rank_tools",
     "g-noex": "example",
     "g-rank-noex": ("rank_tools", "example"),
+    "g-span": "copy_spans",
 }
 
 
@@ -78,6 +79,8 @@ def flipped(key, value):
         return 64 if value < 64 else 5
     if key == "retries":
         return 0 if value > 0 else 1
+    if key == "copy_spans":
+        return 0 if value else 6
     return not value
 
 

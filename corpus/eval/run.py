@@ -111,6 +111,10 @@ def lever_config(lever, size="small"):
         return {"emulate": {"rank_tools": not d.get("rank_tools", False)}}
     if lever == "example":
         return {"emulate": {"example": not d["example"]}}
+    if lever == "copy_spans":
+        # Copy constraint: string values are spans of the user's turn (up
+        # to 6 words) or any string.
+        return {"emulate": {"copy_spans": 0 if d.get("copy_spans", 0) else 6}}
     if lever == "retries":
         # [emulate] retries: the emulated request's retries (at most the
         # proxy's [retries] validation, 1 by default).

@@ -32,7 +32,7 @@ use super::session::CallStage;
 use crate::config::{Config, ToolSpec, Tools};
 use crate::event::{Delta, Event};
 use crate::toolkit::adapt::{ResultContent, ToolChoice, ToolResult};
-use crate::toolkit::constrain::{constrain, ConstrainOptions, Server};
+use crate::toolkit::constrain::{constrain, request_spans, ConstrainOptions, Server};
 use crate::toolkit::convert::read_tools;
 use crate::toolkit::prompt::{example_calls, render, render_calls, render_naive, PromptOptions};
 use crate::toolkit::registry::{EmulationDefaults, ModelInfo, Registry};
@@ -52,6 +52,8 @@ use crate::toolkit::{EmulationFormat, SizeClass, Tool};
 /// echo_filter = true      # a call repeating the prompt's example becomes text
 /// two_step = false        # pick the tool by name first, then its arguments
 /// rank_tools = false      # offer the tools best match first
+/// copy_spans = 0          # string values: spans of the user's turn of up to N words (0: any)
+/// system_in_user = false  # the prompt leads the first user turn (no system message)
 /// retries = 1             # validation retries (at most `[retries] validation`)
 /// size = "small"          # the size class's prompt and defaults (default: the registry's)
 /// ```
@@ -89,6 +91,14 @@ pub struct EmulateConfig {
     /// RFC-136's placeholder prompt instead of ours (#40's naive baseline;
     /// for the evaluation).
     pub naive_prompt: Option<bool>,
+    /// Copy constraint: right after a user turn, string values are spans
+    /// of that turn of up to this many words (0: any string).
+    pub copy_spans: Option<usize>,
+    /// Send the system prompt as the start of the first user turn instead
+    /// of a system message (default off). Gemma's own template does this;
+    /// llama-cpp-python's `gemma` chat format instead drops the system
+    /// message, and with it the emulation prompt.
+    pub system_in_user: Option<bool>,
 }
 
 /// How requests to one upstream model are emulated (fixed at start-up).
@@ -104,6 +114,8 @@ pub struct EmulateSetup {
     pub constraint: Option<Server>,
     /// Calls repeating the prompt's example become text.
     pub echo_filter: bool,
+    /// The system prompt leads the first user turn (no system message).
+    pub system_in_user: bool,
 }
 
 impl EmulateSetup {
@@ -149,12 +161,16 @@ impl EmulateSetup {
         if let Some(b) = over.naive_prompt {
             defaults.naive_prompt = b;
         }
+        if let Some(n) = over.copy_spans {
+            defaults.copy_spans = n;
+        }
         let format = defaults.format.unwrap_or(info.emulation);
         EmulateSetup {
             format,
             size,
             constraint: if defaults.constrain { server } else { None },
             echo_filter: over.echo_filter.unwrap_or(true),
+            system_in_user: over.system_in_user.unwrap_or(false),
             defaults,
         }
     }
@@ -320,6 +336,18 @@ fn served_choice(body: &Map<String, Value>, setup: &EmulateSetup) -> ToolChoice 
     }
 }
 
+/// Emulation serves the client's `auto` as `required` for this request
+/// (the size class's `auto_as_required`, right after a user turn): a reply
+/// with no call then misses what the model was asked for, and a validation
+/// retry asks again, as for a client's own `required`.
+pub fn auto_served_as_required(body: &Map<String, Value>, setup: &EmulateSetup) -> bool {
+    let client = body
+        .get("tool_choice")
+        .and_then(ToolChoice::from_value)
+        .unwrap_or(ToolChoice::Auto);
+    client == ToolChoice::Auto && served_choice(body, setup) == ToolChoice::Required
+}
+
 /// The tools the prompt offers: the request's, cut by tool search to the
 /// size class's number (tools named by `tool_choice` or used earlier kept).
 fn offered_tools(
@@ -359,6 +387,37 @@ pub fn rewrite_for(
     setup: &EmulateSetup,
     picked: Option<&str>,
 ) -> Result<Rewritten, ProxyError> {
+    let user = body.get("messages").and_then(copy_source);
+    rewrite_copying(body, setup, picked, user.as_deref())
+}
+
+/// The user's turn a copy constraint takes its spans from: the last
+/// message, when it is the user's own text (not tool results). After a
+/// tool result the model may need values from it, so strings stay free.
+pub fn copy_source(messages: &Value) -> Option<String> {
+    let last = messages.as_array()?.last()?;
+    if last.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    let text = last_user_text(&Value::Array(vec![last.clone()]));
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Most spans a copy constraint offers (see
+/// [`crate::toolkit::constrain::request_spans`]): bounds the grammar of a
+/// long user turn.
+pub const MAX_COPY_SPANS: usize = 1500;
+
+/// [`rewrite_for`] with the copy constraint's source given: `user` is the
+/// user turn whose spans string values may take (`None`: no copy
+/// constraint). A validation retry passes the client's own last turn, not
+/// the retry's feedback message.
+pub fn rewrite_copying(
+    body: &mut Map<String, Value>,
+    setup: &EmulateSetup,
+    picked: Option<&str>,
+    user: Option<&str>,
+) -> Result<Rewritten, ProxyError> {
     let mut choice = served_choice(body, setup);
     let mut tools = read_request_tools(body.remove("tools").as_ref())?;
     body.remove("tool_choice");
@@ -397,6 +456,9 @@ pub fn rewrite_for(
             let mut copts = ConstrainOptions::new(format, choice.clone());
             copts.optional = setup.defaults.optional_params;
             copts.max_string = Some(setup.defaults.max_string);
+            if let (Some(u), n @ 1..) = (user, setup.defaults.copy_spans) {
+                copts.spans = request_spans(u, n, MAX_COPY_SPANS);
+            }
             if let Ok(c) = constrain(&offered, &copts) {
                 log_unexpressed(&c.unexpressed);
                 out.constrained = c.apply(server, body);
@@ -417,7 +479,7 @@ pub fn rewrite_for(
     }
     body.insert(
         "messages".into(),
-        Value::Array(transcript(&messages, format, &prompt)),
+        Value::Array(transcript(&messages, format, &prompt, setup.system_in_user)),
     );
     Ok(out)
 }
@@ -480,7 +542,12 @@ pub fn name_step(body: &Map<String, Value>, setup: &EmulateSetup) -> Option<Name
     }
     step.insert(
         "messages".into(),
-        Value::Array(transcript(&messages, setup.format, &prompt)),
+        Value::Array(transcript(
+            &messages,
+            setup.format,
+            &prompt,
+            setup.system_in_user,
+        )),
     );
     step.insert("stream".into(), Value::Bool(false));
     step.insert("max_tokens".into(), Value::from(NAME_STEP_MAX_TOKENS));
@@ -556,7 +623,14 @@ impl NameStep {
 
 /// The messages with the prompt in the system message, calls and results
 /// as text (roles the plainest templates know: system, user, assistant).
-fn transcript(messages: &Value, format: EmulationFormat, prompt: &str) -> Vec<Value> {
+/// With `system_in_user`, the system text leads the first user turn (a
+/// user turn of its own when there is none).
+fn transcript(
+    messages: &Value,
+    format: EmulationFormat,
+    prompt: &str,
+    system_in_user: bool,
+) -> Vec<Value> {
     let mut names: HashMap<String, String> = HashMap::new();
     let mut system: Vec<String> = Vec::new();
     let mut rest: Vec<(String, String)> = Vec::new();
@@ -623,8 +697,16 @@ fn transcript(messages: &Value, format: EmulationFormat, prompt: &str) -> Vec<Va
         .into_iter()
         .filter(|s| !s.trim().is_empty())
         .collect();
+    let mut rest = rest;
     if !sys.is_empty() {
-        out.push(serde_json::json!({"role": "system", "content": sys.join("\n\n")}));
+        let sys = sys.join("\n\n");
+        if !system_in_user {
+            out.push(serde_json::json!({"role": "system", "content": sys}));
+        } else if let Some((_, first)) = rest.iter_mut().find(|(r, _)| r == "user") {
+            *first = format!("{sys}\n\n{first}");
+        } else {
+            rest.insert(0, ("user".into(), sys));
+        }
     }
     for (role, content) in rest {
         out.push(serde_json::json!({"role": role, "content": content}));
@@ -897,6 +979,86 @@ mod tests {
             .starts_with("root ::= call | text"));
         assert_eq!(r.offered, vec!["Bash".to_string()]);
         assert!(r.parse.is_some());
+    }
+
+    #[test]
+    fn system_in_user_puts_the_prompt_in_the_first_user_turn() {
+        let over = EmulateConfig {
+            system_in_user: Some(true),
+            ..EmulateConfig::default()
+        };
+        let s = EmulateSetup::for_model(
+            &lookup("gemma-3-270m-it"),
+            Some(Server::LlamaCppPython),
+            &over,
+        );
+        assert!(s.system_in_user);
+        assert!(!setup().system_in_user);
+        let mut body = json!({
+            "messages": [{"role": "system", "content": "Be brief."},
+                         {"role": "user", "content": "Show the git diff."}],
+            "tools": [{"type": "function", "function": {"name": "Bash",
+                "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}],
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        rewrite(&mut body, &s).unwrap();
+        let m = body["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0]["role"], "user");
+        let t = m[0]["content"].as_str().unwrap();
+        assert!(t.starts_with("Be brief.\n\n"), "{t}");
+        assert!(t.contains("Bash(command: string)") && t.ends_with("\n\nShow the git diff."));
+    }
+
+    #[test]
+    fn copy_constraint_takes_spans_of_the_last_user_turn_only() {
+        let over = EmulateConfig {
+            copy_spans: Some(3),
+            ..EmulateConfig::default()
+        };
+        let s = EmulateSetup::for_model(
+            &lookup("SmolLM2-135M-Instruct"),
+            Some(Server::LlamaCppPython),
+            &over,
+        );
+        let tools = json!([{"type": "function", "function": {"name": "Bash",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}]);
+        let mut body = json!({"messages": [{"role": "user", "content": "Show the git diff."}], "tools": tools})
+            .as_object()
+            .cloned()
+            .unwrap();
+        rewrite(&mut body, &s).unwrap();
+        let g = body["grammar"].as_str().unwrap();
+        assert!(
+            g.contains(r#""\"git diff\"""#) && !g.contains("char{"),
+            "{g}"
+        );
+        // After a tool result, strings are free again.
+        let mut body = json!({"messages": [
+            {"role": "user", "content": "Show the git diff."},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "Bash", "arguments": "{\"command\": \"git diff\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "a.txt"}], "tools": tools})
+        .as_object()
+        .cloned()
+        .unwrap();
+        rewrite(&mut body, &s).unwrap();
+        let g = body["grammar"].as_str().unwrap();
+        assert!(!g.contains("git diff") && g.contains("char{"), "{g}");
+        // A retry copies from the client's turn it was given.
+        let mut body = json!({"messages": [{"role": "user", "content": "You must call one of the tools now."}],
+            "tools": tools})
+        .as_object()
+        .cloned()
+        .unwrap();
+        rewrite_copying(&mut body, &s, None, Some("Show the git diff.")).unwrap();
+        let g = body["grammar"].as_str().unwrap();
+        assert!(
+            g.contains(r#""\"git diff\"""#) && !g.contains("must call"),
+            "{g}"
+        );
     }
 
     #[test]

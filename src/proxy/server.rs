@@ -553,6 +553,9 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
         Some(step) => step.run(&s.upstream, key.as_deref()).await,
         None => None,
     };
+    let served_required = setup.as_ref().is_some_and(|x| {
+        !up.tools.specs.is_empty() && emulate::auto_served_as_required(&up.body, x)
+    });
     // `original`: the request as the client sent it (translated; shrunk if
     // it had to be). An emulated retry is built on it and rewritten again,
     // so the failed turn and its feedback reach the model as text like
@@ -582,6 +585,10 @@ async fn handle(s: Arc<Shared>, api: Api, req: Request) -> Response {
     let mut checks = checks_for(&s, &up, retry);
     if let Some(setup) = &setup {
         checks.retries = setup.retries(checks.retries);
+        // A prose reply where emulation asked for a call is retried too.
+        if served_required && emulated.is_some() && checks.choice == Choice::Auto {
+            checks.choice = Choice::Required;
+        }
     }
     let tools = Arc::new(up.tools);
     let parse = if let Some(r) = &emulated {
@@ -760,9 +767,12 @@ fn checks_for(s: &Shared, up: &UpstreamRequest, retry: retry::RetryBuilder) -> C
 /// for emulation like the first attempt, so the upstream sees the failed
 /// calls and the feedback as text in the prompt's own format.
 fn emulated_retry(setup: EmulateSetup, original: Map<String, Value>) -> retry::RetryBuilder {
+    // A copy constraint takes its spans from the client's last turn, not
+    // from the retry's feedback message.
+    let user = original.get("messages").and_then(emulate::copy_source);
     Arc::new(move |_rewritten, attempts| {
         let mut body = retry::fold_attempts(&original, attempts);
-        match emulate::rewrite(&mut body, &setup) {
+        match emulate::rewrite_copying(&mut body, &setup, None, user.as_deref()) {
             Ok(_) => body,
             // The first attempt was rewritten from the same request, so
             // this cannot fail on the tools; keep the request usable anyway.

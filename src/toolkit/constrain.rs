@@ -65,6 +65,17 @@ pub struct ConstrainOptions {
     /// Deepest schema nesting turned into rules; deeper values are any
     /// JSON value (default 8).
     pub max_depth: usize,
+    /// Copy constraint: when not empty, a string value (no `const`/`enum`)
+    /// is one of these texts — spans of the user's request
+    /// ([`request_spans`]) — instead of any string, so the model can only
+    /// copy the user's own values (the smallest models otherwise write the
+    /// example's values or invent them: `2024-10-31` for "2025-10-31").
+    /// Spans longer than a string's `maxLength` (or [`Self::max_string`])
+    /// are left out for it; a string none fits stays free. A path or URL
+    /// parameter (its name ends in `path`, `url` or `file`) takes only the
+    /// spans that look like one ([`path_like`]), when there are any. Not
+    /// used by the `xml` format (its values are free text).
+    pub spans: Vec<String>,
 }
 
 impl ConstrainOptions {
@@ -76,6 +87,7 @@ impl ConstrainOptions {
             optional: true,
             max_string: None,
             max_depth: 8,
+            spans: Vec::new(),
         }
     }
 }
@@ -299,6 +311,74 @@ pub fn constrain(tools: &[Tool], opts: &ConstrainOptions) -> Result<Constraint, 
 pub fn name_grammar<S: AsRef<str>>(names: &[S]) -> String {
     let alts: Vec<String> = names.iter().map(|n| literal(n.as_ref())).collect();
     format!("root ::= {}\n", alts.join(" | "))
+}
+
+/// Characters trimmed from the start of a span (opening quotes, brackets).
+const SPAN_TRIM_START: &[char] = &[
+    '\'', '"', '`', '(', '[', '{', '<', '\u{2018}', '\u{201C}', '\u{AB}',
+];
+/// Characters trimmed from the end of a span (sentence punctuation, closing
+/// quotes; not closing brackets: `print(1)` keeps its `)`).
+const SPAN_TRIM_END: &[char] = &[
+    '\'', '"', '`', '.', ',', ';', ':', '!', '?', '\u{2019}', '\u{201D}', '\u{BB}',
+];
+
+/// The texts a copy constraint ([`ConstrainOptions::spans`]) admits for a
+/// request's text: every run of 1 to `max_words` consecutive words
+/// (split at white space, joined by one space), with opening quotes and
+/// brackets trimmed from its start and sentence punctuation and closing
+/// quotes from its end; empty and repeated spans left out, at most
+/// `max_spans`, shorter runs first (every single word before any pair).
+/// Only the first `max_words * max_spans` words are read.
+///
+/// ```
+/// use toolstream::toolkit::constrain::request_spans;
+/// let s = request_spans("Write 'hello world' to hello.txt.", 2, 100);
+/// assert!(s.contains(&"hello world".to_string()));
+/// assert!(s.contains(&"hello.txt".to_string()));
+/// assert!(!s.iter().any(|x| x.ends_with('.') || x.starts_with('\'')));
+/// ```
+pub fn request_spans(text: &str, max_words: usize, max_spans: usize) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .take(max_words.saturating_mul(max_spans))
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for len in 1..=max_words.min(words.len()) {
+        for w in words.windows(len) {
+            if out.len() >= max_spans {
+                return out;
+            }
+            let joined = w.join(" ");
+            let t = joined
+                .trim_start_matches(SPAN_TRIM_START)
+                .trim_end_matches(SPAN_TRIM_END);
+            if !t.is_empty() && seen.insert(t.to_string()) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A span that looks like a path or URL: one word holding a `/` or a `.`
+/// that is not its last character (`notes.txt`, `/etc/hosts`,
+/// `https://example.com`).
+///
+/// ```
+/// use toolstream::toolkit::constrain::path_like;
+/// assert!(path_like("app.js") && path_like("/etc/hosts"));
+/// assert!(!path_like("buy milk") && !path_like("done") && !path_like("etc."));
+/// ```
+pub fn path_like(s: &str) -> bool {
+    !s.contains(char::is_whitespace) && (s.contains('/') || s.trim_end_matches('.').contains('.'))
+}
+
+/// A parameter that names a file or a URL (by its name).
+fn path_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.ends_with("path") || n.ends_with("url") || n.ends_with("file")
 }
 
 /// GBNF string literal for `s` (quoted, with `"`, `\` and control
@@ -545,7 +625,7 @@ impl<'o> Gbnf<'o> {
         let mut alts = Vec::new();
         for t in &types {
             let x = match *t {
-                "string" => self.string(o),
+                "string" => self.string(o, path),
                 "integer" => self.use_prim("integer"),
                 "number" => self.use_prim("number"),
                 "boolean" => self.use_prim("boolean"),
@@ -563,12 +643,22 @@ impl<'o> Gbnf<'o> {
         }
     }
 
-    fn string(&mut self, o: &Map<String, Value>) -> String {
+    fn string(&mut self, o: &Map<String, Value>, path: &str) -> String {
         let max = o
             .get("maxLength")
             .and_then(Value::as_u64)
             .map(|m| m as usize)
             .or(self.opts.max_string);
+        let key = path.rsplit_once("/properties/").map_or("", |(_, k)| k);
+        let rule = if path_param(key) {
+            self.span_rule(max, true)
+                .or_else(|| self.span_rule(max, false))
+        } else {
+            self.span_rule(max, false)
+        };
+        if let Some(rule) = rule {
+            return rule;
+        }
         match max {
             None => self.use_prim("string"),
             Some(m) => {
@@ -576,6 +666,34 @@ impl<'o> Gbnf<'o> {
                 format!("\"\\\"\" char{{0,{m}}} \"\\\"\"")
             }
         }
+    }
+
+    /// The rule admitting the copy constraint's spans of at most `max`
+    /// characters (one rule per bound; `paths`: the path-like ones only),
+    /// or `None` when there are none.
+    fn span_rule(&mut self, max: Option<usize>, paths: bool) -> Option<String> {
+        let max = max.unwrap_or(usize::MAX);
+        let base = if paths { "pathspan" } else { "span" };
+        let name = if max == usize::MAX {
+            base.to_string()
+        } else {
+            format!("{base}{max}")
+        };
+        if self.rules.iter().any(|(n, _)| *n == name) {
+            return Some(name);
+        }
+        let alts: Vec<String> = self
+            .opts
+            .spans
+            .iter()
+            .filter(|s| s.chars().count() <= max && (!paths || path_like(s)))
+            .map(|s| literal(&Value::String(s.clone()).to_string()))
+            .collect();
+        if alts.is_empty() {
+            return None;
+        }
+        self.rules.push((name.clone(), alts.join(" | ")));
+        Some(name)
     }
 
     fn array(&mut self, o: &Map<String, Value>, rule: &str, path: &str, depth: usize) -> String {
@@ -866,6 +984,69 @@ mod tests {
         assert!(!c.gbnf.contains("timeout"));
         assert!(c.gbnf.contains("char{0,120}"));
         well_formed(&c.gbnf);
+    }
+
+    #[test]
+    fn copy_constraint_admits_only_the_requests_spans() {
+        let mut o = ConstrainOptions::new(EmulationFormat::Compact, ToolChoice::Required);
+        o.optional = false;
+        o.max_string = Some(12);
+        o.spans = request_spans("Show the calendar for 2025-08-08, \"please\".", 3, 100);
+        assert!(o.spans.contains(&"2025-08-08".to_string()));
+        assert!(o.spans.contains(&"please".to_string()));
+        assert!(o.spans.contains(&"for 2025-08-08".to_string()));
+        let c = constrain(&tools(), &o).unwrap();
+        well_formed(&c.gbnf);
+        // Strings are spans (of at most 12 characters here); enums stay.
+        assert!(c.gbnf.contains(r#""\"2025-08-08\"""#), "{}", c.gbnf);
+        assert!(!c.gbnf.contains("for 2025-08-08"), "{}", c.gbnf);
+        assert!(!c.gbnf.contains("char{0,12}"), "{}", c.gbnf);
+        // A quote inside a span is escaped twice: JSON, then GBNF.
+        let mut q = o.clone();
+        q.spans = vec!["say \"hi\"".into()];
+        q.max_string = None;
+        let c = constrain(&tools(), &q).unwrap();
+        assert!(
+            c.gbnf.contains(r#"span ::= "\"say \\\"hi\\\"\"""#),
+            "{}",
+            c.gbnf
+        );
+        // A path parameter takes the path-like spans only.
+        let files = vec![Tool::new(
+            "Write",
+            "",
+            json!({"type": "object", "properties": {"file_path": {"type": "string"},
+                "content": {"type": "string"}}, "required": ["file_path", "content"]}),
+        )];
+        let mut w = ConstrainOptions::new(EmulationFormat::Compact, ToolChoice::Required);
+        w.spans = request_spans("Create a file todo.md containing 'buy milk'.", 3, 100);
+        let c = constrain(&files, &w).unwrap();
+        well_formed(&c.gbnf);
+        assert!(
+            c.gbnf
+                .contains(r#""\"file_path\": " pathspan ", " "\"content\": " span"#),
+            "{}",
+            c.gbnf
+        );
+        assert!(
+            c.gbnf.contains(r#"pathspan ::= "\"todo.md\"""#),
+            "{}",
+            c.gbnf
+        );
+        // No span fits: the string stays free.
+        q.max_string = Some(3);
+        let c = constrain(&tools(), &q).unwrap();
+        assert!(c.gbnf.contains("char{0,3}"), "{}", c.gbnf);
+    }
+
+    #[test]
+    fn spans_are_bounded() {
+        let text = "a b c d e f g h i j";
+        assert_eq!(request_spans(text, 3, 1000).len(), 10 + 9 + 8);
+        assert_eq!(request_spans(text, 3, 5).len(), 5);
+        assert!(request_spans(text, 0, 5).is_empty());
+        assert_eq!(request_spans(text, usize::MAX, usize::MAX).len(), 55);
+        assert!(request_spans("'' . ,", 2, 10).iter().all(|x| !x.is_empty()));
     }
 
     #[test]

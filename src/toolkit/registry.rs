@@ -298,6 +298,11 @@ pub struct EmulationDefaults {
     /// of ours: #40's naive baseline, for the evaluation only.
     #[serde(default)]
     pub naive_prompt: bool,
+    /// Copy constraint: right after a user turn, the grammar admits as
+    /// string values only spans of that turn of up to this many words
+    /// (`toolkit::constrain::request_spans`); 0 = off (any string).
+    #[serde(default)]
+    pub copy_spans: usize,
 }
 
 /// The compiled-in table of [`EmulationDefaults`] per size class.
@@ -355,6 +360,7 @@ impl EmulationDefaults {
                 two_step: false,
                 rank_tools: false,
                 naive_prompt: false,
+                copy_spans: 0,
             },
         }
     }
