@@ -1357,8 +1357,28 @@ def write_report(results, path):
       f"{sum(r['same'] for r in results['node_worker_check'])}/{len(results['node_worker_check'])} identical "
       "results.")
     w("")
+    # Sections other tools write into the same file (the #49 evaluation's
+    # table from corpus/eval/report.py, the proxy comparison): carried over
+    # verbatim, in their order, so a re-run of this script keeps them.
+    w(carried_sections(path, "\n".join(L)).rstrip("\n"))
     with open(path, "w") as f:
-        f.write("\n".join(L))
+        f.write("\n".join(L).rstrip("\n") + "\n")
+
+
+def carried_sections(path, generated):
+    """The `## ` sections of the existing report at `path` whose headings
+    `generated` does not have, verbatim and in order ("" if none)."""
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        old = f.read()
+    ours = {line for line in generated.split("\n") if line.startswith("## ")}
+    kept = []
+    for part in old.split("\n## ")[1:]:
+        heading = "## " + part.split("\n", 1)[0]
+        if heading not in ours:
+            kept.append("## " + part.rstrip("\n") + "\n")
+    return "\n".join(kept)
 
 
 START = time.time()
