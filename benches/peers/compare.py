@@ -1357,28 +1357,69 @@ def write_report(results, path):
       f"{sum(r['same'] for r in results['node_worker_check'])}/{len(results['node_worker_check'])} identical "
       "results.")
     w("")
-    # Sections other tools write into the same file (the #49 evaluation's
-    # table from corpus/eval/report.py, the proxy comparison): carried over
-    # verbatim, in their order, so a re-run of this script keeps them.
-    w(carried_sections(path, "\n".join(L)).rstrip("\n"))
+    # Sections other tools and people write into the same file (the #49
+    # evaluation's table from corpus/eval/report.py, the proxy comparison,
+    # per-issue callgrind notes): carried over verbatim, so a re-run of this
+    # script keeps them.
+    text = with_carried_sections("\n".join(L), path)
     with open(path, "w") as f:
-        f.write("\n".join(L).rstrip("\n") + "\n")
+        f.write(text)
 
 
-def carried_sections(path, generated):
-    """The `## ` sections of the existing report at `path` whose headings
-    `generated` does not have, verbatim and in order ("" if none)."""
+def _blocks(text):
+    """`text` cut at its `## ` and `### ` headings: (heading line or "",
+    level, the block's text with its heading)."""
+    out, cur = [], []
+    for line in text.split("\n"):
+        if line.startswith("## ") or line.startswith("### "):
+            if cur:
+                out.append(cur)
+            cur = [line]
+        else:
+            cur.append(line)
+    if cur:
+        out.append(cur)
+    res = []
+    for b in out:
+        h = b[0] if b[0].startswith("##") else ""
+        level = 3 if h.startswith("### ") else 2 if h else 0
+        res.append((h, level, "\n".join(b).rstrip("\n")))
+    return res
+
+
+def with_carried_sections(generated, path):
+    """`generated` plus every `## ` / `### ` section of the existing report at
+    `path` whose heading `generated` lacks, verbatim and in order: a `### `
+    one at the end of the `## ` section it stood in when `generated` has that
+    section, everything else at the end."""
     if not os.path.exists(path):
-        return ""
+        return generated.rstrip("\n") + "\n"
     with open(path) as f:
-        old = f.read()
-    ours = {line for line in generated.split("\n") if line.startswith("## ")}
-    kept = []
-    for part in old.split("\n## ")[1:]:
-        heading = "## " + part.split("\n", 1)[0]
-        if heading not in ours:
-            kept.append("## " + part.rstrip("\n") + "\n")
-    return "\n".join(kept)
+        old = _blocks(f.read())
+    new = _blocks(generated)
+    ours = {h for h, _, _ in new if h}
+    after = {}  # parent `## ` heading -> carried `### ` blocks
+    tail = []
+    parent = ""
+    for h, level, body in old:
+        if level == 2:
+            parent = h
+        if not h or h in ours:
+            continue
+        if level == 3 and parent in ours:
+            after.setdefault(parent, []).append(body)
+        elif level == 2 or parent not in ours:
+            tail.append(body)
+    out = []
+    for i, (h, level, body) in enumerate(new):
+        out.append(body)
+        if level == 2 or level == 3:
+            parent = h if level == 2 else parent
+        nxt = new[i + 1][1] if i + 1 < len(new) else 2
+        if nxt == 2 and parent in after:
+            out.extend(after.pop(parent))
+    out.extend(tail)
+    return "\n\n".join(b for b in out if b) + "\n"
 
 
 START = time.time()
