@@ -4,7 +4,11 @@
 //! `cargo bench --bench profile -- [hermes|text|string|calls|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`
 //! (`calls`: the Rust peer comparison's "64 calls" input, `benches/rust_peers`'
 //! `small_calls`, with its tools; the last argument is then the number of
-//! calls, 64 by default)
+//! calls, 64 by default; `matrix:DIALECT`: one cell of `benches/matrix.rs`,
+//! its input for that dialect with a `content` argument of `bytes` (or
+//! `100B`, `10KB`, `1MB`), fed as that bench feeds it, `Bytes` slices, to a
+//! parser in auto mode: under callgrind
+//! `--toggle-collect=profile::matrix_one`)
 //! (with `WITH_TOOLS=1`, each line of a `.jsonl` file is parsed with its own
 //! `tools`, as the peer comparison's harness parses the corpus), or
 //! under callgrind: `valgrind --tool=callgrind --toggle-collect=profile::parse_one target/release/deps/profile-* hermes 4 1`
@@ -24,6 +28,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod inputs;
 use inputs::{hermes_calls, parse_with, prose, string_arg};
+#[path = "inputs/matrix.rs"]
+mod matrix_inputs;
 
 fn main() {
     // `cargo bench` passes `--bench`: flags are not ours.
@@ -32,6 +38,14 @@ fn main() {
     let chunk: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let size: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1 << 20);
+    if let Some(dialect) = kind.strip_prefix("matrix:") {
+        let label = args.get(4).map(String::as_str).unwrap_or("10KB");
+        let len = matrix_inputs::ARG_SIZES
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map_or(size, |&(_, len)| len);
+        return matrix_cell(dialect, len, chunk, reps);
+    }
     let input = match kind {
         "text" => prose(size),
         "string" => string_arg(size),
@@ -152,4 +166,64 @@ fn parse_one(cfg: &Config, input: &[u8], chunk: usize, events: &mut Vec<Event>) 
         }
     });
     (calls, arg_bytes)
+}
+
+/// Parses one cell of `benches/matrix.rs` `reps` times (after one parse
+/// not counted: the dialect tables, lazily built statics).
+fn matrix_cell(dialect: &str, len: usize, chunk: usize, reps: usize) {
+    let input = matrix_inputs::inputs(len)
+        .into_iter()
+        .find(|(d, _)| *d == dialect)
+        .map(|(_, i)| i)
+        .expect("a dialect of benches/matrix.rs");
+    let mut events = Vec::with_capacity(1 << 16);
+    let first = matrix_run(&input, chunk, &mut events);
+    let t = std::time::Instant::now();
+    for _ in 0..reps {
+        assert_eq!(matrix_one(&input, chunk, &mut events), first);
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "matrix:{dialect} {len} chunk={chunk} reps={reps}: {first} arg bytes, {:.1} MiB/s",
+        (input.len() * reps) as f64 / secs / (1 << 20) as f64
+    );
+}
+
+/// A counted [`matrix_run`]: out of line, for callgrind
+/// (`--toggle-collect=profile::matrix_one`; the first parse, not counted,
+/// calls [`matrix_run`] directly).
+#[inline(never)]
+fn matrix_one(input: &bytes::Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
+    matrix_run(input, chunk, events)
+}
+
+/// One parse as `benches/matrix.rs` times it (its `run`): a new parser in
+/// auto mode, `input` fed as `Bytes` slices of `chunk` bytes (0: whole),
+/// `finish`; the argument bytes of the one call.
+#[inline(never)]
+fn matrix_run(input: &bytes::Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
+    let mut p = Parser::new(Config::default());
+    events.clear();
+    if chunk == 0 {
+        p.feed_bytes(input.clone(), events);
+    } else {
+        let mut i = 0;
+        while i < input.len() {
+            let end = (i + chunk).min(input.len());
+            p.feed_bytes(input.slice(i..end), events);
+            i = end;
+        }
+    }
+    p.finish(events);
+    let mut got = 0;
+    let mut calls = 0;
+    for e in events.iter() {
+        if let Event::ToolEnd { call, .. } = e {
+            assert_eq!(call.name, "write_file");
+            got += call.arguments.len();
+            calls += 1;
+        }
+    }
+    assert_eq!(calls, 1, "one call");
+    got
 }

@@ -351,7 +351,16 @@ impl Parser {
     /// `Text` and `Thinking` events copy their own bytes of it; call bytes
     /// are not copied (see [`Parser::feed_bytes`] for events that share the
     /// chunk instead).
+    #[inline(always)]
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
+        if !(self.lane.armed() && self.lane_string(chunk, out)) {
+            self.feed_slow(chunk, out);
+        }
+    }
+
+    /// [`Parser::feed`] but for the chunk [`Parser::lane_string`] takes.
+    #[inline(never)]
+    fn feed_slow(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         if chunk.is_empty() {
             return;
         }
@@ -372,6 +381,7 @@ impl Parser {
     }
 
     /// [`Parser::feed`] without the lane.
+    #[inline(always)]
     fn feed_chunk(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         if self.carry.is_empty() {
             if chunk.len() <= SHORT_TEXT && self.plain_text(chunk, out) {
@@ -392,30 +402,51 @@ impl Parser {
 
     /// Feeds the next chunk without copying it: `Text` and `Thinking` events
     /// are slices of `chunk` wherever they do not straddle chunks.
+    #[inline(always)]
     pub fn feed_bytes(&mut self, chunk: Bytes, out: &mut Vec<Event>) {
+        if !(self.lane.armed() && self.lane_string(&chunk, out)) {
+            self.feed_bytes_slow(&chunk, out);
+        }
+    }
+
+    /// [`Parser::feed_bytes`] but for the chunk [`Parser::lane_string`]
+    /// takes.
+    ///
+    /// (The chunk by reference: moved, it was copied to a new place on the
+    /// caller's stack before every call.)
+    #[inline(never)]
+    fn feed_bytes_slow(&mut self, chunk: &Bytes, out: &mut Vec<Event>) {
         if chunk.is_empty() {
             return;
         }
         if self.over_cap(chunk.len()) {
-            return self.feed_capped(Data::owned(&chunk), out);
+            return self.feed_capped(Data::owned(chunk), out);
         }
-        let mut chunk = chunk;
+        let mut from = 0;
         if self.lane.armed() {
-            match self.lane_feed(&chunk, out) {
+            match self.lane_feed(chunk, out) {
                 None => return,
-                Some(p) => chunk = chunk.slice(p..),
+                Some(p) => from = p,
             }
         }
-        if !chunk.is_empty() {
+        if from < chunk.len() {
+            let rest;
+            let chunk = if from == 0 {
+                chunk
+            } else {
+                rest = chunk.slice(from..);
+                &rest
+            };
             self.feed_bytes_chunk(chunk, out);
         }
         self.try_arm();
     }
 
     /// [`Parser::feed_bytes`] without the lane.
-    fn feed_bytes_chunk(&mut self, chunk: Bytes, out: &mut Vec<Event>) {
+    #[inline(always)]
+    fn feed_bytes_chunk(&mut self, chunk: &Bytes, out: &mut Vec<Event>) {
         if self.carry.is_empty() {
-            let data = Data::owned(&chunk);
+            let data = Data::owned(chunk);
             if !self.in_call(&data, out) {
                 self.process(&data, out);
             }
@@ -425,9 +456,39 @@ impl Parser {
         // events of this feed.
         let mut joined = BytesMut::with_capacity(self.carry.len() + chunk.len());
         joined.extend_from_slice(&self.carry);
-        joined.extend_from_slice(&chunk);
+        joined.extend_from_slice(chunk);
         self.carry.clear();
         self.process(&Data::owned(&joined.freeze()), out);
+    }
+
+    /// The commonest chunk of a streamed call, taken whole before anything
+    /// else is looked at (the lane armed): a few plain bytes inside a string
+    /// value ([`Lane::feed_string`]), the chunk's event made from
+    /// a word. In line in [`Parser::feed`] and [`Parser::feed_bytes`], which
+    /// call their out-of-line rest for any other chunk (callgrind, a 10 KB
+    /// string fed a byte at a time: the frame of the full path was some 20
+    /// instructions a chunk). False: nothing was done.
+    #[inline(always)]
+    fn lane_string(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> bool {
+        // (The cap ends the stream, which disarms the lane.)
+        debug_assert!(self.lane.armed() && !self.capped);
+        let n = chunk.len();
+        let fed = self.fed.saturating_add(n as u64);
+        if fed > self.cfg.limits.max_input_bytes as u64 {
+            return false;
+        }
+        let Some(w) = self.lane.feed_string(chunk) else {
+            return false;
+        };
+        self.fed = fed;
+        let start = self.offset;
+        let end = start + n as u64;
+        let index = self.lane.index();
+        self.em
+            .arena
+            .push_word(out, index, w, n, Span::new(start, end));
+        self.offset = end;
+        true
     }
 
     /// A chunk read by the lane (armed: see [`Lane`]): its delta, if it
@@ -435,17 +496,9 @@ impl Parser {
     /// stopped before `chunk[p]` and is disarmed; the bytes it held (the
     /// start of a unit) have been fed as a chunk of their own, and the rest
     /// of the chunk is for the caller.
+    #[inline(always)]
     fn lane_feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> Option<usize> {
         let start = self.offset;
-        if let Some(w) = self.lane.feed_string(chunk) {
-            let end = start + chunk.len() as u64;
-            let index = self.lane.index();
-            self.em
-                .arena
-                .push_word(out, index, w, chunk.len(), Span::new(start, end));
-            self.offset = end;
-            return None;
-        }
         let stop = self.lane.feed(chunk);
         let end = start + stop.unwrap_or(chunk.len()) as u64;
         let index = self.lane.index();

@@ -656,6 +656,8 @@ impl Lane {
             return None;
         }
         let w = crate::event::word(input);
+        // A `,` and spaces that end the chunk are held (see
+        // [`st::STR_COMMA`]): such a chunk goes the long way.
         if !plain_word(w, n) || comma_tail(input, usize::MAX) != 0 {
             return None;
         }
