@@ -9,7 +9,7 @@ all from the recorded replies. Written by the toolstream developers.
    recording into corpus/eval/summary.md and summary.json.
 2. Defaults (src/toolkit/emulation_defaults.json, compiled into
    toolkit::registry::EmulationDefaults): for each lever arm (g-cut,
-   g-simp, g-copy, g-two, g-retry, g-rank, g-noex: (g) with one lever flipped), the lever
+   g-simp, g-copy, g-two, g-retry, g-rank, g-noex, g-span: (g) with one lever flipped), the lever
    arm qualifies when it beats (g) on the dev tasks of one small model and
    loses on none (both must be measured), comparing (exact, right, valid)
    summed over the tiers, with both arms on the same number of tasks; the
@@ -207,7 +207,7 @@ def benchmarks_section(cs):
                            f"{seconds(cs, arm, model):.1f} |")
     out += ["", "Held-out tasks (8 per tier), (b) vs (g):", "",
             "| arm | model | simple | medium | complex |", "|---|---|---|---|---|"]
-    for arm in ("b", "g", "g-ls"):
+    for arm in ("b", "g", "g-ls", "g-span", "g-ls-span"):
         for model in models:
             if any(c["arm"] == arm and c["model"] == model and c["split"] == "heldout" for c in cs):
                 r = row(cs, arm, model, "heldout")
@@ -236,10 +236,17 @@ def readme_block(cs, small):
            f"Small models (≤ 4B), the proxy's defaults (`src/toolkit/emulation_defaults.json`): `{small['format']}` prompt, "
            f"≤ {small['max_tools']} tools, {'required parameters only' if not small['optional_params'] else 'all parameters'}, "
            f"grammar {'on' if small['constrain'] else 'off'}, two-step {'on' if small['two_step'] else 'off'}, "
-           f"{small['retries']} validation retr{'y' if small['retries'] == 1 else 'ies'}. Medium and large models: "
+           f"{small['retries']} validation retr{'y' if small['retries'] == 1 else 'ies'}"
+           + (f", string values copied from the user's request (spans of up to {small['copy_spans']} words)"
+              if small.get('copy_spans') else "") + ". Medium and large models: "
            "not measured (no such model in the evaluation; defaults set by hand). Measured "
            "(right / exact, of n tasks; simple · medium · complex; a full run has n = 20):", ""]
-    out += ["| model | llama.cpp's own tool handling (b) | `toolstream proxy` defaults (g) |", "|---|---|---|"]
+    span = any(c["arm"] == "g-span" for c in cs)
+    if span:
+        out += ["| model | llama.cpp's own tool handling (b) | `toolstream proxy`, round 2 defaults (g) "
+                "| + copy constraint, the defaults since round 3 (g-span) |", "|---|---|---|---|"]
+    else:
+        out += ["| model | llama.cpp's own tool handling (b) | `toolstream proxy` defaults (g) |", "|---|---|---|"]
     for m in models:
         def re(arm):
             parts = []
@@ -248,7 +255,7 @@ def readme_block(cs, small):
                           and c["tier"] == tier), None)
                 parts.append(f"{c['right']}/{c['exact']} of {c['n']}" if c else "—")
             return " · ".join(parts)
-        out.append(f"| {SHORT.get(m, m)} | {re('b')} | {re('g')} |")
+        out.append(f"| {SHORT.get(m, m)} | {re('b')} | {re('g')} |" + (f" {re('g-span')} |" if span else ""))
     out.append("<!-- eval:end -->")
     return "\n".join(out)
 

@@ -697,7 +697,6 @@ fn transcript(
         .into_iter()
         .filter(|s| !s.trim().is_empty())
         .collect();
-    let mut rest = rest;
     if !sys.is_empty() {
         let sys = sys.join("\n\n");
         if !system_in_user {
