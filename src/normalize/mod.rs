@@ -113,6 +113,11 @@ pub(crate) struct CompiledTool {
     /// An undeclared top-level key is dropped (`additionalProperties:
     /// false`, no `patternProperties`, dropping switched on).
     drops_undeclared: bool,
+    /// What the schema says of an undeclared key's value: `None` nothing
+    /// (`additionalProperties` absent or not a schema object), else whether
+    /// any string fits it ([`coerce::Coercer::value_schema`] of such a key,
+    /// answered once here).
+    pub(crate) undeclared_any_string: Option<bool>,
     /// The `missing_required` error of each of the fast check's required
     /// keys, made once here (a call that leaves one out gets a copy).
     missing: Vec<(String, CallError)>,
@@ -135,6 +140,14 @@ impl CompiledTool {
     pub(crate) fn prop_index(&self, key: &str) -> Option<usize> {
         self.props_list
             .binary_search_by(|p| p.name.as_str().cmp(key))
+            .ok()
+    }
+
+    /// [`CompiledTool::prop_index`] of a key given as bytes (strings
+    /// order as their bytes do).
+    pub(crate) fn prop_index_bytes(&self, key: &[u8]) -> Option<usize> {
+        self.props_list
+            .binary_search_by(|p| p.name.as_bytes().cmp(key))
             .ok()
     }
 
@@ -397,9 +410,14 @@ impl Catalog {
                         .collect()
                 })
                 .unwrap_or_default();
+            let undeclared_any_string = root
+                .get("additionalProperties")
+                .filter(|a| a.is_object())
+                .map(|a| c.any_string_conforms(a));
             compiled.push(CompiledTool {
                 drops_undeclared,
                 missing,
+                undeclared_any_string,
                 name: spec.name.clone(),
                 folded_name: names::fold(&spec.name),
                 schema,
@@ -527,14 +545,19 @@ impl Catalog {
             return errors;
         }
         let tool = self.tool(rw.tool());
-        let output = serde_json::from_slice::<Value>(&rw.output).ok();
         // The arguments as written: the output itself when nothing changed
-        // (read once), else read apart.
+        // (read once), else read apart — and the output read only once no
+        // copied template ended the check.
+        let same = rw.decoded.is_none() && rw.input.trim_ascii() == rw.output.as_slice();
+        let mut output: Option<Option<Value>> = None;
         let read_apart: Option<Value>;
+        if same {
+            output = Some(serde_json::from_slice::<Value>(&rw.output).ok());
+        }
         let input = if let Some(d) = &rw.decoded {
             Some(d)
-        } else if rw.input.trim_ascii() == rw.output.as_slice() {
-            output.as_ref()
+        } else if same {
+            output.as_ref().and_then(Option::as_ref)
         } else {
             read_apart = serde_json::from_slice(&rw.input).ok();
             read_apart.as_ref()
@@ -565,6 +588,10 @@ impl Catalog {
             errors.push(e);
             return errors;
         }
+        let output = match output {
+            Some(o) => o,
+            None => serde_json::from_slice::<Value>(&rw.output).ok(),
+        };
         match output {
             Some(v @ Value::Object(_)) => {
                 if let Some(validator) = tool.validator.as_ref().filter(|va| !va.is_valid(&v)) {

@@ -411,10 +411,15 @@ impl Rewriter {
         }
         self.input.extend_from_slice(bytes);
         self.base = self.input.len() - bytes.len();
-        if shortcut && self.base == 0 && self.st == St::Lead && self.accept_whole(cat, bytes) {
-            return self.take_output();
-        }
-        self.run(cat, bytes);
+        let taken = if shortcut && self.base == 0 && self.st == St::Lead {
+            self.accept_prefix(cat, bytes)
+        } else {
+            0
+        };
+        // Positions in `run` count from the chunk's start.
+        self.base += taken;
+        self.run(cat, &bytes[taken..]);
+        self.base -= taken;
         if self.probing
             && self.st != St::Done
             && self.input.len() <= cat.options().limits.max_held_call_bytes
@@ -424,39 +429,39 @@ impl Rewriter {
         self.take_output()
     }
 
-    /// The whole arguments in `bytes`, already valid for the tool as
-    /// written: the state [`Rewriter::run`] would end in, reached without
-    /// its per-byte and per-member work; false (nothing changed) for
-    /// anything else, which `run` then reads.
+    /// The start of the arguments in `bytes`, already valid for the tool
+    /// as written: the members (or the whole object) that [`Rewriter::run`]
+    /// would write as they are and vouch for, taken in one scan without its
+    /// per-byte and per-member work, leaving the state `run` would be in
+    /// after them. Returns how many bytes it took (0: none); `run` reads
+    /// the rest.
     ///
-    /// Taken only when `run` would write the input as it is and vouch for
-    /// every member: a flat object, every key declared (at a position
-    /// below 64), plain (no escape, no control byte) and written once; one
-    /// comma between members and none elsewhere; every value a plain
-    /// string for a parameter any string fits, or a plain string or a
+    /// A member is taken when its key is declared (at a position below
+    /// 64), plain (no escape, no control byte) and new; one comma stands
+    /// before it (none before the first); and its value is a plain string
+    /// for a parameter any string fits, or a plain string or a complete
     /// scalar (not `null`) that the parameter's fast check accepts as it
-    /// is; nothing but whitespace after the object. The equivalence is
-    /// tested (`the_whole_object_shortcut_ends_as_run_does`).
-    fn accept_whole(&mut self, cat: &Catalog, bytes: &[u8]) -> bool {
+    /// is. The object's `}` is taken when no comma stands before it. The
+    /// equivalence is tested (`the_whole_object_shortcut_ends_as_run_does`).
+    fn accept_prefix(&mut self, cat: &Catalog, bytes: &[u8]) -> usize {
         let tool = cat.tool(self.tool);
         if tool.fast.is_none() {
-            return false;
+            return 0;
         }
         let max_held = cat.options().limits.max_held_bytes;
-        let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
         let n = bytes.len();
         let mut i = 0;
-        while i < n && ws(bytes[i]) {
+        while i < n && is_ws(bytes[i]) {
             i += 1;
         }
         let start = i;
         if bytes.get(i) != Some(&b'{') {
-            return false;
+            return 0;
         }
         i += 1;
-        let mut members = 0usize;
-        let mut taken = 0u64;
-        let mut placeholders = true;
+        let (mut members, mut taken, mut placeholders) = (0usize, 0u64, true);
+        // Where `run`'s state is known: after a member, or after the `}`.
+        let mut known = None;
         loop {
             let mut commas = 0usize;
             while i < n {
@@ -469,107 +474,33 @@ impl Rewriter {
             }
             match bytes.get(i) {
                 Some(b'}') if commas == 0 => {
-                    i += 1;
+                    known = Some((i + 1, true));
                     break;
                 }
                 Some(b'"') if commas == usize::from(members > 0) => {}
-                _ => return false,
+                _ => break,
             }
-            // The key.
-            let k0 = i + 1;
-            let Some(kn) = memchr::memchr2(b'"', b'\\', &bytes[k0..]) else {
-                return false;
-            };
-            let key = &bytes[k0..k0 + kn];
-            if bytes[k0 + kn] != b'"' || key.iter().any(|&c| c < 0x20) {
-                return false;
-            }
-            let Some(p) = std::str::from_utf8(key)
-                .ok()
-                .and_then(|k| tool.prop_index(k))
-                .filter(|&p| p < 64 && taken >> p & 1 == 0)
+            let Some((end, bit, ph)) = plain_member(tool, max_held, bytes, i, taken, placeholders)
             else {
-                return false;
+                break;
             };
-            taken |= 1 << p;
-            i = k0 + kn + 1;
-            while i < n && ws(bytes[i]) {
-                i += 1;
-            }
-            if bytes.get(i) != Some(&b':') {
-                return false;
-            }
-            i += 1;
-            while i < n && ws(bytes[i]) {
-                i += 1;
-            }
-            let prop = tool.prop_at(p);
-            let Some(f) = prop.fast.as_ref() else {
-                return false;
-            };
-            // The value.
-            let v0 = i;
-            let held = match bytes.get(i) {
-                Some(b'"') => {
-                    let Some(m) = memchr::memchr2(b'"', b'\\', &bytes[i + 1..]) else {
-                        return false;
-                    };
-                    i += 1 + m;
-                    if bytes[i] != b'"' || bytes[v0 + 1..i].iter().any(|&c| c < 0x20) {
-                        return false;
-                    }
-                    i += 1;
-                    if prop.streams_string && !f.any_string() {
-                        // Streamed, with its characters counted: left to `run`.
-                        return false;
-                    }
-                    !prop.streams_string
-                }
-                Some(b'{' | b'[') | None => return false,
-                Some(_) => {
-                    while i < n
-                        && !matches!(bytes[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')
-                    {
-                        i += 1;
-                    }
-                    // A scalar is complete only once a byte after it came.
-                    if i >= n {
-                        return false;
-                    }
-                    true
-                }
-            };
-            let raw = &bytes[v0..i];
-            if held {
-                // As `end_held` takes a value that needs nothing.
-                if raw.len() > max_held {
-                    return false;
-                }
-                let Ok(v) = serde_json::from_slice::<Value>(raw) else {
-                    return false;
-                };
-                if v.is_null() || !f.accepts(&v) {
-                    return false;
-                }
-                placeholders &= v.as_str().is_some_and(is_placeholder_text);
-            } else if placeholders {
-                // As `value_end` judges a streamed string.
-                placeholders = raw.len() <= PLACEHOLDER_RAW && placeholder_string(raw);
-            }
+            i = end;
             members += 1;
+            taken |= bit;
+            placeholders = ph;
+            known = Some((i, false));
         }
-        let end = i;
-        if !bytes[end..].iter().all(u8::is_ascii_whitespace) {
-            return false;
-        }
+        let Some((end, closed)) = known else {
+            return 0;
+        };
         self.output.extend_from_slice(&bytes[start..end]);
         self.open = true;
         self.emitted_any = members > 0;
         self.members = members;
         self.taken_mask = taken;
         self.all_placeholders = placeholders;
-        self.st = St::Done;
-        true
+        self.st = if closed { St::Done } else { St::Between };
+        end
     }
 
     /// The output not handed out yet.
@@ -837,6 +768,20 @@ impl Rewriter {
                         }
                         continue;
                     }
+                    // Bulk inside an array or object, up to its next quote or
+                    // bracket (the only bytes `Scan::step` acts on there).
+                    if self.scan.started && !self.scan.in_str {
+                        let rest = &bytes[i..];
+                        let n = rest
+                            .iter()
+                            .position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))
+                            .unwrap_or(rest.len());
+                        if n > 0 {
+                            self.take(cat, mode, &rest[..n]);
+                            i += n;
+                            continue;
+                        }
+                    }
                     match self.scan.step(b) {
                         Step::More => self.take(cat, mode, &bytes[i..=i]),
                         Step::EndWith => {
@@ -985,14 +930,15 @@ impl Rewriter {
     fn value_start(&mut self, cat: &Catalog, b: u8) {
         self.scan = Scan::default();
         let tool = cat.tool(self.tool);
-        let c = cat.coercer(self.tool);
         let mode = match (&self.plan, self.prop.map(|i| tool.prop_at(i))) {
             (KeyPlan::Drop(_), _) => Mode::Skip,
             (_, Some(p)) if b == b'"' && p.streams_string => Mode::Stream,
             (_, Some(_)) => Mode::Hold,
-            (_, None) => match c.value_schema(&tool.schema, &self.key) {
+            // An undeclared key's value schema is the same for every such
+            // key (`additionalProperties`), judged once per catalog.
+            (_, None) => match tool.undeclared_any_string {
                 None => Mode::Stream,
-                Some(vs) if b == b'"' && c.any_string_conforms(vs) => Mode::Stream,
+                Some(true) if b == b'"' => Mode::Stream,
                 Some(_) => Mode::Hold,
             },
         };
@@ -1218,7 +1164,7 @@ impl Rewriter {
 
     /// Whether the shortcut takes `bytes` as a first piece.
     pub(crate) fn takes_shortcut(cat: &Catalog, tool: usize, bytes: &[u8]) -> bool {
-        Rewriter::new(tool, 1000).accept_whole(cat, bytes)
+        Rewriter::new(tool, 1000).accept_prefix(cat, bytes) > 0
     }
 
     /// Everything of the state that a later piece, `finish` or the
@@ -1248,6 +1194,96 @@ impl Rewriter {
     fn fast_prop<'t>(&self, tool: &'t CompiledTool) -> Option<&'t Fast> {
         tool.prop_at(self.prop?).fast.as_ref()
     }
+}
+
+/// JSON's whitespace (not `\x0c`, which `run` reads differently in
+/// different places: the shortcut leaves it to `run`).
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// One member for [`Rewriter::accept_prefix`], from its key's opening
+/// quote at `i`: its end, its key's bit and the placeholder verdict so
+/// far; `None` when it is not one `run` would write as it is and vouch for
+/// (or not complete in `bytes`).
+fn plain_member(
+    tool: &CompiledTool,
+    max_held: usize,
+    bytes: &[u8],
+    i: usize,
+    taken: u64,
+    placeholders: bool,
+) -> Option<(usize, u64, bool)> {
+    let n = bytes.len();
+    // The key.
+    let k0 = i + 1;
+    let kn = memchr::memchr2(b'"', b'\\', bytes.get(k0..)?)?;
+    let key = &bytes[k0..k0 + kn];
+    if bytes[k0 + kn] != b'"' || key.iter().any(|&c| c < 0x20) {
+        return None;
+    }
+    // Compared as bytes (a declared name is UTF-8, so bytes that are not
+    // match none).
+    let p = tool
+        .prop_index_bytes(key)
+        .filter(|&p| p < 64 && taken >> p & 1 == 0)?;
+    let mut i = k0 + kn + 1;
+    while i < n && is_ws(bytes[i]) {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    while i < n && is_ws(bytes[i]) {
+        i += 1;
+    }
+    let prop = tool.prop_at(p);
+    let f = prop.fast.as_ref()?;
+    // The value.
+    let v0 = i;
+    let held = match bytes.get(i)? {
+        b'"' => {
+            let m = memchr::memchr2(b'"', b'\\', &bytes[i + 1..])?;
+            i += 1 + m;
+            if bytes[i] != b'"' || bytes[v0 + 1..i].iter().any(|&c| c < 0x20) {
+                return None;
+            }
+            i += 1;
+            if prop.streams_string && !f.any_string() {
+                // Streamed, with its characters counted: left to `run`.
+                return None;
+            }
+            !prop.streams_string
+        }
+        b'{' | b'[' => return None,
+        _ => {
+            while i < n && !matches!(bytes[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                i += 1;
+            }
+            // A scalar is complete only once a byte after it came.
+            if i >= n {
+                return None;
+            }
+            true
+        }
+    };
+    let raw = &bytes[v0..i];
+    let placeholders = if held {
+        // As `end_held` takes a value that needs nothing.
+        if raw.len() > max_held {
+            return None;
+        }
+        let v = serde_json::from_slice::<Value>(raw).ok()?;
+        if v.is_null() || !f.accepts(&v) {
+            return None;
+        }
+        placeholders && v.as_str().is_some_and(is_placeholder_text)
+    } else {
+        // As `value_end` judges a streamed string.
+        placeholders && raw.len() <= PLACEHOLDER_RAW && placeholder_string(raw)
+    };
+    Some((i, 1 << p, placeholders))
 }
 
 /// Decodes the JSON string `raw` (with its quotes) into `key`; false when

@@ -150,13 +150,13 @@ pub(crate) fn finish_held(rw: &mut Rewriter, cat: &Catalog, held: &[u8]) {
     }
     match v {
         Value::Object(_) => {
-            rw.decoded = Some(v.clone());
             if original_is_object && !changed {
                 rw.nested(cat, held);
             } else {
                 let text = serde_json::to_vec(&v).unwrap_or_default();
                 rw.nested(cat, &text);
             }
+            rw.decoded = Some(v);
         }
         Value::Null => {
             rw.output.extend_from_slice(b"{}");
@@ -178,9 +178,9 @@ pub(crate) fn finish_held(rw: &mut Rewriter, cat: &Catalog, held: &[u8]) {
                 let mut m = Map::new();
                 m.insert(param.to_owned(), other);
                 let obj = Value::Object(m);
-                rw.decoded = Some(obj.clone());
                 let text = serde_json::to_vec(&obj).unwrap_or_default();
                 rw.nested(cat, &text);
+                rw.decoded = Some(obj);
             }
             None => {
                 let mut e = CallError::new(

@@ -96,13 +96,13 @@ pub(crate) fn is_placeholder_text(s: &str) -> bool {
                 ]
                 .contains(&lower.as_str()));
     }
-    let lower = t.to_ascii_lowercase();
-    let stem = lower.trim_end_matches(|c: char| c.is_ascii_digit());
-    stem.len() < lower.len()
-        && matches!(
-            stem,
-            "value" | "val" | "arg" | "param" | "parameter" | "example"
-        )
+    // `value1`, `Arg2`: a stem (any case) and digits; compared without a
+    // lower-case copy.
+    let stem = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    stem.len() < t.len()
+        && ["value", "val", "arg", "param", "parameter", "example"]
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(stem))
 }
 
 /// True for a key from a format example: `arg1`, `param2`, `key1`, `parameter_name`.
