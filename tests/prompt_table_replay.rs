@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use toolstream::normalize::{read_tools_value, Catalog};
+use toolstream::toolkit::prompt::PromptOptions;
+use toolstream::toolkit::simplify::measured;
 use toolstream::toolkit::{EmulationFormat, Registry, SizeClass};
 
 const TIERS: [&str; 3] = ["simple", "medium", "complex"];
@@ -56,6 +58,10 @@ struct Cell {
     first: usize,
     errors: usize,
     tokens: u64,
+    /// Right-tool calls that wrote an optional parameter.
+    optional_written: usize,
+    /// ... of which the normalized call still has an error on one.
+    optional_broke: usize,
 }
 
 impl Cell {
@@ -70,12 +76,15 @@ impl Cell {
         self.first += o.first;
         self.errors += o.errors;
         self.tokens += o.tokens;
+        self.optional_written += o.optional_written;
+        self.optional_broke += o.optional_broke;
     }
 
     fn json(&self) -> Value {
         json!({"n": self.n, "calls": self.calls, "selected": self.selected, "valid_right": self.valid_right,
             "raw_valid_right": self.raw_valid_right, "params_ok": self.params_ok, "params": self.params,
-            "first_attempt": self.first, "errors": self.errors, "completion_tokens": self.tokens})
+            "first_attempt": self.first, "errors": self.errors, "completion_tokens": self.tokens,
+            "optional_written": self.optional_written, "optional_broke": self.optional_broke})
     }
 
     /// `valid-right · selected · params · first` (counts).
@@ -90,8 +99,46 @@ impl Cell {
     }
 }
 
-/// Scores one recorded reply against its task (tools compiled in `catalog`).
-fn score(task: &Value, catalog: &Catalog, rec: &Value) -> Cell {
+/// A task's tool list: compiled, and each tool's optional top-level parameters.
+struct Offered {
+    catalog: Catalog,
+    optional: BTreeMap<String, Vec<String>>,
+}
+
+impl Offered {
+    fn new(doc: &Value) -> Offered {
+        let (tools, _) = read_tools_value(doc).unwrap();
+        let optional = tools
+            .specs()
+            .iter()
+            .map(|t| {
+                let p = t.parameters.clone().unwrap_or_default();
+                let req: Vec<&str> = p["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let opt = p["properties"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+                    .filter(|k| !req.contains(&k.as_str()))
+                    .collect();
+                (t.name.clone(), opt)
+            })
+            .collect();
+        Offered {
+            catalog: Catalog::new(&tools),
+            optional,
+        }
+    }
+}
+
+/// Scores one recorded reply against its task's tools.
+fn score(task: &Value, offered: &Offered, rec: &Value) -> Cell {
+    let catalog = &offered.catalog;
     let expect: Vec<(&String, String)> = task["expect"]
         .as_object()
         .into_iter()
@@ -138,6 +185,24 @@ fn score(task: &Value, catalog: &Catalog, rec: &Value) -> Cell {
         .count();
     let attempts = rec["attempts"].as_u64().unwrap_or(1);
     c.first = usize::from(valid && c.params_ok == c.params && attempts <= 1);
+    // Optional parameters the model wrote, and whether the call broke on one.
+    let optional = offered.optional.get(&out.name).cloned().unwrap_or_default();
+    let written: Vec<&String> = optional
+        .iter()
+        .filter(|k| args.get(k.as_str()).is_some())
+        .collect();
+    if !written.is_empty() {
+        c.optional_written = 1;
+        c.optional_broke = usize::from(out.report.errors.iter().any(|e| {
+            let top = e
+                .path
+                .trim_start_matches('/')
+                .split('/')
+                .next()
+                .unwrap_or("");
+            written.iter().any(|k| k.as_str() == top)
+        }));
+    }
     c
 }
 
@@ -191,7 +256,7 @@ fn replay() -> (Table, Vec<Arm>, Vec<String>) {
         .iter()
         .map(|t| (t["id"].as_str().unwrap(), t))
         .collect();
-    let mut catalogs: BTreeMap<String, Catalog> = BTreeMap::new();
+    let mut catalogs: BTreeMap<String, Offered> = BTreeMap::new();
     let mut files: Vec<PathBuf> = std::fs::read_dir(d.join("prompts"))
         .expect("corpus/eval/prompts/")
         .map(|e| e.unwrap().path())
@@ -214,10 +279,9 @@ fn replay() -> (Table, Vec<Arm>, Vec<String>) {
                 .get(r["task"].as_str().unwrap())
                 .unwrap_or_else(|| panic!("unknown task in {}", f.display()));
             let path = task["tools"].as_str().unwrap().to_string();
-            let catalog = catalogs.entry(path.clone()).or_insert_with(|| {
-                let (tools, _) = read_tools_value(&read_json(&d.join(&path))).unwrap();
-                Catalog::new(&tools)
-            });
+            let offered = catalogs
+                .entry(path.clone())
+                .or_insert_with(|| Offered::new(&read_json(&d.join(&path))));
             let tier = TIERS
                 .into_iter()
                 .find(|t| task["tier"] == *t)
@@ -226,7 +290,7 @@ fn replay() -> (Table, Vec<Arm>, Vec<String>) {
             if !models.contains(&model) {
                 models.push(model.clone());
             }
-            let cell = score(task, catalog, &r);
+            let cell = score(task, offered, &r);
             table
                 .entry((model, r["arm"].as_str().unwrap().to_string(), tier))
                 .or_default()
@@ -279,7 +343,7 @@ fn recommend(t: &Table, arms: &[Arm], models: &[String]) -> Value {
     let mut out = serde_json::Map::new();
     out.insert(
         "_source".into(),
-        "Generated by tests/prompt_table_replay.rs (UPDATE_GOLDEN=1) from corpus/eval/prompts/runs-*.jsonl; the rule and the table: docs/prompts.md. Per size class, the emulation format the registry recommends (null: no model of that class measured; the registry keeps its hand rule).".into(),
+        "Generated by tests/prompt_table_replay.rs (UPDATE_GOLDEN=1) from corpus/eval/prompts/runs-*.jsonl; the rule and the table: docs/prompts.md. Per size class, the emulation format the registry recommends (format null: not decided, `why` says why; the registry keeps its hand rule).".into(),
     );
     for size in [SizeClass::Small, SizeClass::Medium, SizeClass::Large] {
         let of_class: Vec<String> = models
@@ -302,7 +366,14 @@ fn recommend(t: &Table, arms: &[Arm], models: &[String]) -> Value {
             .collect();
         let base = hand_rule(size);
         let Some(base_arm) = candidates.iter().find(|a| a.format == base) else {
-            out.insert(size.name().into(), Value::Null);
+            let why = if of_class.is_empty() {
+                format!("no {size} model in the run")
+            } else {
+                format!(
+                    "the {size}-wording arms are not recorded on every task for every {size} model"
+                )
+            };
+            out.insert(size.name().into(), json!({"format": null, "why": why}));
             continue;
         };
         let key = |a: &Arm, m: &String| {
@@ -366,6 +437,88 @@ fn arm_label(a: &Arm) -> String {
         "naive (RFC-136 placeholders; json, small)".into()
     } else {
         format!("{} · {}", a.format, a.size)
+    }
+}
+
+/// What a model's recordings say about schema simplification (the rules
+/// behind `toolkit::simplify::measured`).
+struct ProfileEvidence {
+    /// Per size-class variant: its description cap and the valid-right
+    /// calls on the complex tier (Claude Code's schemas) over the four
+    /// formats (`None`: not recorded on every complex task of every format).
+    variants: Vec<(SizeClass, usize, Option<usize>)>,
+    /// Right-tool calls (every non-naive arm) that wrote an optional parameter.
+    written: usize,
+    /// ... of which the normalized call broke on one.
+    broke: usize,
+}
+
+impl ProfileEvidence {
+    fn of(t: &Table, arms: &[Arm], model: &str) -> ProfileEvidence {
+        let variants = [SizeClass::Small, SizeClass::Medium, SizeClass::Large]
+            .into_iter()
+            .map(|size| {
+                let cap = PromptOptions::new(EmulationFormat::Json, size).max_description;
+                let of_size: Vec<&Arm> =
+                    arms.iter().filter(|a| !a.naive && a.size == size).collect();
+                let cells: Vec<Cell> = of_size
+                    .iter()
+                    .map(|a| cell(t, model, &a.name, "complex"))
+                    .collect();
+                let complete = of_size.len() == 4 && cells.iter().all(|c| c.n >= min_per_tier());
+                (
+                    size,
+                    cap,
+                    complete.then(|| cells.iter().map(|c| c.valid_right).sum()),
+                )
+            })
+            .collect();
+        let mut all = Cell::default();
+        for a in arms.iter().filter(|a| !a.naive) {
+            for tier in TIERS {
+                all.add(&cell(t, model, &a.name, tier));
+            }
+        }
+        ProfileEvidence {
+            variants,
+            written: all.optional_written,
+            broke: all.optional_broke,
+        }
+    }
+
+    /// The description cap: the measured variant with the most valid-right
+    /// complex calls, ties to the shorter cap (`None`: none measured).
+    fn max_description(&self) -> Option<usize> {
+        self.variants
+            .iter()
+            .filter_map(|(_, cap, v)| v.map(|v| (v, std::cmp::Reverse(*cap))))
+            .max()
+            .map(|(_, std::cmp::Reverse(cap))| cap)
+    }
+
+    /// Remove optional parameters: the calls that wrote one broke on it at
+    /// least as often as not (no such call: 003's default, keep them).
+    fn remove_optional(&self) -> bool {
+        self.broke > 0 && self.broke * 2 >= self.written
+    }
+
+    fn text(&self) -> String {
+        let vs: Vec<String> = self
+            .variants
+            .iter()
+            .map(|(size, cap, v)| match v {
+                Some(v) => format!("{size} ({cap} chars) {v}/40"),
+                None => format!("{size} ({cap} chars) not recorded"),
+            })
+            .collect();
+        format!(
+            "complex-tier valid-right per size variant (4 formats × 10 tasks): {}; optional parameters written in {} right-tool calls, broke {} → description cap {}, remove optional {}",
+            vs.join(", "),
+            self.written,
+            self.broke,
+            self.max_description().map_or("not derivable".to_string(), |c| c.to_string()),
+            self.remove_optional()
+        )
     }
 }
 
@@ -444,10 +597,11 @@ fn render(t: &Table, arms: &[Arm], models: &[String], rec: &Value) -> String {
     out.push_str("\n**Recommended format per size class** (`src/toolkit/prompt_formats.json`, compiled into the registry):\n\n");
     for size in ["small", "medium", "large"] {
         match &rec[size] {
-            Value::Null => {
+            r if r["format"].is_null() => {
                 let _ = writeln!(
                     out,
-                    "- {size}: not measured (no {size} model in the run); the registry's hand rule stays."
+                    "- {size}: not decided ({}); the registry's hand rule stays.",
+                    r["why"].as_str().unwrap_or("")
                 );
             }
             r => {
@@ -472,6 +626,15 @@ fn render(t: &Table, arms: &[Arm], models: &[String], rec: &Value) -> String {
                 );
             }
         }
+    }
+    out.push_str("\n**Simplification evidence** (the measured profiles of `toolkit::simplify::measured`; rules in the text above):\n\n");
+    for m in models {
+        let _ = writeln!(
+            out,
+            "- {}: {}",
+            short(m),
+            ProfileEvidence::of(t, arms, m).text()
+        );
     }
     out.push('\n');
     out.push_str(END);
@@ -498,7 +661,20 @@ fn check(path: &Path, body: &str) {
     } else {
         let want = std::fs::read_to_string(path)
             .unwrap_or_else(|_| panic!("{} missing (UPDATE_GOLDEN=1)", path.display()));
-        assert_eq!(body, want, "{} is stale: UPDATE_GOLDEN=1", path.display());
+        if body != want {
+            let line = body
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(body.lines().count().min(want.lines().count()));
+            panic!(
+                "{} is stale from line {} on (UPDATE_GOLDEN=1 regenerates it):\n  now:       {}\n  committed: {}",
+                path.display(),
+                line + 1,
+                body.lines().nth(line).unwrap_or("<end>"),
+                want.lines().nth(line).unwrap_or("<end>")
+            );
+        }
     }
 }
 
@@ -525,6 +701,25 @@ fn prompt_table_matches_docs_and_registry() {
         &root().join("src/toolkit/prompt_formats.json"),
         &(serde_json::to_string_pretty(&rec).unwrap() + "\n"),
     );
+    // The measured simplification profiles are what the recordings support.
+    for m in &models {
+        let ev = ProfileEvidence::of(&t, &arms, m);
+        let (cap, remove) = if m.starts_with("SmolLM2") {
+            (
+                measured::SMOLLM2_MAX_DESCRIPTION,
+                measured::SMOLLM2_REMOVE_OPTIONAL,
+            )
+        } else {
+            (
+                measured::GEMMA3_MAX_DESCRIPTION,
+                measured::GEMMA3_REMOVE_OPTIONAL,
+            )
+        };
+        if let Some(c) = ev.max_description() {
+            assert_eq!(c, cap, "{m}: {}", ev.text());
+        }
+        assert_eq!(ev.remove_optional(), remove, "{m}: {}", ev.text());
+    }
     // What the registry now recommends is what the table says.
     let registry = Registry::builtin();
     for m in &models {
@@ -537,11 +732,9 @@ fn prompt_table_matches_docs_and_registry() {
 
 #[test]
 fn scoring_rules() {
-    let (tools, _) = read_tools_value(&json!([{"type": "function", "function": {"name": "Bash",
+    let catalog = Offered::new(&json!([{"type": "function", "function": {"name": "Bash",
         "parameters": {"type": "object", "properties": {"command": {"type": "string"}, "timeout": {"type": "integer"}},
-        "required": ["command"]}}}]))
-    .unwrap();
-    let catalog = Catalog::new(&tools);
+        "required": ["command"]}}}]));
     let task = json!({"tool": "Bash", "expect": {"command": "git log"}});
     let rec = |name: &str, args: &str| json!({"tool_calls": [{"name": name, "arguments": args}]});
     let s = score(
@@ -582,6 +775,25 @@ fn scoring_rules() {
     let mut r = rec("Bash", r#"{"command": "git log"}"#);
     r["attempts"] = json!(2);
     assert_eq!(score(&task, &catalog, &r).first, 0);
+    // An optional parameter written: broke when it is still wrong after normalization.
+    let s = score(
+        &task,
+        &catalog,
+        &rec("Bash", r#"{"command": "git log", "timeout": "soon"}"#),
+    );
+    assert_eq!(
+        (s.optional_written, s.optional_broke, s.valid_right),
+        (1, 1, 0)
+    );
+    let s = score(
+        &task,
+        &catalog,
+        &rec("Bash", r#"{"command": "git log", "timeout": 5}"#),
+    );
+    assert_eq!(
+        (s.optional_written, s.optional_broke, s.valid_right),
+        (1, 0, 1)
+    );
     // No call.
     let s = score(&task, &catalog, &json!({"content": "hi"}));
     assert_eq!((s.n, s.calls, s.selected, s.params), (1, 0, 0, 1));

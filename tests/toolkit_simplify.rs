@@ -129,7 +129,7 @@ fn removing_optional_parameters_keeps_calls_valid() {
             "file_path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}
         }, "required": ["file_path"]}),
     );
-    let s = simplify(&tool, &Profile::named("small").unwrap().options);
+    let s = simplify(&tool, &Profile::named("gpt-oss-20b").unwrap().options);
     let call = json!({"file_path": "/etc/hosts"});
     assert_eq!(s.restore(&call), call);
     assert_eq!(s.removed, [".offset", ".limit"]);

@@ -132,11 +132,11 @@ pub mod measured {
     /// SmolLM2-135M-Instruct: description cap (characters).
     pub const SMOLLM2_MAX_DESCRIPTION: usize = 80;
     /// SmolLM2-135M-Instruct: remove optional parameters.
-    pub const SMOLLM2_REMOVE_OPTIONAL: bool = true;
+    pub const SMOLLM2_REMOVE_OPTIONAL: bool = false;
     /// Gemma-3-270M-it: description cap (characters).
     pub const GEMMA3_MAX_DESCRIPTION: usize = 80;
     /// Gemma-3-270M-it: remove optional parameters.
-    pub const GEMMA3_REMOVE_OPTIONAL: bool = true;
+    pub const GEMMA3_REMOVE_OPTIONAL: bool = false;
 }
 
 impl Profile {
