@@ -50,7 +50,7 @@ LEVERS = {
     "g-rank": "rank_tools",
     "g-noex": "example",
     "g-rank-noex": ("rank_tools", "example"),
-    "g-span": "copy_spans",
+    "g-nospan": "copy_spans",
 }
 
 
