@@ -19,47 +19,16 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use toolstream::{Config, Event, Parser};
 
 // The inputs, shared with `benches/profile.rs` (`matrix:DIALECT`), which
 // runs one cell under callgrind.
 #[path = "inputs/matrix.rs"]
 mod matrix_inputs;
-use matrix_inputs::{inputs, ARG_SIZES};
+use matrix_inputs::{inputs, run, ARG_SIZES};
 
 /// Chunk sizes (0 = whole input in one feed).
 const CHUNKS: &[usize] = &[1, 4, 16, 64, 0];
-
-/// Feeds `input` in `chunk`-byte pieces (0: whole); returns the argument
-/// bytes of the one call, checked.
-fn run(input: &Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
-    let mut p = Parser::new(Config::default());
-    events.clear();
-    if chunk == 0 {
-        p.feed_bytes(input.clone(), events);
-    } else {
-        let mut i = 0;
-        while i < input.len() {
-            let end = (i + chunk).min(input.len());
-            p.feed_bytes(input.slice(i..end), events);
-            i = end;
-        }
-    }
-    p.finish(events);
-    let mut got = 0;
-    let mut calls = 0;
-    for e in events.iter() {
-        if let Event::ToolEnd { call, .. } = e {
-            assert_eq!(call.name, "write_file");
-            got += call.arguments.len();
-            calls += 1;
-        }
-    }
-    assert_eq!(calls, 1, "one call");
-    got
-}
 
 fn matrix(c: &mut Criterion) {
     let mut events = Vec::with_capacity(1 << 16);

@@ -177,7 +177,7 @@ fn matrix_cell(dialect: &str, len: usize, chunk: usize, reps: usize) {
         .map(|(_, i)| i)
         .expect("a dialect of benches/matrix.rs");
     let mut events = Vec::with_capacity(1 << 16);
-    let first = matrix_run(&input, chunk, &mut events);
+    let first = matrix_inputs::run(&input, chunk, &mut events);
     let t = std::time::Instant::now();
     for _ in 0..reps {
         assert_eq!(matrix_one(&input, chunk, &mut events), first);
@@ -189,41 +189,10 @@ fn matrix_cell(dialect: &str, len: usize, chunk: usize, reps: usize) {
     );
 }
 
-/// A counted [`matrix_run`]: out of line, for callgrind
+/// A counted [`matrix_inputs::run`]: out of line, for callgrind
 /// (`--toggle-collect=profile::matrix_one`; the first parse, not counted,
-/// calls [`matrix_run`] directly).
+/// calls [`matrix_inputs::run`] directly).
 #[inline(never)]
 fn matrix_one(input: &bytes::Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
-    matrix_run(input, chunk, events)
-}
-
-/// One parse as `benches/matrix.rs` times it (its `run`): a new parser in
-/// auto mode, `input` fed as `Bytes` slices of `chunk` bytes (0: whole),
-/// `finish`; the argument bytes of the one call.
-#[inline(never)]
-fn matrix_run(input: &bytes::Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
-    let mut p = Parser::new(Config::default());
-    events.clear();
-    if chunk == 0 {
-        p.feed_bytes(input.clone(), events);
-    } else {
-        let mut i = 0;
-        while i < input.len() {
-            let end = (i + chunk).min(input.len());
-            p.feed_bytes(input.slice(i..end), events);
-            i = end;
-        }
-    }
-    p.finish(events);
-    let mut got = 0;
-    let mut calls = 0;
-    for e in events.iter() {
-        if let Event::ToolEnd { call, .. } = e {
-            assert_eq!(call.name, "write_file");
-            got += call.arguments.len();
-            calls += 1;
-        }
-    }
-    assert_eq!(calls, 1, "one call");
-    got
+    matrix_inputs::run(input, chunk, events)
 }

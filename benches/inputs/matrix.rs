@@ -3,6 +3,7 @@
 //! (`profile matrix:DIALECT CHUNK REPS BYTES`).
 
 use bytes::Bytes;
+use toolstream::{Config, Event, Parser};
 
 /// Argument sizes: (label, bytes of the `content` string).
 pub(crate) const ARG_SIZES: &[(&str, usize)] =
@@ -85,4 +86,34 @@ pub(crate) fn inputs(len: usize) -> Vec<(&'static str, Bytes)> {
     list.into_iter()
         .map(|(d, s)| (d, Bytes::from(s.into_bytes())))
         .collect()
+}
+
+/// One parse as the matrix times it: a new parser in auto mode, `input` fed
+/// as `Bytes` slices of `chunk` bytes (0: whole), `finish`; returns the
+/// argument bytes of the one call, checked (`write_file`, exactly one).
+pub(crate) fn run(input: &Bytes, chunk: usize, events: &mut Vec<Event>) -> usize {
+    let mut p = Parser::new(Config::default());
+    events.clear();
+    if chunk == 0 {
+        p.feed_bytes(input.clone(), events);
+    } else {
+        let mut i = 0;
+        while i < input.len() {
+            let end = (i + chunk).min(input.len());
+            p.feed_bytes(input.slice(i..end), events);
+            i = end;
+        }
+    }
+    p.finish(events);
+    let mut got = 0;
+    let mut calls = 0;
+    for e in events.iter() {
+        if let Event::ToolEnd { call, .. } = e {
+            assert_eq!(call.name, "write_file");
+            got += call.arguments.len();
+            calls += 1;
+        }
+    }
+    assert_eq!(calls, 1, "one call");
+    got
 }

@@ -667,12 +667,10 @@ fn repair_lists_are_capped_and_the_rest_counted() {
     assert_eq!((o.report.fixes.len(), o.report.fixes_omitted), (0, 1));
 }
 
-/// The fast path never vouches for a call the full check rejects: every
-/// call of `corpus/real/` (with its tools) and of the rule tests' schemas,
-/// as written and with its arguments cut short or altered.
-#[test]
-fn the_fast_path_agrees_with_the_full_check() {
-    let mut cases: Vec<(Arc<Catalog>, String, String)> = Vec::new();
+/// Every call of `corpus/real/` (both models) with the catalog of the
+/// tools its request offered: (catalog, name, arguments).
+fn corpus_real_calls() -> Vec<(Arc<Catalog>, String, String)> {
+    let mut cases = Vec::new();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/real");
     for f in ["smollm2-135m.jsonl", "gemma3-270m.jsonl"] {
         let text = std::fs::read_to_string(format!("{dir}/{f}")).expect("corpus/real");
@@ -691,6 +689,15 @@ fn the_fast_path_agrees_with_the_full_check() {
             }
         }
     }
+    cases
+}
+
+/// The fast path never vouches for a call the full check rejects: every
+/// call of `corpus/real/` (with its tools) and of the rule tests' schemas,
+/// as written and with its arguments cut short or altered.
+#[test]
+fn the_fast_path_agrees_with_the_full_check() {
+    let mut cases = corpus_real_calls();
     let cc = Arc::new(Catalog::new(&claude_code()));
     let b = Arc::new(Catalog::new(&bfcl()));
     for (cat, name, args) in [
@@ -801,25 +808,7 @@ fn the_fast_path_agrees_with_the_full_check() {
 /// after further pieces and `finish`, the same output, repairs and verdict.
 #[test]
 fn the_whole_object_shortcut_ends_as_run_does() {
-    let mut cases: Vec<(Arc<Catalog>, String, String)> = Vec::new();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/real");
-    for f in ["smollm2-135m.jsonl", "gemma3-270m.jsonl"] {
-        let text = std::fs::read_to_string(format!("{dir}/{f}")).expect("corpus/real");
-        for line in text.lines() {
-            let row: Value = serde_json::from_str(line).unwrap();
-            let Ok((t, _)) = read_tools_value(&row["tools"]) else {
-                continue;
-            };
-            let cat = Arc::new(Catalog::new(&t));
-            let parsed = crate::parse(
-                row["text"].as_str().unwrap_or_default().as_bytes(),
-                &crate::Config::default().with_tools(t.clone()),
-            );
-            for c in parsed.calls {
-                cases.push((cat.clone(), c.name.clone(), c.arguments.clone()));
-            }
-        }
-    }
+    let mut cases = corpus_real_calls();
     let cc = claude_code();
     let b = bfcl();
     let shapes = tools(
