@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use toolstream::normalize::{read_tools_value, Catalog};
+use toolstream::toolkit::convert::read_tools;
 use toolstream::toolkit::prompt::PromptOptions;
-use toolstream::toolkit::simplify::measured;
+use toolstream::toolkit::simplify::{measured, simplify, Profile, Simplified, SimplifyOptions};
 use toolstream::toolkit::{EmulationFormat, Registry, SizeClass};
 
 const TIERS: [&str; 3] = ["simple", "medium", "complex"];
@@ -138,6 +139,21 @@ impl Offered {
 
 /// Scores one recorded reply against its task's tools.
 fn score(task: &Value, offered: &Offered, rec: &Value) -> Cell {
+    score_with(task, offered, rec, None)
+}
+
+/// Scores one reply; with `simplified`, the reply answers the model's
+/// simplified tool list: its call is first normalized against the
+/// simplified schemas (names resolved, JSON repaired), then restored
+/// through the profile's inverse ([`Simplified::restore`]) and normalized
+/// and scored against the original schemas like any other call. `raw`:
+/// neither step repaired anything.
+fn score_with(
+    task: &Value,
+    offered: &Offered,
+    rec: &Value,
+    simplified: Option<&SimplifiedTools>,
+) -> Cell {
     let catalog = &offered.catalog;
     let expect: Vec<(&String, String)> = task["expect"]
         .as_object()
@@ -163,17 +179,32 @@ fn score(task: &Value, offered: &Offered, rec: &Value) -> Cell {
         return c;
     };
     c.calls = 1;
-    let out = catalog.normalize(
+    let (name, text) = (
         call["name"].as_str().unwrap_or(""),
         call["arguments"].as_str().unwrap_or(""),
     );
+    let (out, pre_repaired) = match simplified {
+        None => (catalog.normalize(name, text), false),
+        Some(s) => {
+            let first = s.catalog.normalize(name, text);
+            let repaired = !first.report.unrepaired();
+            let out = match (first.arguments_value(), s.tools.get(&first.name)) {
+                (v @ Value::Object(_), Some(t)) => {
+                    catalog.normalize_value(&first.name, &t.restore(&v))
+                }
+                (v @ Value::Object(_), None) => catalog.normalize_value(&first.name, &v),
+                _ => catalog.normalize(&first.name, text),
+            };
+            (out, repaired)
+        }
+    };
     if task["tool"].as_str() != Some(out.name.as_str()) {
         return c;
     }
     c.selected = 1;
     let valid = out.report.is_ok();
     c.valid_right = usize::from(valid);
-    c.raw_valid_right = usize::from(valid && out.report.unrepaired());
+    c.raw_valid_right = usize::from(valid && !pre_repaired && out.report.unrepaired());
     let args = out.arguments_value();
     c.params_ok = expect
         .iter()
@@ -204,6 +235,83 @@ fn score(task: &Value, offered: &Offered, rec: &Value) -> Cell {
         }));
     }
     c
+}
+
+/// One model's simplified tool list (`corpus/eval/prompts/simplified.json`):
+/// the profile and options it was simplified with, the simplified schemas'
+/// catalog and each tool's way back.
+struct SimplifiedTools {
+    profile: String,
+    options: SimplifyOptions,
+    /// The tool file sent (relative to `corpus/eval/`).
+    path: String,
+    catalog: Catalog,
+    tools: BTreeMap<String, Simplified>,
+}
+
+/// The simplified-schema arms: arm → the arm it modifies, the original
+/// tool list, and per model its simplified tools.
+struct SimplifiedRun {
+    arms: Vec<(String, String)>,
+    original: String,
+    models: BTreeMap<String, SimplifiedTools>,
+}
+
+/// Reads `simplified.json`, and checks that every committed simplified
+/// tool file is exactly what `toolkit::simplify` makes of the original with
+/// the recorded options (so the inverse the scoring uses is the one of what
+/// was sent).
+fn simplified_run() -> SimplifiedRun {
+    let d = root().join("corpus/eval");
+    let v = read_json(&d.join("prompts/simplified.json"));
+    let original = v["original"]
+        .as_str()
+        .expect("simplified.json: original")
+        .to_string();
+    let orig = read_tools(&read_json(&d.join(&original))).expect("original tools");
+    let arms = v["arms"]
+        .as_object()
+        .expect("simplified.json: arms")
+        .iter()
+        .map(|(a, b)| (a.clone(), b.as_str().unwrap().to_string()))
+        .collect();
+    let models = v["models"]
+        .as_object()
+        .expect("simplified.json: models")
+        .iter()
+        .map(|(model, m)| {
+            let options: SimplifyOptions =
+                serde_json::from_value(m["options"].clone()).expect("simplified.json: options");
+            let path = m["tools"].as_str().unwrap().to_string();
+            let doc = read_json(&d.join(&path));
+            let sent = read_tools(&doc).unwrap();
+            let tools: BTreeMap<String, Simplified> = orig
+                .iter()
+                .map(|t| (t.name.clone(), simplify(t, &options)))
+                .collect();
+            let made: Vec<_> = orig.iter().map(|t| tools[&t.name].tool.clone()).collect();
+            assert!(
+                made == sent,
+                "{path} is not the original simplified with {model}'s recorded options"
+            );
+            let (specs, _) = read_tools_value(&doc).unwrap();
+            (
+                model.clone(),
+                SimplifiedTools {
+                    profile: m["profile"].as_str().unwrap().to_string(),
+                    options,
+                    path,
+                    catalog: Catalog::new(&specs),
+                    tools,
+                },
+            )
+        })
+        .collect();
+    SimplifiedRun {
+        arms,
+        original,
+        models,
+    }
 }
 
 /// A prompt arm: its name, format, size-class wording, naive or not.
@@ -247,7 +355,22 @@ fn arms() -> Vec<Arm> {
 /// Scored recordings: (model, arm, tier) → cell.
 type Table = BTreeMap<(String, String, &'static str), Cell>;
 
-fn replay() -> (Table, Vec<Arm>, Vec<String>) {
+/// Error replies per (model, arm, tier): each distinct error text as
+/// recorded, with its count.
+type Errors = BTreeMap<(String, String, &'static str), BTreeMap<String, usize>>;
+
+/// Everything the recordings say.
+struct Replay {
+    table: Table,
+    arms: Vec<Arm>,
+    models: Vec<String>,
+    errors: Errors,
+    simplified: SimplifiedRun,
+}
+
+/// Scores `runs-*.jsonl` (the prompt arms) and `simplified-*.jsonl` (the
+/// simplified-schema arms, each call restored before it is scored).
+fn replay() -> Replay {
     let d = root().join("corpus/eval");
     let tasks = read_json(&d.join("tasks.json"));
     let tasks: BTreeMap<&str, &Value> = tasks
@@ -256,20 +379,27 @@ fn replay() -> (Table, Vec<Arm>, Vec<String>) {
         .iter()
         .map(|t| (t["id"].as_str().unwrap(), t))
         .collect();
+    let simplified = simplified_run();
     let mut catalogs: BTreeMap<String, Offered> = BTreeMap::new();
     let mut files: Vec<PathBuf> = std::fs::read_dir(d.join("prompts"))
         .expect("corpus/eval/prompts/")
         .map(|e| e.unwrap().path())
         .filter(|p| {
             let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("runs") && n.ends_with(".jsonl")
+            (n.starts_with("runs") || n.starts_with("simplified-")) && n.ends_with(".jsonl")
         })
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no recordings in corpus/eval/prompts/");
     let mut table = Table::new();
+    let mut errors = Errors::new();
     let mut models = Vec::new();
     for f in files {
+        let is_simplified = f
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("simplified-");
         for l in std::fs::read_to_string(&f).unwrap().lines() {
             if l.trim().is_empty() {
                 continue;
@@ -287,18 +417,55 @@ fn replay() -> (Table, Vec<Arm>, Vec<String>) {
                 .find(|t| task["tier"] == *t)
                 .expect("tier");
             let model = r["model"].as_str().unwrap().to_string();
-            if !models.contains(&model) {
-                models.push(model.clone());
+            let arm = r["arm"].as_str().unwrap().to_string();
+            let simp = if is_simplified {
+                assert!(
+                    simplified.arms.iter().any(|(a, _)| *a == arm),
+                    "{}: arm {arm} is not in simplified.json",
+                    f.display()
+                );
+                assert_eq!(
+                    path,
+                    simplified.original,
+                    "{}: {arm} on {path}",
+                    f.display()
+                );
+                let s = simplified
+                    .models
+                    .get(&model)
+                    .unwrap_or_else(|| panic!("simplified.json: no tools for {model}"));
+                assert_eq!(
+                    r["simplified_tools"].as_str(),
+                    Some(s.path.as_str()),
+                    "{}",
+                    f.display()
+                );
+                Some(s)
+            } else {
+                if !models.contains(&model) {
+                    models.push(model.clone());
+                }
+                None
+            };
+            let cell = score_with(task, offered, &r, simp);
+            if let Some(e) = r["error"].as_str() {
+                *errors
+                    .entry((model.clone(), arm.clone(), tier))
+                    .or_default()
+                    .entry(e.to_string())
+                    .or_default() += 1;
             }
-            let cell = score(task, offered, &r);
-            table
-                .entry((model, r["arm"].as_str().unwrap().to_string(), tier))
-                .or_default()
-                .add(&cell);
+            table.entry((model, arm, tier)).or_default().add(&cell);
         }
     }
     models.sort();
-    (table, arms(), models)
+    Replay {
+        table,
+        arms: arms(),
+        models,
+        errors,
+        simplified,
+    }
 }
 
 fn cell(t: &Table, model: &str, arm: &str, tier: &str) -> Cell {
@@ -522,7 +689,112 @@ impl ProfileEvidence {
     }
 }
 
-fn render(t: &Table, arms: &[Arm], models: &[String], rec: &Value) -> String {
+/// The direct simplification run of one model: per simplified arm, the
+/// complex-tier cells of the arm it modifies (schemas as Claude Code sends
+/// them) and of the simplified arm (the model's profile applied).
+struct SimplifiedEvidence {
+    profile: String,
+    options: SimplifyOptions,
+    /// (format · size wording, plain, simplified).
+    rows: Vec<(String, Cell, Cell)>,
+}
+
+impl SimplifiedEvidence {
+    fn of(t: &Table, arms: &[Arm], run: &SimplifiedRun, model: &str) -> Option<SimplifiedEvidence> {
+        let s = run.models.get(model)?;
+        let rows = run
+            .arms
+            .iter()
+            .map(|(a, base)| {
+                let label = arms
+                    .iter()
+                    .find(|x| x.name == *base)
+                    .map_or_else(|| base.clone(), arm_label);
+                (
+                    label,
+                    cell(t, model, base, "complex"),
+                    cell(t, model, a, "complex"),
+                )
+            })
+            .collect();
+        Some(SimplifiedEvidence {
+            profile: s.profile.clone(),
+            options: s.options.clone(),
+            rows,
+        })
+    }
+
+    /// Both arms recorded on every complex task, for every format.
+    fn complete(&self) -> bool {
+        !self.rows.is_empty()
+            && self
+                .rows
+                .iter()
+                .all(|(_, p, s)| p.n >= min_per_tier() && s.n >= min_per_tier())
+    }
+
+    fn totals(&self) -> (Cell, Cell) {
+        let (mut p, mut s) = (Cell::default(), Cell::default());
+        for (_, a, b) in &self.rows {
+            p.add(a);
+            s.add(b);
+        }
+        (p, s)
+    }
+
+    /// Simplification loses: fewer valid calls of the right tool than the
+    /// schemas as sent (ties: fewer first-attempt successes, then fewer
+    /// right tools selected). `None`: not recorded completely.
+    fn loses(&self) -> Option<bool> {
+        if !self.complete() {
+            return None;
+        }
+        let (p, s) = self.totals();
+        let key = |c: &Cell| (c.valid_right, c.first, c.selected);
+        Some(key(&s) < key(&p))
+    }
+
+    fn text(&self) -> String {
+        let (p, s) = self.totals();
+        let verdict = match self.loses() {
+            None => "not recorded on every complex task of every format: no verdict".to_string(),
+            Some(true) => format!(
+                "simplification loses → the `{}` profile sends the schemas unsimplified",
+                self.profile
+            ),
+            Some(false) => format!(
+                "simplification does not lose → the `{}` profile keeps these settings",
+                self.profile
+            ),
+        };
+        format!(
+            "valid-right {} simplified vs {} as sent (first {} vs {}, selected {} vs {}, of {} vs {} replies): {verdict}",
+            s.valid_right, p.valid_right, s.first, p.first, s.selected, p.selected, s.n, p.n
+        )
+    }
+}
+
+/// The footnotes of a model's error cells (the recorded error texts).
+fn error_notes(errors: &Errors, model: &str) -> Vec<String> {
+    errors
+        .iter()
+        .filter(|((m, _, _), _)| m == model)
+        .map(|((_, arm, tier), texts)| {
+            let n: usize = texts.values().sum();
+            let list: Vec<String> = texts
+                .iter()
+                .map(|(e, k)| format!("{k} × `{}`", e.replace('`', "'").replace('\n', " ")))
+                .collect();
+            format!(
+                "{arm} · {tier}: {n} error replies (scored as no call), as recorded: {}",
+                list.join("; ")
+            )
+        })
+        .collect()
+}
+
+fn render(r: &Replay, rec: &Value) -> String {
+    let (t, arms, models) = (&r.table, &r.arms[..], &r.models[..]);
     let mut out = String::new();
     out.push_str(BEGIN);
     out.push('\n');
@@ -537,18 +809,33 @@ fn render(t: &Table, arms: &[Arm], models: &[String], rec: &Value) -> String {
                 let _ = writeln!(out, "| {} | 0 | not recorded | | | | |", arm_label(a));
                 continue;
             }
+            let tier_text = |tier: &str| {
+                let c = cell(t, m, &a.name, tier);
+                if c.errors > 0 {
+                    format!("{} ({} errors, see below)", c.text(), c.errors)
+                } else {
+                    c.text()
+                }
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} ({}) | {} |",
                 arm_label(a),
                 tot.n,
-                cell(t, m, &a.name, "simple").text(),
-                cell(t, m, &a.name, "medium").text(),
-                cell(t, m, &a.name, "complex").text(),
+                tier_text("simple"),
+                tier_text("medium"),
+                tier_text("complex"),
                 tot.valid_right,
                 tot.raw_valid_right,
                 tot.first
             );
+        }
+        let notes = error_notes(&r.errors, m);
+        if !notes.is_empty() {
+            out.push('\n');
+            for n in notes {
+                let _ = writeln!(out, "- Errors, {n}");
+            }
         }
     }
     // Per format and tier, both models, in percent.
@@ -636,6 +923,54 @@ fn render(t: &Table, arms: &[Arm], models: &[String], rec: &Value) -> String {
             ProfileEvidence::of(t, arms, m).text()
         );
     }
+    out.push_str("\n**Simplified schemas, direct run** (complex tier, small-size wording: each arm once with Claude Code's schemas as it sends them and once with the model's simplification profile applied to them on the client's side; every call of the simplified arm restored through the profile's inverse, then normalized and scored against the original schemas). Cells as above, complex tier:\n\n");
+    out.push_str("| model · profile | prompt | as sent | simplified |\n|---|---|---|---|\n");
+    let mut verdicts = Vec::new();
+    for m in models {
+        let Some(ev) = SimplifiedEvidence::of(t, arms, &r.simplified, m) else {
+            continue;
+        };
+        for (label, p, s) in &ev.rows {
+            let _ = writeln!(
+                out,
+                "| {} · `{}` | {label} | {} | {} |",
+                short(m),
+                ev.profile,
+                if p.n == 0 {
+                    "not recorded".into()
+                } else {
+                    p.text()
+                },
+                if s.n == 0 {
+                    "not recorded".into()
+                } else {
+                    s.text()
+                },
+            );
+        }
+        let (p, s) = ev.totals();
+        let _ = writeln!(
+            out,
+            "| {} · `{}` | all ({} vs {} replies) | {} | {} |",
+            short(m),
+            ev.profile,
+            p.n,
+            s.n,
+            p.text(),
+            s.text()
+        );
+        verdicts.push(format!(
+            "- {} (`{}`: {}): {}",
+            short(m),
+            ev.profile,
+            serde_json::to_string(&ev.options).unwrap(),
+            ev.text()
+        ));
+    }
+    out.push('\n');
+    for v in verdicts {
+        let _ = writeln!(out, "{v}");
+    }
     out.push('\n');
     out.push_str(END);
     out
@@ -680,10 +1015,11 @@ fn check(path: &Path, body: &str) {
 
 #[test]
 fn prompt_table_matches_docs_and_registry() {
-    let (t, arms, models) = replay();
+    let r = replay();
+    let (t, arms, models) = (&r.table, &r.arms, &r.models);
     assert_eq!(models.len(), 2, "both PyPI models recorded: {models:?}");
-    let rec = recommend(&t, &arms, &models);
-    let section = render(&t, &arms, &models, &rec);
+    let rec = recommend(t, arms, models);
+    let section = render(&r, &rec);
     // docs/prompts.md: the generated section between the markers.
     let doc_path = root().join("docs/prompts.md");
     let doc = std::fs::read_to_string(&doc_path).expect("docs/prompts.md");
@@ -695,15 +1031,15 @@ fn prompt_table_matches_docs_and_registry() {
     let d = root().join("corpus/eval/prompts");
     check(
         &d.join("table.json"),
-        &(serde_json::to_string_pretty(&table_json(&t)).unwrap() + "\n"),
+        &(serde_json::to_string_pretty(&table_json(t)).unwrap() + "\n"),
     );
     check(
         &root().join("src/toolkit/prompt_formats.json"),
         &(serde_json::to_string_pretty(&rec).unwrap() + "\n"),
     );
     // The measured simplification profiles are what the recordings support.
-    for m in &models {
-        let ev = ProfileEvidence::of(&t, &arms, m);
+    for m in models {
+        let ev = ProfileEvidence::of(t, arms, m);
         let (cap, remove) = if m.starts_with("SmolLM2") {
             (
                 measured::SMOLLM2_MAX_DESCRIPTION,
@@ -720,9 +1056,28 @@ fn prompt_table_matches_docs_and_registry() {
         }
         assert_eq!(ev.remove_optional(), remove, "{m}: {}", ev.text());
     }
+    // The direct run: where simplification loses, the profile sends the
+    // schemas as they are; otherwise the profile is exactly what was run.
+    for m in models {
+        let Some(ev) = SimplifiedEvidence::of(t, arms, &r.simplified, m) else {
+            continue;
+        };
+        let profile = Profile::named(&ev.profile)
+            .unwrap_or_else(|| panic!("simplified.json: unknown profile {}", ev.profile));
+        match ev.loses() {
+            Some(true) => assert!(
+                profile.options.is_identity(),
+                "{m}: {} — but the profile simplifies: {:?}",
+                ev.text(),
+                profile.options
+            ),
+            Some(false) => assert_eq!(profile.options, ev.options, "{m}: {}", ev.text()),
+            None => {}
+        }
+    }
     // What the registry now recommends is what the table says.
     let registry = Registry::builtin();
-    for m in &models {
+    for m in models {
         let info = registry.lookup(m);
         if let Some(f) = rec[info.size_class.name()]["format"].as_str() {
             assert_eq!(info.emulation.name(), f, "{m}");
@@ -797,4 +1152,66 @@ fn scoring_rules() {
     // No call.
     let s = score(&task, &catalog, &json!({"content": "hi"}));
     assert_eq!((s.n, s.calls, s.selected, s.params), (1, 0, 0, 1));
+}
+
+#[test]
+fn simplified_calls_are_restored_before_scoring() {
+    let original = json!([{"type": "function", "function": {"name": "Edit",
+        "parameters": {"type": "object", "properties": {
+            "file": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "mode": {"type": "string", "enum": ["replace", "insert"]}},
+                "required": ["path"], "additionalProperties": false},
+            "text": {"type": "string"}},
+        "required": ["file", "text"], "additionalProperties": false}}}]);
+    let offered = Offered::new(&original);
+    let tools = read_tools(&original).unwrap();
+    let options = SimplifyOptions::default();
+    let s = simplify(&tools[0], &options);
+    let sent = json!([{"type": "function", "function": {"name": "Edit",
+        "parameters": s.tool.parameters.clone()}}]);
+    let (specs, _) = read_tools_value(&sent).unwrap();
+    let simp = SimplifiedTools {
+        profile: "default".into(),
+        options,
+        path: "edit.json".into(),
+        catalog: Catalog::new(&specs),
+        tools: BTreeMap::from([("Edit".to_string(), s)]),
+    };
+    let task = json!({"tool": "Edit", "expect": {"text": "hello"}});
+    let rec = |name: &str, args: &str| json!({"tool_calls": [{"name": name, "arguments": args}]});
+    // A call against the simplified schema: dotted keys, nested again.
+    let flat = rec("Edit", r#"{"file.path": "a.rs", "text": "hello"}"#);
+    let c = score_with(&task, &offered, &flat, Some(&simp));
+    assert_eq!(
+        (
+            c.selected,
+            c.valid_right,
+            c.raw_valid_right,
+            c.params_ok,
+            c.first
+        ),
+        (1, 1, 1, 1, 1)
+    );
+    // Scored against the original without the inverse, it is not valid.
+    assert_eq!(score(&task, &offered, &flat).valid_right, 0);
+    // The enum that moved into a description is still enforced.
+    let c = score_with(
+        &task,
+        &offered,
+        &rec(
+            "Edit",
+            r#"{"file.path": "a.rs", "file.mode": "append", "text": "hello"}"#,
+        ),
+        Some(&simp),
+    );
+    assert_eq!((c.selected, c.valid_right), (1, 0));
+    // A name repaired against the simplified list: valid, not raw.
+    let c = score_with(
+        &task,
+        &offered,
+        &rec("edit", r#"{"file.path": "a.rs", "text": "hello"}"#),
+        Some(&simp),
+    );
+    assert_eq!((c.valid_right, c.raw_valid_right), (1, 0));
 }

@@ -42,7 +42,7 @@
 //! assert_eq!(s.restore(&call), json!({"file": {"path": "a.rs"}, "text": "x"}));
 //! ```
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::adapt::{inline_refs, SchemaLoss};
@@ -50,7 +50,7 @@ use super::registry::{ModelInfo, SizeClass};
 use super::Tool;
 
 /// What to simplify (003's `SimplificationStrategy`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SimplifyOptions {
     /// Remove optional parameters (keep only required ones). 003: off.
     pub remove_optional: bool,

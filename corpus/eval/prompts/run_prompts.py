@@ -27,8 +27,23 @@ Everything else (arguments, output, resuming, provenance) is run.py's:
     TS_PROMPT_SERVER=llama-server TS_PROMPT_TEMPLATE=corpus/eval/prompts/gemma.jinja python3 corpus/eval/prompts/run_prompts.py \\
         --arms prompts --models gemma --tasks 10 --max-tokens 128 \\
         --out corpus/eval/prompts/runs-gemma.jsonl
+
+The simplified-schema arms (`simplified.json`, docs/prompts.md "Simplified
+schemas"): `p-FORMAT-small-simplified` is the arm `p-FORMAT-small` with one
+change, made here on the client's side: the task's tool list is replaced by
+the model's simplified one (`simplified.json` → `models` → `tools`, written
+by `toolstream tools simplify --profile PROFILE` from the same tool list),
+so the proxy and the model see nothing but simplified schemas. Each record
+names the profile and the tool file it was sent (`simplify_profile`,
+`simplified_tools`); tests/prompt_table_replay.rs restores each call through
+the profile's inverse before it normalizes and scores it. Run them on the
+dev split (`--split dev`, as the prompt arms) into `simplified-MODEL.jsonl`:
+
+    python3 corpus/eval/prompts/run_prompts.py --arms simplified --split dev --tiers complex \\
+        --models smollm2 --tasks 10 --max-tokens 128 --out corpus/eval/prompts/simplified-smollm2.jsonl
 """
 
+import json
 import os
 import sys
 
@@ -38,13 +53,47 @@ import run  # noqa: E402
 
 KINDS = {"llama-server": run.LS, "llama_cpp.server": run.LCP}
 
+with open(os.path.join(HERE, "simplified.json")) as _f:
+    SIMPLIFIED = json.load(_f)
+
+
+def add_simplified_arms():
+    """Registers the simplified-schema arms (`simplified` expands to all of
+    them) and makes run.ask send the model's simplified tool list for them."""
+    names = []
+    for arm, base in SIMPLIFIED["arms"].items():
+        run.ARMS[arm] = dict(run.ARMS[base], label=f"{base} with the model's simplified schemas (simplified.json)")
+        names.append(arm)
+    expand = run.expand_arms
+
+    def expand_with_simplified(spec):
+        return [a for part in spec.split(",")
+                for a in (names if part.strip() == "simplified" else expand(part))]
+
+    run.expand_arms = expand_with_simplified
+    ask = run.ask
+
+    def ask_simplified(client, server, name, arm, t, args):
+        if arm not in SIMPLIFIED["arms"]:
+            return ask(client, server, name, arm, t, args)
+        m = SIMPLIFIED["models"][name]
+        if t["tools"] != SIMPLIFIED["original"]:
+            sys.exit(f"{arm}: task {t['id']} offers {t['tools']}, simplified.json simplifies {SIMPLIFIED['original']}")
+        rec = ask(client, server, name, arm, dict(t, tools=m["tools"]), args)
+        rec["simplify_profile"] = m["profile"]
+        rec["simplified_tools"] = m["tools"]
+        return rec
+
+    run.ask = ask_simplified
+
 
 def main():
+    add_simplified_arms()
     kind = os.environ.get("TS_PROMPT_SERVER")
     if kind:
         if kind not in KINDS:
             sys.exit(f"TS_PROMPT_SERVER={kind}: one of {', '.join(KINDS)}")
-        for a in run.PROMPT_ARMS:
+        for a in run.PROMPT_ARMS + list(SIMPLIFIED["arms"]):
             run.ARMS[a] = dict(run.ARMS[a], server=KINDS[kind])
     template = os.environ.get("TS_PROMPT_TEMPLATE")
     if template:
