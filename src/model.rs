@@ -957,6 +957,31 @@ impl ModelSpec {
         }
     }
 
+    /// Whether the family's own chat templates have a system role. Gemma 1–3
+    /// have none: Gemma 3's template folds a system message into the first
+    /// user turn, Gemma 2's rejects it, and some servers' hand-written
+    /// `gemma` formats (llama-cpp-python's) drop it. Every other family
+    /// (and an unknown one) is taken to keep it.
+    ///
+    /// ```
+    /// use toolstream::model::ModelSpec;
+    /// assert!(!ModelSpec::parse("google/gemma-3-270m-it").system_role());
+    /// assert!(!ModelSpec::parse("gemma-3-270m-q4_k_m.gguf").system_role());
+    /// assert!(ModelSpec::parse("google/gemma-4-31b-it").system_role());
+    /// assert!(ModelSpec::parse("SmolLM2-135M-Instruct").system_role());
+    /// ```
+    pub fn system_role(&self) -> bool {
+        match self.family {
+            Family::Gemma => self
+                .version
+                .as_deref()
+                .and_then(|v| v.split('.').next())
+                .and_then(|v| v.parse::<u32>().ok())
+                .is_some_and(|major| major >= 4),
+            _ => true,
+        }
+    }
+
     fn rule(&self) -> Option<&'static Rule> {
         let c = compact(&self.name);
         RULES
@@ -1249,6 +1274,28 @@ mod tests {
         ];
         for (id, fam) in cases {
             assert_eq!(ModelSpec::parse(id).family, *fam, "{id}");
+        }
+    }
+
+    #[test]
+    fn system_role_by_family() {
+        for id in [
+            "gemma-3-270m-it",
+            "google/gemma-2-9b-it",
+            "ollama/gemma3:1b",
+            "hf.co/unsloth/gemma-3-4b-it-GGUF:Q4_K_M",
+            "gemma-7b-it",
+        ] {
+            assert!(!ModelSpec::parse(id).system_role(), "{id}");
+        }
+        for id in [
+            "google/gemma-4-e4b-it",
+            "google/functiongemma-270m-it",
+            "SmolLM2-135M-Instruct",
+            "Qwen/Qwen2.5-7B-Instruct",
+            "some-unknown-model",
+        ] {
+            assert!(ModelSpec::parse(id).system_role(), "{id}");
         }
     }
 
