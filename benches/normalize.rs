@@ -26,7 +26,8 @@
 //! `corpus/parse_normalize` in `pass` instead of criterion:
 //! `TS_PROFILE=normalize valgrind --tool=callgrind --toggle-collect='normalize::pass'
 //! target/test-release/deps/normalize-*`. The normalizer's share is the
-//! `normalize` count less the `parse` one.
+//! `normalize` count less the `parse` one. `TS_PROFILE=dump` prints every
+//! normalized event and report of the corpus instead (to diff two builds).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -236,6 +237,37 @@ fn pass(replies: &[Reply], normalize: bool) -> usize {
         .sum()
 }
 
+/// `TS_PROFILE=dump`: every normalized event of every reply, one a line
+/// (the report of a `ToolEnd` after it), to compare two builds' outputs.
+fn dump(replies: &[Reply]) {
+    for r in replies {
+        let mut parser = Parser::new(r.cfg.clone());
+        let mut norm = Normalizer::new(r.catalog.clone());
+        let mut events = Vec::new();
+        let mut outs = Vec::new();
+        for piece in r.text.as_bytes().chunks(r.text.len().max(1)) {
+            parser.feed(piece, &mut events);
+        }
+        parser.finish(&mut events);
+        for e in events.drain(..) {
+            norm.push_into(e, &mut outs);
+        }
+        outs.extend(norm.finish());
+        for o in outs {
+            println!("{:?}", o.event);
+            if let (Some(rep), Event::ToolEnd { call, .. }) = (&o.report, &o.event) {
+                println!(
+                    "  report: written {:?} fixes {:?} omitted {} errors {:?}",
+                    rep.name_as_written(&call.name),
+                    rep.fixes,
+                    rep.fixes_omitted,
+                    rep.errors
+                );
+            }
+        }
+    }
+}
+
 /// The callgrind driver (see the module docs): `Some(calls ended)` when
 /// `TS_PROFILE` asked for it.
 fn profile() -> Option<usize> {
@@ -245,6 +277,10 @@ fn profile() -> Option<usize> {
         .and_then(|p| p.parse().ok())
         .unwrap_or(3);
     let replies = corpus();
+    if mode == "dump" {
+        dump(&replies);
+        return Some(0);
+    }
     let normalize = match mode.as_str() {
         "parse" => false,
         "normalize" => true,

@@ -243,8 +243,12 @@ impl std::fmt::Debug for Catalog {
 /// What the normalizer did to one call, and what is still wrong with it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// The tool name as the model wrote it.
-    pub written_name: String,
+    /// The tool name as the model wrote it, when the call carries another
+    /// (a repaired name, a placeholder resolved to a tool); `None` when the
+    /// call's name is the one written. [`Report::name_as_written`] gives
+    /// it either way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_name: Option<String>,
     /// The repairs made, in order (the name's first): at most
     /// [`NormalizeLimits::max_repairs`] of them, the first ones.
     pub fixes: Vec<Fix>,
@@ -264,7 +268,7 @@ impl Report {
     /// A report from the name's repair (if any) and the arguments' ones,
     /// listing at most `max` in all.
     pub(crate) fn build(
-        written_name: String,
+        written_name: Option<String>,
         name_fix: Option<Fix>,
         fixes: Fixes,
         errors: Vec<CallError>,
@@ -290,6 +294,21 @@ impl Report {
             fixes_omitted: all.omitted,
             errors,
         }
+    }
+
+    /// The tool name as the model wrote it, given the name the call
+    /// carries (`ToolCall::name` of the normalized call, `Outcome::name`).
+    ///
+    /// ```
+    /// use toolstream::normalize::Catalog;
+    /// use toolstream::Tools;
+    /// let tools = Tools::from_json(r#"[{"name": "get_weather", "parameters": {"type": "object"}}]"#).unwrap();
+    /// let out = Catalog::new(&tools).normalize("GetWeather", "{}");
+    /// assert_eq!(out.name, "get_weather");
+    /// assert_eq!(out.report.name_as_written(&out.name), "GetWeather");
+    /// ```
+    pub fn name_as_written<'a>(&'a self, call_name: &'a str) -> &'a str {
+        self.written_name.as_deref().unwrap_or(call_name)
     }
 
     /// True when no repair was made (listed or omitted).
@@ -720,10 +739,8 @@ impl Catalog {
     }
 
     fn normalize_bytes(&self, name: &str, arguments: &[u8]) -> Outcome {
-        let mut report = Report {
-            written_name: name.to_owned(),
-            ..Report::default()
-        };
+        // Passed on under the name as written unless a tool is found.
+        let mut report = Report::default();
         let max = self.options.limits.max_repairs;
         let verbatim = || String::from_utf8_lossy(arguments).into_owned();
         match self.resolve(name) {
@@ -732,13 +749,19 @@ impl Catalog {
                 Outcome {
                     name: self.names[i].clone(),
                     arguments: utf8(out),
-                    report: Report::build(name.to_owned(), fix, fixes, errors, max),
+                    report: Report::build(
+                        fix.is_some().then(|| name.to_owned()),
+                        fix,
+                        fixes,
+                        errors,
+                        max,
+                    ),
                 }
             }
             Resolution::Placeholder => match self.rescue(arguments) {
                 Some((i, out, fixes)) => {
                     let fix = Some(self.placeholder_fix(name, i));
-                    let report = Report::build(name.to_owned(), fix, fixes, Vec::new(), max);
+                    let report = Report::build(Some(name.to_owned()), fix, fixes, Vec::new(), max);
                     Outcome {
                         name: self.names[i].clone(),
                         arguments: utf8(out),

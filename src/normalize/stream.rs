@@ -33,29 +33,53 @@ impl Normalized {
 }
 
 /// The calls open in a stream, by index: a few at a time (usually one), so
-/// a list searched in place rather than a hashed map.
+/// a list searched in place rather than a hashed map, its first entry held
+/// inline (a stream with one call open at a time allocates no list).
 #[derive(Debug, Default)]
-struct Calls(Vec<(usize, CallState)>);
+struct Calls {
+    first: Option<(usize, CallState)>,
+    more: Vec<(usize, CallState)>,
+}
 
 impl Calls {
     fn insert(&mut self, index: usize, state: CallState) {
-        match self.0.iter_mut().find(|(i, _)| *i == index) {
-            Some(slot) => slot.1 = state,
-            None => self.0.push((index, state)),
+        if let Some(slot) = self.slot(&index) {
+            *slot = state;
+        } else if self.first.is_none() {
+            self.first = Some((index, state));
+        } else {
+            self.more.push((index, state));
+        }
+    }
+
+    fn slot(&mut self, index: &usize) -> Option<&mut CallState> {
+        match &mut self.first {
+            Some((i, s)) if i == index => Some(s),
+            _ => self
+                .more
+                .iter_mut()
+                .find(|(i, _)| i == index)
+                .map(|(_, s)| s),
         }
     }
 
     fn get_mut(&mut self, index: &usize) -> Option<&mut CallState> {
-        self.0.iter_mut().find(|(i, _)| i == index).map(|(_, s)| s)
+        self.slot(index)
     }
 
     fn remove(&mut self, index: &usize) -> Option<CallState> {
-        let at = self.0.iter().position(|(i, _)| i == index)?;
-        Some(self.0.swap_remove(at).1)
+        if matches!(&self.first, Some((i, _)) if i == index) {
+            return self.first.take().map(|(_, s)| s);
+        }
+        let at = self.more.iter().position(|(i, _)| i == index)?;
+        Some(self.more.swap_remove(at).1)
     }
 
-    fn drain(&mut self) -> std::vec::Drain<'_, (usize, CallState)> {
-        self.0.drain(..)
+    /// Every open call, in no particular order; leaves none.
+    fn drain(&mut self) -> Vec<(usize, CallState)> {
+        let mut all = std::mem::take(&mut self.more);
+        all.extend(self.first.take());
+        all
     }
 }
 
@@ -65,7 +89,8 @@ enum CallState {
     Live {
         rw: Box<Rewriter>,
         fix: Option<Fix>,
-        written: String,
+        /// The name as written, when it is not the tool's (`fix` is set).
+        written: Option<String>,
     },
     /// A placeholder name: the tool is chosen from the arguments, so the
     /// call is held whole until it ends.
@@ -143,7 +168,21 @@ impl Normalizer {
     }
 
     /// Like [`Normalizer::push`], appending to `out`.
+    #[inline]
     pub fn push_into(&mut self, event: Event, out: &mut Vec<Normalized>) {
+        match event {
+            Event::ToolStart { .. } | Event::ToolArgs { .. } | Event::ToolEnd { .. } => {
+                self.push_call_event(event, out)
+            }
+            // Text, reasoning, markup: passed on as they are.
+            other => out.push(Normalized::plain(other)),
+        }
+    }
+
+    /// [`Normalizer::push_into`] for the events of a call (out of line: the
+    /// other events pass through without its frame).
+    #[inline(never)]
+    fn push_call_event(&mut self, event: Event, out: &mut Vec<Normalized>) {
         let cat = &*self.catalog;
         match event {
             Event::ToolStart {
@@ -155,11 +194,11 @@ impl Normalizer {
                 let state = match cat.resolve(&name) {
                     Resolution::Tool(i, fix) => {
                         // The name as written is passed on when it is the
-                        // tool's (no copy); the report keeps a copy.
+                        // tool's (no copy, nothing for the report to keep).
                         let (written, name) = if fix.is_none() {
-                            (name.clone(), name)
+                            (None, name)
                         } else {
-                            (name, cat.names()[i].clone())
+                            (Some(name), cat.names()[i].clone())
                         };
                         out.push(Normalized::plain(Event::ToolStart {
                             index,
@@ -298,9 +337,10 @@ impl Normalizer {
                 };
                 let (name, text, report) = match cat.rescue(&args) {
                     Some((i, text, fixes)) => {
+                        let fix = cat.placeholder_fix(&written, i);
                         let report = Report::build(
-                            written.clone(),
-                            Some(cat.placeholder_fix(&written, i)),
+                            Some(written),
+                            Some(fix),
                             fixes,
                             Vec::new(),
                             cat.options().limits.max_repairs,
@@ -308,13 +348,13 @@ impl Normalizer {
                         (cat.names()[i].clone(), text, report)
                     }
                     None => {
+                        // Passed on under the name as written.
                         let errors = vec![cat.unknown(&written, true)];
                         let report = Report {
-                            written_name: written.clone(),
                             errors,
                             ..Report::default()
                         };
-                        (written.clone(), args, report)
+                        (written, args, report)
                     }
                 };
                 out.push(Normalized::plain(Event::ToolStart {
@@ -333,7 +373,8 @@ impl Normalizer {
                 placeholder,
             }) => Report {
                 errors: vec![cat.unknown(&written, placeholder)],
-                written_name: written,
+                // The call keeps the name it came with.
+                written_name: (written != call.name).then_some(written),
                 ..Report::default()
             },
             None => {
@@ -355,7 +396,7 @@ impl Normalizer {
     /// rewriter's held bytes are written out unchanged.
     pub fn finish(&mut self) -> Vec<Normalized> {
         let mut out = Vec::new();
-        let mut open: Vec<(usize, CallState)> = self.calls.drain().collect();
+        let mut open = self.calls.drain();
         open.sort_by_key(|(i, _)| *i);
         let cat = &*self.catalog;
         for (index, state) in open {

@@ -16,7 +16,9 @@
 //!
 //! What is done for a model is decided once, at start-up
 //! ([`EmulateSetup::for_model`]): the registry's size class and emulation
-//! format, and the upstream server found by [`probe_server`]. `auto` mode
+//! format, the upstream server found by [`probe_server`], and whether the
+//! prompt goes in the system message or leads the first user turn
+//! ([`super::probe`], [`EmulateSetup::place_system`]). `auto` mode
 //! ([`choose_mode`]) emulates for models the registry says have no native
 //! tools.
 
@@ -28,9 +30,11 @@ use serde_json::{Map, Value};
 
 use super::config::Mode;
 use super::error::ProxyError;
+use super::probe::{ProbeError, SystemProbe, SystemRole};
 use super::session::CallStage;
 use crate::config::{Config, ToolSpec, Tools};
 use crate::event::{Delta, Event};
+use crate::model::ModelSpec;
 use crate::toolkit::adapt::{ResultContent, ToolChoice, ToolResult};
 use crate::toolkit::constrain::{constrain, request_spans, ConstrainOptions, Server};
 use crate::toolkit::convert::read_tools;
@@ -95,10 +99,44 @@ pub struct EmulateConfig {
     /// of that turn of up to this many words (0: any string).
     pub copy_spans: Option<usize>,
     /// Send the system prompt as the start of the first user turn instead
-    /// of a system message (default off). Gemma's own template does this;
-    /// llama-cpp-python's `gemma` chat format instead drops the system
-    /// message, and with it the emulation prompt.
+    /// of a system message. Unset: decided at start-up — by the probe of
+    /// the upstream's template ([`super::probe`]) where the server is one
+    /// the proxy recognises, else by the registry (Gemma 1–3 have no
+    /// system role). Gemma 3's own template folds a system message into
+    /// the first user turn; llama-cpp-python's `gemma` chat format instead
+    /// drops it, and with it the emulation prompt.
     pub system_in_user: Option<bool>,
+}
+
+/// Why the emulation prompt is where it is: in the system message, or at
+/// the start of the first user turn ([`EmulateSetup::system_in_user`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SystemPlacement {
+    /// `[emulate] system_in_user` in the configuration.
+    Config,
+    /// The start-up probe of the upstream's chat template.
+    Probe(SystemProbe),
+    /// The registry's rule for the model's family
+    /// ([`crate::model::ModelSpec::system_role`]), with why the probe did
+    /// not decide (`None`: not probed — the upstream was not reachable or
+    /// not a server the proxy recognises).
+    Registry(Option<String>),
+}
+
+impl std::fmt::Display for SystemPlacement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SystemPlacement::Config => f.write_str("[emulate] system_in_user"),
+            SystemPlacement::Probe(p) => write!(f, "start-up probe: {p}"),
+            SystemPlacement::Registry(None) => {
+                f.write_str("registry: the model family's system role (not probed)")
+            }
+            SystemPlacement::Registry(Some(e)) => write!(
+                f,
+                "registry: the model family's system role (probe failed: {e})"
+            ),
+        }
+    }
 }
 
 /// How requests to one upstream model are emulated (fixed at start-up).
@@ -116,6 +154,8 @@ pub struct EmulateSetup {
     pub echo_filter: bool,
     /// The system prompt leads the first user turn (no system message).
     pub system_in_user: bool,
+    /// Why [`EmulateSetup::system_in_user`] is what it is.
+    pub system_placement: SystemPlacement,
 }
 
 impl EmulateSetup {
@@ -170,8 +210,33 @@ impl EmulateSetup {
             size,
             constraint: if defaults.constrain { server } else { None },
             echo_filter: over.echo_filter.unwrap_or(true),
-            system_in_user: over.system_in_user.unwrap_or(false),
+            system_in_user: over
+                .system_in_user
+                .unwrap_or_else(|| !ModelSpec::parse(&info.id).system_role()),
+            system_placement: if over.system_in_user.is_some() {
+                SystemPlacement::Config
+            } else {
+                SystemPlacement::Registry(None)
+            },
             defaults,
+        }
+    }
+
+    /// Takes the start-up probe's finding of whether the upstream's
+    /// template shows the model a system message: dropped → the prompt
+    /// leads the first user turn. The configuration's
+    /// `[emulate] system_in_user` wins over the probe; a failed probe
+    /// leaves the registry's rule in force.
+    pub fn place_system(&mut self, probed: Result<SystemProbe, ProbeError>) {
+        if self.system_placement == SystemPlacement::Config {
+            return;
+        }
+        match probed {
+            Ok(p) => {
+                self.system_in_user = p.role == SystemRole::Dropped;
+                self.system_placement = SystemPlacement::Probe(p);
+            }
+            Err(e) => self.system_placement = SystemPlacement::Registry(Some(e.to_string())),
         }
     }
 
@@ -207,6 +272,14 @@ impl EmulateSetup {
             } else {
                 ""
             }
+        ) + &format!(
+            "; prompt in the {} ({})",
+            if self.system_in_user {
+                "first user turn"
+            } else {
+                "system message"
+            },
+            self.system_placement
         )
     }
 }
@@ -1009,6 +1082,66 @@ mod tests {
         let t = m[0]["content"].as_str().unwrap();
         assert!(t.starts_with("Be brief.\n\n"), "{t}");
         assert!(t.contains("Bash(command: string)") && t.ends_with("\n\nShow the git diff."));
+    }
+
+    #[test]
+    fn where_the_prompt_goes_is_decided_by_config_probe_then_registry() {
+        use crate::proxy::probe::Evidence;
+        let gemma = lookup("gemma-3-270m-it");
+        let server = Some(Server::LlamaCppPython);
+        // Registry alone: Gemma 3 has no system role, SmolLM2 has one.
+        let mut g = EmulateSetup::for_model(&gemma, server, &EmulateConfig::default());
+        assert!(g.system_in_user);
+        assert_eq!(g.system_placement, SystemPlacement::Registry(None));
+        assert!(!setup().system_in_user);
+        // A probe that saw the template keep it wins over the registry
+        // (llama-server's fallback template for a GGUF without one)...
+        let kept = SystemProbe {
+            role: SystemRole::Kept,
+            evidence: Evidence::Template,
+        };
+        g.place_system(Ok(kept));
+        assert!(!g.system_in_user);
+        assert!(g
+            .describe()
+            .contains("prompt in the system message (start-up probe"));
+        // ...and one that saw it dropped folds it for any model.
+        let mut smol = setup();
+        smol.place_system(Ok(SystemProbe {
+            role: SystemRole::Dropped,
+            evidence: Evidence::PromptTokens {
+                with: 10,
+                without: 10,
+            },
+        }));
+        assert!(smol.system_in_user);
+        assert!(
+            smol.describe().contains("first user turn")
+                && smol
+                    .describe()
+                    .contains("10 prompt tokens with it, 10 without"),
+            "{}",
+            smol.describe()
+        );
+        // A failed probe leaves the registry's answer, with the reason.
+        let mut g = EmulateSetup::for_model(&gemma, server, &EmulateConfig::default());
+        g.place_system(Err(ProbeError::NoUsage));
+        assert!(g.system_in_user);
+        assert!(
+            matches!(&g.system_placement, SystemPlacement::Registry(Some(e)) if e.contains("usage"))
+        );
+        // The configuration wins over everything.
+        let over = EmulateConfig {
+            system_in_user: Some(false),
+            ..EmulateConfig::default()
+        };
+        let mut g = EmulateSetup::for_model(&gemma, server, &over);
+        g.place_system(Ok(SystemProbe {
+            role: SystemRole::Dropped,
+            evidence: Evidence::Rejected("no".into()),
+        }));
+        assert!(!g.system_in_user);
+        assert_eq!(g.system_placement, SystemPlacement::Config);
     }
 
     #[test]

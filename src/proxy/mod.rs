@@ -28,6 +28,7 @@ pub mod config;
 pub mod context;
 pub mod emulate;
 pub mod error;
+pub mod probe;
 pub mod retry;
 pub mod server;
 pub mod session;

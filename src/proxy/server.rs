@@ -119,7 +119,7 @@ impl Proxy {
             .normalize
             .then(|| super::stage::normalizer_factory(crate::normalize::Options::default(), 64));
         let server = emulate::probe_server(upstream.base()).await;
-        Ok(Proxy::with_probe(cfg, upstream, probe, server, stage))
+        Ok(Proxy::with_probe(cfg, upstream, probe, server, stage).await)
     }
 
     /// Like [`Proxy::start`], with a [`StageFactory`] whose stage runs
@@ -133,10 +133,10 @@ impl Proxy {
         let upstream = Upstream::new(&cfg)?;
         let probe = upstream.probe().await;
         let server = emulate::probe_server(upstream.base()).await;
-        Ok(Proxy::with_probe(cfg, upstream, probe, server, Some(stage)))
+        Ok(Proxy::with_probe(cfg, upstream, probe, server, Some(stage)).await)
     }
 
-    fn with_probe(
+    async fn with_probe(
         cfg: ProxyConfig,
         upstream: Upstream,
         probe: Probe,
@@ -161,7 +161,30 @@ impl Proxy {
         let context = cfg.context_tokens.or(probe.n_ctx);
         let mut emulated = HashMap::new();
         for m in default_model.iter().chain(cfg.models.values()) {
-            if let Some(setup) = emulate_setup(&cfg, server, m) {
+            if emulated.contains_key(m) {
+                continue;
+            }
+            if let Some(mut setup) = emulate_setup(&cfg, server, m) {
+                // Where the prompt goes: asked of the upstream's template
+                // once, here (a recognised local server only; a few
+                // prompt tokens, one generated).
+                if let (Some(kind), None, None) = (server, &probe.error, cfg.emulate.system_in_user)
+                {
+                    let found = super::probe::probe_system_role(
+                        &upstream,
+                        kind,
+                        m,
+                        cfg.limits.first_byte_timeout(),
+                    )
+                    .await;
+                    setup.place_system(found);
+                }
+                tracing::info!(
+                    model = %m,
+                    system_in_user = setup.system_in_user,
+                    why = %setup.system_placement,
+                    "emulation prompt placed"
+                );
                 emulated.insert(m.clone(), setup);
             }
         }

@@ -124,6 +124,42 @@ impl Upstream {
         }
     }
 
+    /// Sends one small non-streamed JSON request (`POST base + path`) and
+    /// returns the reply's JSON: for start-up probes
+    /// ([`super::probe`]), never for a client's request.
+    pub async fn post_json(
+        &self,
+        path: &str,
+        body: &Value,
+        timeout: Duration,
+    ) -> Result<Value, ProxyError> {
+        let url = format!("{}{path}", self.base);
+        let req = self.auth(self.client.post(&url), None).json(body);
+        let r = match tokio::time::timeout(timeout, req.send()).await {
+            Err(_) => {
+                return Err(ProxyError::UpstreamTimeout(format!(
+                    "POST {path}: no answer within {} s",
+                    timeout.as_secs()
+                )))
+            }
+            Ok(Err(e)) => return Err(ProxyError::UpstreamUnreachable(describe(&e))),
+            Ok(Ok(r)) => r,
+        };
+        if !r.status().is_success() {
+            let status = r.status().as_u16();
+            let message = error_message(r).await;
+            return Err(ProxyError::UpstreamStatus { status, message });
+        }
+        match tokio::time::timeout(timeout, r.json::<Value>()).await {
+            Err(_) => Err(ProxyError::UpstreamTimeout(format!(
+                "POST {path}: no body within {} s",
+                timeout.as_secs()
+            ))),
+            Ok(Err(e)) => Err(ProxyError::UpstreamFailed(describe(&e))),
+            Ok(Ok(v)) => Ok(v),
+        }
+    }
+
     /// Asks the upstream what it serves (`/v1/models`, and llama.cpp's
     /// `/props` for the context window). Never fails: what could not be
     /// learned is left out, with the reason.

@@ -174,7 +174,7 @@ impl Stage {
 fn report_json(r: &Report, name: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("ok".into(), json!(r.is_ok()));
-    m.insert("written_name".into(), json!(r.written_name));
+    m.insert("written_name".into(), json!(r.name_as_written(name)));
     m.insert("repairs".into(), json!(r.fixes));
     if r.fixes_omitted > 0 {
         m.insert("repairs_omitted".into(), json!(r.fixes_omitted));
