@@ -100,6 +100,24 @@ fn json_string(lit: &[u8]) -> Option<String> {
     serde_json::from_slice(lit).ok()
 }
 
+/// [`json_string`] of the literal in `buf`, made in `buf`'s allocation
+/// when the literal has no escape (a name: one allocation less per call);
+/// `buf` is left empty either way.
+fn json_string_in(buf: &mut Vec<u8>) -> Option<String> {
+    if let [b'"', inner @ .., b'"'] = buf.as_slice() {
+        if !inner.contains(&b'\\') {
+            let n = inner.len();
+            buf.copy_within(1..=n, 0);
+            buf.truncate(n);
+            // (Not UTF-8: no name, as `json_string` reads it.)
+            return String::from_utf8(std::mem::take(buf)).ok();
+        }
+    }
+    let name = json_string(buf);
+    buf.clear();
+    name
+}
+
 #[inline]
 fn unquote(key: &[u8]) -> &[u8] {
     if key.len() >= 2 && key[0] == b'"' && key[key.len() - 1] == b'"' {
@@ -607,7 +625,7 @@ impl CallShape {
                             // A blank name names nothing (nor does `null`,
                             // which never took this route).
                             if let Some(name) =
-                                json_string(&self.buf).filter(|n| !n.trim().is_empty())
+                                json_string_in(&mut self.buf).filter(|n| !n.trim().is_empty())
                             {
                                 self.name = Some(name);
                             }
@@ -1493,6 +1511,18 @@ impl ArgsWriter {
         d
     }
 
+    /// Writes the held bytes ([`ArgsWriter::write`]'s head) out. As the
+    /// arguments' first bytes (nothing written yet), the hold's allocation
+    /// becomes the arguments buffer: one allocation less per call.
+    fn put_held(&mut self) {
+        let held = std::mem::take(&mut self.hold);
+        if self.out.capacity() == 0 && !self.limited && held.len() <= self.limits.max_args_bytes {
+            self.out = held;
+        } else {
+            self.put(&held);
+        }
+    }
+
     fn put(&mut self, bytes: &[u8]) {
         if self.limited {
             return;
@@ -1561,13 +1591,11 @@ impl ArgsWriter {
                     self.mode = ArgsMode::WrapKey;
                 }
                 Mark::End(_) if self.depth == 0 => {
-                    let held = std::mem::take(&mut self.hold);
-                    self.put(&held);
+                    self.put_held();
                     self.mode = ArgsMode::Done;
                 }
                 _ => {
-                    let held = std::mem::take(&mut self.hold);
-                    self.put(&held);
+                    self.put_held();
                     self.mode = ArgsMode::Pass;
                 }
             },
@@ -1578,8 +1606,7 @@ impl ArgsWriter {
                     self.mode = ArgsMode::Unwrap;
                 }
                 _ => {
-                    let held = std::mem::take(&mut self.hold);
-                    self.put(&held);
+                    self.put_held();
                     self.mode = ArgsMode::Pass;
                     if let Mark::End(_) = mark {
                         if self.depth == 0 {
@@ -1660,6 +1687,11 @@ impl ArgsWriter {
         match self.mode {
             ArgsMode::ObjectHead | ArgsMode::WrapKey | ArgsMode::LiteralHead => {
                 if self.hold.len() + bytes.len() <= self.limits.max_token_bytes {
+                    if self.hold.capacity() == 0 {
+                        // Sized as the arguments buffer it may become
+                        // ([`ArgsWriter::put_held`]).
+                        self.hold.reserve(bytes.len().max(ARGS_FIRST_CAPACITY));
+                    }
                     self.hold.extend_from_slice(bytes);
                 } else if self.mode == ArgsMode::LiteralHead {
                     // A literal longer than a token (any literal, at a
@@ -1675,8 +1707,7 @@ impl ArgsWriter {
                     self.mode = ArgsMode::Wrap;
                 } else {
                     // A huge key or blank run: stop looking for a wrapper.
-                    let held = std::mem::take(&mut self.hold);
-                    self.put(&held);
+                    self.put_held();
                     self.put(bytes);
                     self.mode = ArgsMode::Pass;
                 }

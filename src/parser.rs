@@ -165,12 +165,25 @@ impl Table {
     /// the first eight bytes alone (false: it may, or `at` is shorter or
     /// `t` is not a literal; [`Pattern::matches`] decides). A literal that
     /// differs from `at` within their common length answers [`Match::No`].
+    ///
+    /// A shorter `at` (a chunk's last bytes, as 1- and 4-byte chunks give
+    /// at every `<`) is compared on its own length: the literals of the
+    /// pair list that differ from it within that length are ruled out
+    /// without a call.
     #[inline]
     fn ruled_out_early(&self, t: u16, at: &[u8]) -> bool {
         let (head, mask) = self.lit_head[t as usize];
         match at.first_chunk::<8>() {
             Some(w) => (u64::from_le_bytes(*w) ^ head) & mask != 0,
-            None => false,
+            None => {
+                // (`at` is never empty here; 0 would rule nothing out.)
+                let mut w = 0u64;
+                for (k, &b) in at.iter().enumerate() {
+                    w |= u64::from(b) << (8 * k);
+                }
+                let len_mask = (1u64 << (8 * at.len())) - 1;
+                (w ^ head) & mask & len_mask != 0
+            }
         }
     }
 
@@ -910,7 +923,11 @@ impl Parser {
                                 full = Some((t as usize, n));
                             }
                         }
-                        Match::Partial => partial = true,
+                        // (Held back whatever the others say.)
+                        Match::Partial => {
+                            partial = true;
+                            break;
+                        }
                         Match::No => {}
                     }
                 }
@@ -967,7 +984,12 @@ impl Parser {
                             full = Some((t as usize, n));
                         }
                     }
-                    Match::Partial => partial = true,
+                    // A trigger may still start here: the bytes are held
+                    // back whatever the other candidates say.
+                    Match::Partial => {
+                        partial = true;
+                        break;
+                    }
                     Match::No => {}
                 }
             }
@@ -1503,7 +1525,12 @@ mod tests {
                 if n < l.len() {
                     let mut w = l.to_vec();
                     w[n] ^= 0x20;
+                    // (And cut short: a chunk's last bytes, under 8.)
+                    inputs.push(w[..(n + 1).min(7)].to_vec());
                     inputs.push(w);
+                }
+                if (1..8).contains(&n) {
+                    inputs.push(l[..n].to_vec());
                 }
             }
         }
@@ -1519,6 +1546,16 @@ mod tests {
             }
         }
         assert!(early * 2 > no, "{early} of {no}");
+        // Short input is compared on its own length: `<|c` is no
+        // `<|python_tag|>`, `<|p` may be.
+        let py = t
+            .triggers
+            .iter()
+            .position(|tr| matches!(tr.pattern, Pattern::Lit(l) if l == b"<|python_tag|>"))
+            .expect("Llama's tag") as u16;
+        assert!(t.ruled_out_early(py, b"<|c"));
+        assert!(!t.ruled_out_early(py, b"<|p"));
+        assert!(!t.ruled_out_early(py, b""));
     }
 
     #[test]

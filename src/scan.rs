@@ -131,6 +131,9 @@ pub(crate) struct ByteFinder {
     small: Option<[u8; SMALL_SET]>,
     /// A set of one to three bytes, and how many (padded with its first).
     few: Option<([u8; 3], u8)>,
+    /// `small` or `few` is set: [`ByteFinder::set_find`] searches inputs
+    /// of 16 bytes or more.
+    vector: bool,
 }
 
 impl ByteFinder {
@@ -150,6 +153,7 @@ impl ByteFinder {
         ByteFinder {
             groups: set.chunks(3).map(<[u8]>::to_vec).collect(),
             table,
+            vector: small.is_some(),
             small,
             few: (!set.is_empty() && set.len() <= 3).then(|| {
                 let mut few = [set[0]; 3];
@@ -162,33 +166,46 @@ impl ByteFinder {
     /// [`ByteFinder::find`] with the byte table alone (one pass): for a
     /// short input, searched once.
     ///
+    /// In line: the byte loop, which is all a short input (a chunk of a few
+    /// bytes, the prose before a call) or a large set (the default table:
+    /// every dialect) needs; a longer input searched for a small set goes
+    /// to [`ByteFinder::set_find`], out of line (in line, its `memchr`
+    /// paths had kept this function out of line, some 45 instructions a
+    /// search on the default table: callgrind, the 100 B matrix cells).
+    #[inline]
+    pub(crate) fn table_find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let rest = hay.get(from..)?;
+        // (Not on a short input: there the set-up costs more than the table.)
+        if self.vector && rest.len() >= 16 {
+            return self.set_find(rest).map(|p| p + from);
+        }
+        let t = &self.table;
+        rest.iter().position(|&b| t[b as usize]).map(|p| p + from)
+    }
+
+    /// [`ByteFinder::table_find`] for a small set (`vector`) in `rest` of
+    /// 16 bytes or more: the first position holding one of the set's
+    /// bytes.
+    ///
     /// A small set (the triggers of one or two dialects) skips 16 bytes at
     /// a time that hold none of its bytes: a branch-free compare of each
     /// with every byte of the set, which the compiler vectorises (the table
     /// costs some seven instructions a byte; callgrind, a megabyte of prose
     /// in 64-byte chunks, `hermes` only: the finder was 46 % of the work).
-    #[inline]
-    pub(crate) fn table_find(&self, hay: &[u8], from: usize) -> Option<usize> {
-        let rest = hay.get(from..)?;
-        let t = &self.table;
-        // (Not on a short input, such as a chunk of a few bytes: there the
-        // set-up costs more than the table.)
-        if rest.len() < 16 {
-            return rest.iter().position(|&b| t[b as usize]).map(|p| p + from);
-        }
-        let mut skip = 0;
+    #[inline(never)]
+    fn set_find(&self, rest: &[u8]) -> Option<usize> {
         // Up to three bytes (one dialect's triggers, `<`, and the
         // reasoning markup's `[`): `memchr2`/`memchr3` (callgrind, 64
         // small Hermes calls in 64-byte chunks, `hermes` only: the
         // compare below cost some 250 instructions a chunk of text).
         if let Some((set, n)) = self.few {
-            let hit = match n {
+            return match n {
                 1 => memchr::memchr(set[0], rest),
                 2 => memchr::memchr2(set[0], set[1], rest),
                 _ => memchr::memchr3(set[0], set[1], set[2], rest),
             };
-            return hit.map(|p| p + from);
         }
+        let mut skip = 0;
         if let Some(set) = self.small.as_ref().filter(|_| rest.len() >= 32) {
             while let Some(Ok(block)) = rest.get(skip..skip + 16).map(<&[u8; 16]>::try_from) {
                 let hit = block.iter().fold(false, |acc, &c| {
@@ -200,10 +217,11 @@ impl ByteFinder {
                 skip += 16;
             }
         }
+        let t = &self.table;
         rest[skip..]
             .iter()
             .position(|&b| t[b as usize])
-            .map(|p| p + from + skip)
+            .map(|p| p + skip)
     }
 
     /// First position ≥ `from` of `hay` holding one of the finder's bytes.

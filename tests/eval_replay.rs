@@ -270,7 +270,9 @@ const TARGET_ARMS: [&str; 4] = ["g", "g-ls", "g-span", "g-ls-span"];
 /// own tool handling (b): simple right >= 16 of 20; exact >= (b) + 6 in
 /// simple and in medium; right and exact >= (b) in complex. (b) is the
 /// larger of the issue's figure and our recorded (b) where all 20 tasks of
-/// the tier were recorded. Checked only where the arm ran all 20.
+/// the tier were recorded (the stricter bar, which decides "met"); where
+/// ours is higher, the line also says whether the issue's own bar is met.
+/// Checked only where the arm ran all 20.
 fn targets(table: &Table, b: usize, checked: &[(usize, &str)]) -> String {
     let mut out = String::from("\n## Issue #49 targets (all 20 tasks per tier)\n\n");
     out.push_str(
@@ -310,15 +312,26 @@ fn targets(table: &Table, b: usize, checked: &[(usize, &str)]) -> String {
             any = true;
             let mark = |ok: bool| if ok { "met" } else { "NOT met" };
             let (sr, se, me) = (c[0].right as u32, c[0].exact as u32, c[1].exact as u32);
+            // The issue's own bar, where our (b) made the checked one stricter.
+            let issue_bar = |got: u32, tier: usize| {
+                let own = issue[tier].2;
+                if own < base[tier].1 {
+                    format!(" (issue's (b) {own} + 6: {})", mark(got >= own + 6))
+                } else {
+                    String::new()
+                }
+            };
             let (cr, ce) = (c[2].right as u32, c[2].exact as u32);
             let _ = writeln!(
                 out,
-                "- ({arm}) {model}: simple right {sr} >= 16: {}; simple exact {se} >= (b) {} + 6: {}; medium exact {me} >= (b) {} + 6: {}; complex right {cr} >= (b) {} and exact {ce} >= (b) {}: {}",
+                "- ({arm}) {model}: simple right {sr} >= 16: {}; simple exact {se} >= (b) {} + 6: {}{}; medium exact {me} >= (b) {} + 6: {}{}; complex right {cr} >= (b) {} and exact {ce} >= (b) {}: {}",
                 mark(sr >= 16),
                 base[0].1,
                 mark(se >= base[0].1 + 6),
+                issue_bar(se, 0),
                 base[1].1,
                 mark(me >= base[1].1 + 6),
+                issue_bar(me, 1),
                 base[2].0,
                 base[2].1,
                 mark(cr >= base[2].0 && ce >= base[2].1),

@@ -913,6 +913,20 @@ pub(crate) fn py_number(tok: &[u8]) -> Option<Vec<u8>> {
     if body.is_empty() {
         return None;
     }
+    // The commonest number, a short decimal integer without leading zeros
+    // (`3`; short: a JSON number that fits an `f64`, as below): itself
+    // (less a `+`), read without the copies below.
+    if body.len() <= 15
+        && body.iter().all(u8::is_ascii_digit)
+        && (body.len() == 1 || body[0] != b'0')
+    {
+        let mut out = Vec::with_capacity(body.len() + 1);
+        if neg {
+            out.push(b'-');
+        }
+        out.extend_from_slice(body);
+        return Some(out);
+    }
     // Underscores only between digits.
     let mut clean = Vec::with_capacity(body.len() + 2);
     for (k, &b) in body.iter().enumerate() {

@@ -57,7 +57,7 @@ use crate::toolkit::{EmulationFormat, SizeClass, Tool};
 /// two_step = false        # pick the tool by name first, then its arguments
 /// rank_tools = false      # offer the tools best match first
 /// copy_spans = 0          # string values: spans of the user's turn of up to N words (0: any)
-/// system_in_user = false  # the prompt leads the first user turn (no system message)
+/// system_in_user = true   # the prompt leads the first user turn (default: start-up probe, else registry)
 /// retries = 1             # validation retries (at most `[retries] validation`)
 /// size = "small"          # the size class's prompt and defaults (default: the registry's)
 /// ```

@@ -234,6 +234,47 @@ enum Phase {
     CdataEnd(usize),
 }
 
+/// Most parameter names [`Seen`] searches in a list before it moves them
+/// into a hash set.
+const SEEN_LIST: usize = 16;
+
+/// The parameter names of a call: a short list searched in order (a call
+/// has a few parameters: no hash set to allocate and no SipHash per name,
+/// some 600 instructions a call at the 100 B matrix cells), a hash set
+/// once there are more than [`SEEN_LIST`] (a call may have many: the work
+/// per name stays bounded).
+#[derive(Debug, Default)]
+struct Seen {
+    list: Vec<String>,
+    set: HashSet<String>,
+}
+
+impl Seen {
+    fn contains(&self, name: &str) -> bool {
+        if self.set.is_empty() {
+            self.list.iter().any(|n| n == name)
+        } else {
+            self.set.contains(name)
+        }
+    }
+
+    /// Adds `name` (not [`Seen::contains`]'d).
+    fn insert(&mut self, name: String) {
+        if self.set.is_empty() {
+            if self.list.len() < SEEN_LIST {
+                self.list.push(name);
+                return;
+            }
+            self.set.extend(self.list.drain(..));
+        }
+        self.set.insert(name);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.set.is_empty()
+    }
+}
+
 /// The current call.
 #[derive(Debug)]
 struct Call {
@@ -245,7 +286,7 @@ struct Call {
     /// `{` written.
     open: bool,
     /// The parameter names written (a set: a call may have many).
-    seen: HashSet<String>,
+    seen: Seen,
     value: Option<Value>,
     /// The open value's parameter is a duplicate: its content is dropped.
     discard: bool,
@@ -559,7 +600,7 @@ impl XmlCalls {
             out: Vec::with_capacity(crate::envelope::ARGS_FIRST_CAPACITY),
             emitted: 0,
             open: false,
-            seen: HashSet::new(),
+            seen: Seen::default(),
             value: None,
             discard: false,
             param: Vec::new(),
@@ -632,7 +673,9 @@ impl XmlCalls {
             v.begin(&mut call.out);
             call.seen.insert(key);
         }
-        call.param = name.to_vec();
+        // (Its buffer kept from the call's last parameter.)
+        call.param.clear();
+        call.param.extend_from_slice(name);
         call.value = Some(v);
         self.st = St::Value;
         self.phase = Phase::Fresh;
@@ -1940,4 +1983,26 @@ fn char_end(rest: &[u8], room: usize) -> Option<usize> {
         k += 1;
     }
     (k < rest.len() || k == room + 3).then_some(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seen_names_are_a_set_in_the_list_and_past_it() {
+        let mut seen = Seen::default();
+        assert!(seen.is_empty());
+        for n in 0..3 * SEEN_LIST {
+            let name = format!("p{n}");
+            assert!(!seen.contains(&name), "{name}");
+            seen.insert(name.clone());
+            assert!(seen.contains(&name), "{name}");
+            assert!(!seen.is_empty());
+            // Every name added before is still there, none other is.
+            assert!((0..=n).all(|k| seen.contains(&format!("p{k}"))));
+            assert!(!seen.contains(&format!("p{}", n + 1)));
+        }
+        assert!(seen.list.is_empty() && seen.set.len() == 3 * SEEN_LIST);
+    }
 }
