@@ -287,6 +287,13 @@ mod tests {
         let app = Router::new()
             .route("/apply-template", post(apply_template))
             .route("/v1/chat/completions", post(chat))
+            .route(
+                "/v1/models",
+                axum::routing::get(|| async {
+                    // llama-cpp-python's answer.
+                    Json(json!({"object": "list", "data": [{"id": "gemma-3-270m-it", "object": "model", "owned_by": "me"}]}))
+                }),
+            )
             .with_state(f);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -360,6 +367,40 @@ mod tests {
             .unwrap();
         assert_eq!(p.role, SystemRole::Dropped);
         assert!(matches!(&p.evidence, Evidence::Rejected(m) if m.contains("System role")));
+    }
+
+    #[tokio::test]
+    async fn the_proxy_asks_once_at_start_up_and_says_so() {
+        let (up, n) = fake(Template::Drops, false, true).await;
+        let proxy = crate::proxy::Proxy::start(ProxyConfig {
+            upstream: up.base().to_string(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let banner = proxy.describe();
+        assert!(
+            banner.contains("upstream server: llama_cpp.server")
+                && banner.contains(
+                    "prompt in the first user turn (start-up probe: system message dropped"
+                ),
+            "{banner}"
+        );
+        assert_eq!(n.load(Ordering::SeqCst), 2, "two probe requests, once");
+
+        // Overridden in the config: no probe request at all.
+        let (up, n) = fake(Template::Drops, false, true).await;
+        let mut cfg = ProxyConfig {
+            upstream: up.base().to_string(),
+            ..Default::default()
+        };
+        cfg.emulate.system_in_user = Some(false);
+        let banner = crate::proxy::Proxy::start(cfg).await.unwrap().describe();
+        assert!(
+            banner.contains("prompt in the system message ([emulate] system_in_user)"),
+            "{banner}"
+        );
+        assert_eq!(n.load(Ordering::SeqCst), 0);
     }
 
     #[tokio::test]

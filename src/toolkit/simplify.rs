@@ -127,8 +127,20 @@ pub struct Profile {
 /// made the most valid calls of the right tool on Claude Code's schemas
 /// (80, 200 or 1,000 characters; ties: the shorter), and optional
 /// parameters are removed when the model's calls that wrote one broke on
-/// it at least as often as they got it right.
+/// it at least as often as they got it right. Whether the profile
+/// simplifies at all comes from the direct run (the same prompts sent
+/// Claude Code's schemas simplified and as they are): where the simplified
+/// schemas made fewer valid calls of the right tool, the profile sends the
+/// schemas unsimplified ([`SimplifyOptions::none`]).
 pub mod measured {
+    /// SmolLM2-135M-Instruct: simplify at all. The direct run: 0 valid
+    /// calls of the right tool with its simplified schemas against 2 with
+    /// Claude Code's own (40 replies each), so no.
+    pub const SMOLLM2_SIMPLIFY: bool = false;
+    /// Gemma-3-270M-it: simplify at all. The direct run: 0 valid calls
+    /// either way (40 replies each), a tie, so 003's default (simplify)
+    /// stays.
+    pub const GEMMA3_SIMPLIFY: bool = true;
     /// SmolLM2-135M-Instruct: description cap (characters).
     pub const SMOLLM2_MAX_DESCRIPTION: usize = 80;
     /// SmolLM2-135M-Instruct: remove optional parameters.
@@ -189,28 +201,41 @@ impl Profile {
             ),
             "smollm2-135m" | "smollm2" => (
                 "smollm2-135m",
-                SimplifyOptions {
-                    remove_optional: SMOLLM2_REMOVE_OPTIONAL,
-                    max_description: Some(SMOLLM2_MAX_DESCRIPTION),
-                    ..d()
+                if SMOLLM2_SIMPLIFY {
+                    SimplifyOptions {
+                        remove_optional: SMOLLM2_REMOVE_OPTIONAL,
+                        max_description: Some(SMOLLM2_MAX_DESCRIPTION),
+                        ..d()
+                    }
+                } else {
+                    SimplifyOptions::none()
                 },
             ),
             "gemma-3-270m" | "gemma3-270m" => (
                 "gemma-3-270m",
-                SimplifyOptions {
-                    remove_optional: GEMMA3_REMOVE_OPTIONAL,
-                    max_description: Some(GEMMA3_MAX_DESCRIPTION),
-                    ..d()
+                if GEMMA3_SIMPLIFY {
+                    SimplifyOptions {
+                        remove_optional: GEMMA3_REMOVE_OPTIONAL,
+                        max_description: Some(GEMMA3_MAX_DESCRIPTION),
+                        ..d()
+                    }
+                } else {
+                    SimplifyOptions::none()
                 },
             ),
             // Small models not measured: what both measured small models
-            // agree on, the stricter setting where they differ.
+            // agree on, the stricter setting where they differ; no
+            // simplification when it lost on either.
             "small" => (
                 "small",
-                SimplifyOptions {
-                    remove_optional: SMOLLM2_REMOVE_OPTIONAL || GEMMA3_REMOVE_OPTIONAL,
-                    max_description: Some(SMOLLM2_MAX_DESCRIPTION.min(GEMMA3_MAX_DESCRIPTION)),
-                    ..d()
+                if SMOLLM2_SIMPLIFY && GEMMA3_SIMPLIFY {
+                    SimplifyOptions {
+                        remove_optional: SMOLLM2_REMOVE_OPTIONAL || GEMMA3_REMOVE_OPTIONAL,
+                        max_description: Some(SMOLLM2_MAX_DESCRIPTION.min(GEMMA3_MAX_DESCRIPTION)),
+                        ..d()
+                    }
+                } else {
+                    SimplifyOptions::none()
                 },
             ),
             // Medium models: 003's entry for its medium model (Qwen3-Coder-30B).
