@@ -45,7 +45,7 @@ enum ToolsCommand {
     },
     /// Simplify the schemas for small models (seed 003's strategy).
     Simplify {
-        /// qwen3-coder-30b, gpt-oss-20b, small, medium, large, default or none.
+        /// qwen3-coder-30b, gpt-oss-20b, smollm2-135m, gemma-3-270m, small, medium, large, default or none.
         #[arg(long, default_value = "default")]
         profile: String,
         /// The profile for this model id instead of --profile.
