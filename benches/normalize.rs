@@ -27,7 +27,9 @@
 //! `TS_PROFILE=normalize valgrind --tool=callgrind --toggle-collect='normalize::pass'
 //! target/test-release/deps/normalize-*`. The normalizer's share is the
 //! `normalize` count less the `parse` one. `TS_PROFILE=dump` prints every
-//! normalized event and report of the corpus instead (to diff two builds).
+//! normalized event and report of the corpus instead (to diff two builds);
+//! `TS_PROFILE=call` streams three single calls (valid, missing a required
+//! parameter, unknown tool) a thousand times each, to count one call.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -237,6 +239,86 @@ fn pass(replies: &[Reply], normalize: bool) -> usize {
         .sum()
 }
 
+/// Calls streamed one by one in `TS_PROFILE=call` (each function's
+/// inclusive count over callgrind's call count is the cost of one call).
+const PER_CALL_REPEATS: usize = 1000;
+
+/// `TS_PROFILE=call`: three calls against Claude Code's tools, each streamed
+/// [`PER_CALL_REPEATS`] times through a fresh [`Normalizer`] (events parsed
+/// once, outside; the normalized events dropped, as in `pass`): a valid
+/// `Read`, a `Read` missing its required `file_path`, and a tool that does
+/// not exist; and the valid call's events without a normalizer. Count each
+/// with `--toggle-collect='normalize::call_valid'` (and so on).
+fn per_call() -> usize {
+    let cc = claude_code();
+    let events = |text: &str| -> Vec<Vec<Event>> {
+        let parsed = parse(text.as_bytes(), &Config::default()).events;
+        (0..PER_CALL_REPEATS).map(|_| parsed.clone()).collect()
+    };
+    let valid = events(
+        r#"<tool_call>{"name": "Read", "arguments": {"file_path": "/etc/hosts", "limit": 20}}</tool_call>"#,
+    );
+    let missing = events(r#"<tool_call>{"name": "Read", "arguments": {"limit": 20}}</tool_call>"#);
+    let unknown = events(
+        r#"<tool_call>{"name": "read_hosts", "arguments": {"path": "/etc/hosts"}}</tool_call>"#,
+    );
+    let plain = events(
+        r#"<tool_call>{"name": "Read", "arguments": {"file_path": "/etc/hosts", "limit": 20}}</tool_call>"#,
+    );
+    call_valid(&cc, valid)
+        + call_missing(&cc, missing)
+        + call_unknown(&cc, unknown)
+        + call_events_only(plain)
+}
+
+/// The events of the valid call taken and dropped without a normalizer
+/// (what the consumer pays anyway: subtract it from the `call_*` counts).
+#[inline(never)]
+fn call_events_only(calls: Vec<Vec<Event>>) -> usize {
+    let mut ended = 0;
+    for events in calls {
+        for e in events {
+            ended += usize::from(matches!(e, Event::ToolEnd { .. }));
+        }
+    }
+    ended
+}
+
+/// Streams each call's events through a fresh normalizer; returns the
+/// reports that found no error.
+fn stream_calls(cat: &Arc<Catalog>, calls: Vec<Vec<Event>>) -> usize {
+    let mut ok = 0;
+    let mut outs = Vec::new();
+    for events in calls {
+        let mut norm = Normalizer::new(cat.clone());
+        for e in events {
+            norm.push_into(e, &mut outs);
+        }
+        for o in outs.drain(..) {
+            ok += usize::from(o.report.is_some_and(|r| r.is_ok()));
+        }
+    }
+    ok
+}
+
+#[inline(never)]
+fn call_valid(cat: &Arc<Catalog>, calls: Vec<Vec<Event>>) -> usize {
+    // Distinct bodies: identical ones would be merged into one symbol.
+    stream_calls(cat, calls) + black_box(1) - 1
+}
+
+#[inline(never)]
+fn call_missing(cat: &Arc<Catalog>, calls: Vec<Vec<Event>>) -> usize {
+    // Distinct bodies: identical ones would be merged into one symbol.
+    stream_calls(cat, calls) + black_box(2) - 2
+}
+
+#[inline(never)]
+fn call_unknown(cat: &Arc<Catalog>, calls: Vec<Vec<Event>>) -> usize {
+    // Distinct bodies: identical ones would be merged into one symbol.
+    stream_calls(cat, calls) + black_box(3) - 3
+}
+
 /// `TS_PROFILE=dump`: every normalized event of every reply, one a line
 /// (the report of a `ToolEnd` after it), to compare two builds' outputs.
 fn dump(replies: &[Reply]) {
@@ -276,6 +358,9 @@ fn profile() -> Option<usize> {
         .ok()
         .and_then(|p| p.parse().ok())
         .unwrap_or(3);
+    if mode == "call" {
+        return Some(per_call());
+    }
     let replies = corpus();
     if mode == "dump" {
         dump(&replies);

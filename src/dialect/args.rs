@@ -434,9 +434,12 @@ pub(crate) fn escape_str(s: &str, out: &mut Vec<u8>) {
 /// Appends `b` (valid UTF-8) as JSON string content; `del`: DEL is written
 /// `\u007f` (else as it is).
 pub(crate) fn escape_content(b: &[u8], out: &mut Vec<u8>, del: bool) {
-    // Room for the content at once (its escapes may grow it once more):
-    // not a growth per run between escapes.
-    out.reserve(b.len());
+    // Room for long content at once (its escapes may grow it once more):
+    // not a growth per run between escapes. (A short piece, as a streamed
+    // chunk gives, grows the buffer once at most anyway.)
+    if b.len() > 32 {
+        out.reserve(b.len());
+    }
     let mut start = 0;
     let mut i = 0;
     loop {

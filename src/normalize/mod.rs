@@ -169,7 +169,6 @@ impl CompiledTool {
             return KeyPlan::Keep;
         }
         if opts.param_names {
-            let folded = names::fold(key);
             let pick = |pred: &dyn Fn(&Prop) -> bool| -> Option<String> {
                 let mut hit = None;
                 for p in &self.props_list {
@@ -183,11 +182,15 @@ impl CompiledTool {
                 hit.filter(|p| !taken(&p.name)).map(|p| p.name.clone())
             };
             let mut to = None;
-            if !folded.is_empty() {
-                to = pick(&|p| p.folded == folded);
+            // `fold(key)` is empty only when every character is a separator.
+            if !names::folds_to(key, "") {
+                to = pick(&|p| names::folds_to(key, &p.folded));
             }
-            if to.is_none() && folded.chars().count() >= 3 {
-                to = pick(&|p| names::distance(&folded, &p.folded, 1).is_some());
+            if to.is_none() {
+                let folded = names::fold(key);
+                if folded.chars().count() >= 3 {
+                    to = pick(&|p| names::distance(&folded, &p.folded, 1).is_some());
+                }
             }
             if let Some(to) = to {
                 return KeyPlan::Rename(to);
@@ -225,6 +228,8 @@ pub struct Catalog {
     names: Vec<String>,
     /// `names`, each [`names::fold`]ed (for resolution and suggestions).
     folded_names: Vec<String>,
+    /// Some offered name carries a namespace prefix ([`names::any_namespaced`]).
+    namespaced: bool,
     by_name: HashMap<String, usize>,
     /// Names that needed more than an exact match, resolved before.
     memo: names::Memo,
@@ -447,8 +452,10 @@ impl Catalog {
                 required_mask,
             });
         }
+        let names: Vec<String> = compiled.iter().map(|t| t.name.clone()).collect();
         Catalog {
-            names: compiled.iter().map(|t| t.name.clone()).collect(),
+            namespaced: names::any_namespaced(&names),
+            names,
             folded_names: compiled.iter().map(|t| names::fold(&t.name)).collect(),
             tools: compiled,
             by_name,
@@ -499,7 +506,13 @@ impl Catalog {
         }
         self.memo
             .resolution(self.options.limits.max_remembered_names, name, || {
-                names::resolve(&self.names, &self.folded_names, name, &self.options)
+                names::resolve_in(
+                    &self.names,
+                    &self.folded_names,
+                    self.namespaced,
+                    name,
+                    &self.options,
+                )
             })
     }
 

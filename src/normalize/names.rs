@@ -176,12 +176,16 @@ pub(crate) fn folds_to(s: &str, folded: &str) -> bool {
     want.next().is_none()
 }
 
-/// True for a placeholder name copied from a prompt's format example.
-pub(crate) fn is_placeholder(name: &str) -> bool {
+/// True for a placeholder name copied from a prompt's format example
+/// (`folded`: `fold(name)`, used when nothing is trimmed around it).
+fn is_placeholder_folded(name: &str, folded: &str) -> bool {
     let inner = name
         .trim()
         .trim_start_matches(['<', '{', '['])
         .trim_end_matches(['>', '}', ']']);
+    if inner.len() == name.len() {
+        return PLACEHOLDERS.contains(&folded);
+    }
     PLACEHOLDERS.contains(&fold(inner).as_str())
 }
 
@@ -228,9 +232,28 @@ fn unique(names: &[String], pred: impl Fn(&str) -> bool) -> Option<usize> {
 
 /// Resolves `name` against the offered `names` (`folded`: each of them
 /// [`fold`]ed, in the same order, computed once per catalog).
+#[cfg(test)]
 pub(crate) fn resolve(
     names: &[String],
     folded_names: &[String],
+    name: &str,
+    opts: &Options,
+) -> Resolution {
+    resolve_in(names, folded_names, any_namespaced(names), name, opts)
+}
+
+/// True when an offered name carries a namespace prefix (`mcp__fs__read_file`):
+/// only then can a bare name written by the model resolve to one.
+pub(crate) fn any_namespaced(names: &[String]) -> bool {
+    names.iter().any(|n| bare_offered(n).is_some())
+}
+
+/// [`resolve`], told whether [`any_namespaced`] holds for `names`
+/// (computed once per catalog).
+pub(crate) fn resolve_in(
+    names: &[String],
+    folded_names: &[String],
+    namespaced: bool,
     name: &str,
     opts: &Options,
 ) -> Resolution {
@@ -263,20 +286,24 @@ pub(crate) fn resolve(
                 return Resolution::Tool(i, fix(FixKind::NameNamespace, i));
             }
         }
-        let hit = unique(names, |n| bare_offered(n) == Some(name)).or_else(|| {
-            opts.name_case
-                .then(|| {
-                    unique(names, |n| {
-                        bare_offered(n).is_some_and(|b| folds_to(b, &folded))
-                    })
+        let hit = namespaced
+            .then(|| {
+                unique(names, |n| bare_offered(n) == Some(name)).or_else(|| {
+                    opts.name_case
+                        .then(|| {
+                            unique(names, |n| {
+                                bare_offered(n).is_some_and(|b| folds_to(b, &folded))
+                            })
+                        })
+                        .flatten()
                 })
-                .flatten()
-        });
+            })
+            .flatten();
         if let Some(i) = hit {
             return Resolution::Tool(i, fix(FixKind::NameNamespace, i));
         }
     }
-    if is_placeholder(name) {
+    if is_placeholder_folded(name, &folded) {
         return if opts.placeholder_names {
             Resolution::Placeholder
         } else {

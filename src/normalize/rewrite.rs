@@ -68,7 +68,7 @@ enum St {
 }
 
 /// Where a value ends.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Scan {
     started: bool,
     depth: u32,
@@ -84,6 +84,7 @@ struct Scan {
     esc_extra: u64,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
     /// The byte belongs to the value, which goes on.
     More,
@@ -155,6 +156,52 @@ impl Scan {
             _ => {}
         }
         Step::More
+    }
+
+    /// Steps over the bytes of `rest` that belong to the value: how many,
+    /// and how the value ended (`None`: it goes on past `rest`). The same
+    /// state as [`Scan::step`] byte by byte, with runs of string contents,
+    /// of a scalar and of bytes inside a container that are not quotes or
+    /// brackets passed in bulk.
+    fn over(&mut self, rest: &[u8]) -> (usize, Option<Step>) {
+        let mut i = 0;
+        while i < rest.len() {
+            if self.in_str && !self.esc && self.hex == 0 {
+                let n = memchr::memchr2(b'"', b'\\', &rest[i..]).unwrap_or(rest.len() - i);
+                if n > 0 {
+                    self.bad |= rest[i..i + n].iter().fold(false, |a, &c| a | (c < 0x20));
+                    i += n;
+                    continue;
+                }
+            }
+            if self.scalar {
+                // A scalar runs up to its first separator byte.
+                let n = rest[i..]
+                    .iter()
+                    .position(|&c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+                    .unwrap_or(rest.len() - i);
+                i += n;
+                return (i, (i < rest.len()).then_some(Step::EndBefore));
+            }
+            if self.started && !self.in_str {
+                // Inside an array or object, up to its next quote or bracket
+                // (the only bytes `step` acts on there).
+                let n = rest[i..]
+                    .iter()
+                    .position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))
+                    .unwrap_or(rest.len() - i);
+                if n > 0 {
+                    i += n;
+                    continue;
+                }
+            }
+            match self.step(rest[i]) {
+                Step::More => i += 1,
+                Step::EndWith => return (i + 1, Some(Step::EndWith)),
+                Step::EndBefore => return (i, Some(Step::EndBefore)),
+            }
+        }
+        (i, None)
     }
 }
 
@@ -739,60 +786,19 @@ impl Rewriter {
                     }
                 }
                 St::Value(mode) => {
-                    // Bulk over string contents.
-                    if self.scan.in_str && !self.scan.esc && self.scan.hex == 0 {
-                        let rest = &bytes[i..];
-                        let n = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-                        if n > 0 {
-                            self.scan.bad |= rest[..n].iter().fold(false, |a, &c| a | (c < 0x20));
-                            self.take(cat, mode, &rest[..n]);
-                            i += n;
-                            continue;
-                        }
+                    // The value's bytes in this piece, taken in one go.
+                    let rest = &bytes[i..];
+                    let (n, end) = self.scan.over(rest);
+                    if n > 0 {
+                        self.take(cat, mode, &rest[..n]);
                     }
-                    // Bulk over a scalar (a number, `true`, …) up to its end.
-                    if self.scan.scalar {
-                        let rest = &bytes[i..];
-                        let n = rest
-                            .iter()
-                            .position(|&c| {
-                                matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')
-                            })
-                            .unwrap_or(rest.len());
-                        if n > 0 {
-                            self.take(cat, mode, &rest[..n]);
-                            i += n;
-                        }
-                        if i < bytes.len() {
-                            self.value_end(cat);
-                        }
-                        continue;
+                    i += n;
+                    if end.is_some() {
+                        // `EndWith`: its last byte was taken; `EndBefore`:
+                        // the byte at `i` is read again after it.
+                        self.value_end(cat);
                     }
-                    // Bulk inside an array or object, up to its next quote or
-                    // bracket (the only bytes `Scan::step` acts on there).
-                    if self.scan.started && !self.scan.in_str {
-                        let rest = &bytes[i..];
-                        let n = rest
-                            .iter()
-                            .position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))
-                            .unwrap_or(rest.len());
-                        if n > 0 {
-                            self.take(cat, mode, &rest[..n]);
-                            i += n;
-                            continue;
-                        }
-                    }
-                    match self.scan.step(b) {
-                        Step::More => self.take(cat, mode, &bytes[i..=i]),
-                        Step::EndWith => {
-                            self.take(cat, mode, &bytes[i..=i]);
-                            self.value_end(cat);
-                        }
-                        Step::EndBefore => {
-                            self.value_end(cat);
-                            continue;
-                        }
-                    }
+                    continue;
                 }
             }
             i += 1;
@@ -1135,7 +1141,8 @@ impl Rewriter {
     /// Runs a fresh rewriter (no wrapper detection) over `text` and takes
     /// its output, repairs and errors as this one's.
     pub(crate) fn nested(&mut self, cat: &Catalog, text: &[u8]) {
-        let mut inner = Rewriter::new(self.tool, self.fixes.max);
+        // A pooled one: its buffers are an earlier call's.
+        let mut inner = pooled(self.tool, self.fixes.max);
         inner.wrappers = false;
         inner.input.extend_from_slice(text);
         inner.run(cat, text);
@@ -1151,6 +1158,7 @@ impl Rewriter {
         self.undeclared |= inner.undeclared;
         self.fixes.absorb(std::mem::take(&mut inner.fixes));
         self.errors.append(&mut inner.errors);
+        recycle(inner);
     }
 }
 
@@ -1216,10 +1224,15 @@ fn plain_member(
 ) -> Option<(usize, u64, bool)> {
     let n = bytes.len();
     // The key.
+    // Keys are short: one plain pass finds the closing quote (an escape or
+    // a control byte first rules the member out, as `run` would read it).
     let k0 = i + 1;
-    let kn = memchr::memchr2(b'"', b'\\', bytes.get(k0..)?)?;
+    let kn = bytes
+        .get(k0..)?
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
     let key = &bytes[k0..k0 + kn];
-    if bytes[k0 + kn] != b'"' || key.iter().any(|&c| c < 0x20) {
+    if bytes[k0 + kn] != b'"' {
         return None;
     }
     // Compared as bytes (a declared name is UTF-8, so bytes that are not
@@ -1330,5 +1343,63 @@ fn placeholder_string(raw: &[u8]) -> bool {
     {
         Some(inner) => std::str::from_utf8(inner).is_ok_and(is_placeholder_text),
         None => serde_json::from_slice::<String>(raw).is_ok_and(|t| is_placeholder_text(&t)),
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::{Scan, Step};
+
+    /// Where `Scan::step` byte by byte ends the value in `bytes`: bytes
+    /// taken, how it ended, and the state after.
+    fn by_step(mut scan: Scan, bytes: &[u8]) -> (usize, Option<Step>, Scan) {
+        for (i, &b) in bytes.iter().enumerate() {
+            match scan.step(b) {
+                Step::More => {}
+                Step::EndWith => return (i + 1, Some(Step::EndWith), scan),
+                Step::EndBefore => return (i, Some(Step::EndBefore), scan),
+            }
+        }
+        (bytes.len(), None, scan)
+    }
+
+    /// `Scan::over` (the rewriter's bulk reading of a value) ends every
+    /// value where `Scan::step` byte by byte does, in the same state, at
+    /// every split of the input in two pieces.
+    #[test]
+    fn over_ends_as_step_does() {
+        let values: &[&[u8]] = &[
+            br#""plain text", "next""#,
+            br#""a \"quoted\" \\ word\n" }"#,
+            b"\"\\u00e9t\\u00E9 \\uD83D\\uDE00 \\uD800 x\"",
+            b"\"bad \\q escape\", 1",
+            b"\"raw\tcontrol\nbytes\"",
+            b"\"short \\u12\" tail",
+            br#"{"k": {"deep": [1, 2, {"s": "}]{["}], "t": true}, "u": null}, "after": 1"#,
+            br#"[1, [2, [3]], "]", {"a": "\"}"}] rest"#,
+            b"12345, \"x\"",
+            b"-1.5e+3}",
+            b"true ",
+            b"null",
+            b"nul",
+            br#"{"unclosed": [1, 2"#,
+            "\"caf\u{e9} \u{1F600}\", 2".as_bytes(),
+        ];
+        for v in values {
+            let want = by_step(Scan::default(), v);
+            for cut in 0..=v.len() {
+                let mut scan = Scan::default();
+                let (first, rest) = v.split_at(cut);
+                let (n, end) = scan.over(first);
+                let got = if end.is_some() {
+                    (n, end, scan)
+                } else {
+                    assert_eq!(n, first.len(), "{:?} cut {cut}", String::from_utf8_lossy(v));
+                    let (m, end) = scan.over(rest);
+                    (n + m, end, scan)
+                };
+                assert_eq!(got, want, "{:?} cut {cut}", String::from_utf8_lossy(v));
+            }
+        }
     }
 }

@@ -1119,7 +1119,7 @@ mod tests {
             smol.describe().contains("first user turn")
                 && smol
                     .describe()
-                    .contains("10 prompt tokens with it, 10 without"),
+                    .contains("10 prompt tokens with the marked one, 10 with a one-word one"),
             "{}",
             smol.describe()
         );

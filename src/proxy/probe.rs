@@ -17,7 +17,12 @@
 //! | server | how |
 //! |---|---|
 //! | `llama-server` | `POST /apply-template` with a system message carrying [`MARKER`]: is the marker in the rendered prompt? (no generation) |
-//! | `llama_cpp.server`, vLLM, Ollama (and `llama-server` without `/apply-template`) | two `POST /v1/chat/completions` with `max_tokens: 1`, one with the marked system message and one without: `usage.prompt_tokens` equal → dropped; a request rejected only with the system message → dropped |
+//! | `llama_cpp.server`, vLLM, Ollama (and `llama-server` without `/apply-template`) | two `POST /v1/chat/completions` with `max_tokens: 1`, one with the marked system message and one with a one-word system message: `usage.prompt_tokens` (nearly) equal → dropped; a system message rejected where a request without one is served → dropped |
+//!
+//! Both requests carry a system message because some templates insert a
+//! default system prompt when there is none (SmolLM2's: "You are a helpful
+//! AI assistant named SmolLM…", as many tokens as the marker): comparing
+//! with a request without one would read "dropped" there.
 //!
 //! When the probe cannot tell (no usage, an error, an unknown server), the
 //! registry decides ([`crate::model::ModelSpec::system_role`]: Gemma 1–3
@@ -36,9 +41,12 @@ use crate::toolkit::constrain::Server;
 pub const MARKER: &str =
     "toolstream start-up probe: this system message should reach the model unchanged.";
 
-/// Fewer extra prompt tokens than this with the marked system message
-/// means it did not get through (the marker is about 15 tokens in any
-/// tokenizer; a template that keeps only a role header adds 2–4).
+/// The short system message the marked one is compared with.
+const SHORT: &str = "OK.";
+
+/// Fewer extra prompt tokens than this with the marked system message than
+/// with [`SHORT`] means the system text did not get through (the marker is
+/// about 15 tokens in any tokenizer, `SHORT` 1–2).
 const MIN_EXTRA_TOKENS: u64 = 6;
 
 /// Whether a system message reaches the model.
@@ -55,11 +63,12 @@ pub enum SystemRole {
 pub enum Evidence {
     /// `llama-server`'s `/apply-template`: the marker is (not) in the prompt.
     Template,
-    /// `usage.prompt_tokens` with and without the marked system message.
+    /// `usage.prompt_tokens` with the marked system message and with a
+    /// one-word one.
     PromptTokens {
-        /// With the system message.
+        /// With the marked system message.
         with: u64,
-        /// Without it.
+        /// With the one-word system message instead.
         without: u64,
     },
     /// The request with a system message was rejected, the one without it
@@ -86,7 +95,7 @@ impl fmt::Display for SystemProbe {
             Evidence::Template => write!(f, "system message {verdict} by the template (/apply-template)"),
             Evidence::PromptTokens { with, without } => write!(
                 f,
-                "system message {verdict} by the template ({with} prompt tokens with it, {without} without)"
+                "system message {verdict} by the template ({with} prompt tokens with the marked one, {without} with a one-word one)"
             ),
             Evidence::Rejected(m) => write!(f, "system message rejected by the template: {m}"),
         }
@@ -114,12 +123,11 @@ impl fmt::Display for ProbeError {
 
 impl std::error::Error for ProbeError {}
 
-fn messages(system: bool) -> Value {
+fn messages(system: Option<&str>) -> Value {
     let user = json!({"role": "user", "content": "Say OK."});
-    if system {
-        json!([{"role": "system", "content": MARKER}, user])
-    } else {
-        json!([user])
+    match system {
+        Some(s) => json!([{"role": "system", "content": s}, user]),
+        None => json!([user]),
     }
 }
 
@@ -133,7 +141,7 @@ pub async fn probe_system_role(
     timeout: Duration,
 ) -> Result<SystemProbe, ProbeError> {
     if server == Server::LlamaServer {
-        let body = json!({"model": model, "messages": messages(true)});
+        let body = json!({"model": model, "messages": messages(Some(MARKER))});
         match upstream.post_json("/apply-template", &body, timeout).await {
             Ok(v) => {
                 if let Some(prompt) = v.get("prompt").and_then(Value::as_str) {
@@ -153,7 +161,7 @@ pub async fn probe_system_role(
             }
         }
     }
-    let request = |system: bool| {
+    let request = |system: Option<&str>| {
         json!({
             "model": model,
             "messages": messages(system),
@@ -162,25 +170,30 @@ pub async fn probe_system_role(
             "stream": false,
         })
     };
+    let ask = |system: Option<&str>| {
+        let body = request(system);
+        async move {
+            upstream
+                .post_json("/v1/chat/completions", &body, timeout)
+                .await
+        }
+    };
     let prompt_tokens = |v: &Value| v.pointer("/usage/prompt_tokens").and_then(Value::as_u64);
-    let without = upstream
-        .post_json("/v1/chat/completions", &request(false), timeout)
-        .await
-        .map_err(ProbeError::Upstream)?;
-    let without = prompt_tokens(&without).ok_or(ProbeError::NoUsage)?;
-    let with = match upstream
-        .post_json("/v1/chat/completions", &request(true), timeout)
-        .await
-    {
+    let with = match ask(Some(MARKER)).await {
         Ok(v) => prompt_tokens(&v).ok_or(ProbeError::NoUsage)?,
         Err(ProxyError::UpstreamStatus { status, message }) if (400..600).contains(&status) => {
+            // Rejected with a system message: dropped, if it is served
+            // without one (else the upstream is failing, not the template).
+            ask(None).await.map_err(ProbeError::Upstream)?;
             return Ok(SystemProbe {
                 role: SystemRole::Dropped,
                 evidence: Evidence::Rejected(format!("{status}: {message}")),
-            })
+            });
         }
         Err(e) => return Err(ProbeError::Upstream(e)),
     };
+    let short = ask(Some(SHORT)).await.map_err(ProbeError::Upstream)?;
+    let without = prompt_tokens(&short).ok_or(ProbeError::NoUsage)?;
     let role = if with >= without.saturating_add(MIN_EXTRA_TOKENS) {
         SystemRole::Kept
     } else {
@@ -210,6 +223,9 @@ mod tests {
     enum Template {
         /// Rendered as its own turn.
         Keeps,
+        /// Rendered, and a default system prompt as long as the marker
+        /// inserted when there is none (SmolLM2's template).
+        KeepsWithDefault,
         /// Left out (llama-cpp-python's `gemma` format).
         Drops,
         /// An error (Gemma 2's template).
@@ -226,7 +242,17 @@ mod tests {
 
     fn render(t: Template, body: &Value) -> Result<String, ()> {
         let mut out = String::new();
-        for m in body["messages"].as_array().into_iter().flatten() {
+        let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+        if matches!(t, Template::KeepsWithDefault)
+            && msgs.first().is_some_and(|m| m["role"] != "system")
+        {
+            // As many words as the marker.
+            out.push_str(&format!(
+                "<start_of_turn>system\n{}<end_of_turn>\n",
+                "default ".repeat(MARKER.split_whitespace().count())
+            ));
+        }
+        for m in &msgs {
             let role = m["role"].as_str().unwrap_or("");
             let content = m["content"].as_str().unwrap_or("");
             match (role, t) {
@@ -311,6 +337,7 @@ mod tests {
     async fn llama_server_renders_the_template_without_generating() {
         for (template, want) in [
             (Template::Keeps, SystemRole::Kept),
+            (Template::KeepsWithDefault, SystemRole::Kept),
             (Template::Drops, SystemRole::Dropped),
         ] {
             let (up, n) = fake(template, true, true).await;
@@ -336,16 +363,18 @@ mod tests {
         assert_eq!(with, without);
         assert_eq!(n.load(Ordering::SeqCst), 2);
 
-        let (up, _) = fake(Template::Keeps, false, true).await;
-        let p = probe_system_role(&up, Server::LlamaCppPython, "SmolLM2", T)
-            .await
-            .unwrap();
-        assert_eq!(p.role, SystemRole::Kept);
-        let Evidence::PromptTokens { with, without } = p.evidence else {
-            panic!("{p:?}")
-        };
-        assert!(with >= without + MIN_EXTRA_TOKENS, "{with} {without}");
-        assert!(p.to_string().contains("kept"), "{p}");
+        for template in [Template::Keeps, Template::KeepsWithDefault] {
+            let (up, _) = fake(template, false, true).await;
+            let p = probe_system_role(&up, Server::LlamaCppPython, "SmolLM2", T)
+                .await
+                .unwrap();
+            assert_eq!(p.role, SystemRole::Kept);
+            let Evidence::PromptTokens { with, without } = p.evidence else {
+                panic!("{p:?}")
+            };
+            assert!(with >= without + MIN_EXTRA_TOKENS, "{with} {without}");
+            assert!(p.to_string().contains("kept"), "{p}");
+        }
     }
 
     #[tokio::test]
