@@ -151,6 +151,24 @@ pub mod measured {
     pub const GEMMA3_REMOVE_OPTIONAL: bool = false;
 }
 
+/// A measured profile's options: 003's default strategy with the measured
+/// settings, or no simplification where it lost ([`measured`]).
+fn measured_options(
+    simplify: bool,
+    remove_optional: bool,
+    max_description: usize,
+) -> SimplifyOptions {
+    if simplify {
+        SimplifyOptions {
+            remove_optional,
+            max_description: Some(max_description),
+            ..SimplifyOptions::default()
+        }
+    } else {
+        SimplifyOptions::none()
+    }
+}
+
 impl Profile {
     /// The named profiles: 003's `qwen3-coder-30b` and `gpt-oss-20b`; the
     /// measured `smollm2-135m` and `gemma-3-270m` ([`measured`]); `small`,
@@ -201,42 +219,30 @@ impl Profile {
             ),
             "smollm2-135m" | "smollm2" => (
                 "smollm2-135m",
-                if SMOLLM2_SIMPLIFY {
-                    SimplifyOptions {
-                        remove_optional: SMOLLM2_REMOVE_OPTIONAL,
-                        max_description: Some(SMOLLM2_MAX_DESCRIPTION),
-                        ..d()
-                    }
-                } else {
-                    SimplifyOptions::none()
-                },
+                measured_options(
+                    SMOLLM2_SIMPLIFY,
+                    SMOLLM2_REMOVE_OPTIONAL,
+                    SMOLLM2_MAX_DESCRIPTION,
+                ),
             ),
             "gemma-3-270m" | "gemma3-270m" => (
                 "gemma-3-270m",
-                if GEMMA3_SIMPLIFY {
-                    SimplifyOptions {
-                        remove_optional: GEMMA3_REMOVE_OPTIONAL,
-                        max_description: Some(GEMMA3_MAX_DESCRIPTION),
-                        ..d()
-                    }
-                } else {
-                    SimplifyOptions::none()
-                },
+                measured_options(
+                    GEMMA3_SIMPLIFY,
+                    GEMMA3_REMOVE_OPTIONAL,
+                    GEMMA3_MAX_DESCRIPTION,
+                ),
             ),
             // Small models not measured: what both measured small models
             // agree on, the stricter setting where they differ; no
             // simplification when it lost on either.
             "small" => (
                 "small",
-                if SMOLLM2_SIMPLIFY && GEMMA3_SIMPLIFY {
-                    SimplifyOptions {
-                        remove_optional: SMOLLM2_REMOVE_OPTIONAL || GEMMA3_REMOVE_OPTIONAL,
-                        max_description: Some(SMOLLM2_MAX_DESCRIPTION.min(GEMMA3_MAX_DESCRIPTION)),
-                        ..d()
-                    }
-                } else {
-                    SimplifyOptions::none()
-                },
+                measured_options(
+                    SMOLLM2_SIMPLIFY && GEMMA3_SIMPLIFY,
+                    SMOLLM2_REMOVE_OPTIONAL || GEMMA3_REMOVE_OPTIONAL,
+                    SMOLLM2_MAX_DESCRIPTION.min(GEMMA3_MAX_DESCRIPTION),
+                ),
             ),
             // Medium models: 003's entry for its medium model (Qwen3-Coder-30B).
             "medium" => (
