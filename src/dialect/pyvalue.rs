@@ -31,8 +31,33 @@ use crate::scan::{match_lit, Match};
 
 /// The bytes a watched single-line string stops on (see
 /// [`ValueLexer::string`]): its quote (`'`, then `"`), `\\`, a newline and
-/// the parentheses.
+/// the parentheses, for a lookup a byte (short runs in [`watch_stop`]).
 static WATCH_STOPS: [[bool; 256]; 2] = [watch_stops(b'\''), watch_stops(b'"')];
+
+/// Position of the first byte of `s` that a watched single-line string
+/// (see [`ValueLexer::string`]) stops on: its quote `q` (`'` or `"`), `\\`,
+/// a newline or a parenthesis. From 32 bytes on, two SIMD searches, the
+/// parentheses (rare in text) only before the first of the others: a lookup
+/// a byte took 4-5 instructions a byte of every such string (a 10 KB one
+/// fed whole: a tenth of the parse). Shorter runs (small chunks) keep the
+/// lookup, which has no set-up cost (two searches cost some 100
+/// instructions on a 16-byte chunk, the lookup 70).
+#[inline(always)]
+fn watch_stop(s: &[u8], q: u8) -> Option<usize> {
+    if s.len() < 32 {
+        let stops = &WATCH_STOPS[usize::from(q == b'"')];
+        return s.iter().position(|&c| stops[c as usize]);
+    }
+    watch_stop_long(s, q)
+}
+
+/// [`watch_stop`] from 32 bytes on.
+#[inline(never)]
+fn watch_stop_long(s: &[u8], q: u8) -> Option<usize> {
+    let q = if q == b'"' { b'"' } else { b'\'' };
+    let first = memchr::memchr3(q, b'\\', b'\n', s);
+    memchr::memchr2(b'(', b')', &s[..first.unwrap_or(s.len())]).or(first)
+}
 
 const fn watch_stops(q: u8) -> [bool; 256] {
     let mut t = [false; 256];
@@ -1338,8 +1363,7 @@ impl ValueLexer {
                 // Its own JSON form.
                 return w.put_verbatim(input, at);
             }
-            let stops = &WATCH_STOPS[usize::from(s.q == b'"')];
-            if input.iter().any(|&c| stops[c as usize]) {
+            if watch_stop(input, s.q).is_some() {
                 return false;
             }
         }
@@ -1829,8 +1853,7 @@ impl ValueLexer {
             let watch = python && !s.triple && !s.json && self.stack.is_empty();
             let found = if watch {
                 // A quoted string's quote is `'` or `"`.
-                let stops = &WATCH_STOPS[usize::from(s.q == b'"')];
-                input[i..].iter().position(|&c| stops[c as usize])
+                watch_stop(&input[i..], s.q)
             } else {
                 memchr::memchr3(s.q, b'\\', b'\n', &input[i..])
             };
@@ -2487,6 +2510,37 @@ impl ValueLexer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `watch_stop` finds the first byte the table lookup finds, for both
+    /// quotes, wherever stops sit (first, last, none, several, parentheses
+    /// before and after the other stops, in the SIMD searches' long and
+    /// short ranges).
+    #[test]
+    fn watch_stop_is_the_table_lookup() {
+        let stops = [
+            b'\'', b'"', b'\\', b'\n', b'(', b')', b'\r', b'x', 0xC3, b'{',
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for len in [0, 1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 200] {
+            for round in 0..60 {
+                let mut s = vec![b'a'; len];
+                let n = if round == 0 { 0 } else { 1 + round % 4 };
+                for _ in 0..n {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    if len > 0 {
+                        s[(seed % len as u64) as usize] = stops[((seed >> 32) % 10) as usize];
+                    }
+                }
+                for q in [b'\'', b'"'] {
+                    let table = &WATCH_STOPS[usize::from(q == b'"')];
+                    let want = s.iter().position(|&c| table[c as usize]);
+                    assert_eq!(watch_stop(&s, q), want, "{:?} q={}", s, q as char);
+                }
+            }
+        }
+    }
 
     /// `Writer::put` skips runs of string content; its last cut position
     /// must be the one a byte-by-byte reading finds, wherever the text is
