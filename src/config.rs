@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::dialect::Dialect;
 use crate::error::ToolsError;
+use crate::event::CompactString;
 
 /// Resource limits. Every buffer the parser holds is bounded by one of these;
 /// they are a security boundary for untrusted model output.
@@ -133,25 +134,22 @@ impl fmt::Display for LimitKind {
 /// Generates the id of a call whose model did not write one.
 ///
 /// The default produces `call_0`, `call_1`, … from the call index, so output
-/// is deterministic.
-#[derive(Clone)]
-pub struct IdGenerator(Arc<dyn Fn(usize) -> String + Send + Sync>);
+/// is deterministic (made in place, without an allocation).
+#[derive(Clone, Default)]
+pub struct IdGenerator(Option<Arc<dyn Fn(usize) -> String + Send + Sync>>);
 
 impl IdGenerator {
     /// Wraps a function from call index to id.
     pub fn new(f: impl Fn(usize) -> String + Send + Sync + 'static) -> Self {
-        IdGenerator(Arc::new(f))
+        IdGenerator(Some(Arc::new(f)))
     }
 
     /// The id for call `index`.
-    pub fn id(&self, index: usize) -> String {
-        (self.0)(index)
-    }
-}
-
-impl Default for IdGenerator {
-    fn default() -> Self {
-        IdGenerator::new(call_id)
+    pub fn id(&self, index: usize) -> CompactString {
+        match &self.0 {
+            Some(f) => CompactString::from(f(index)),
+            None => call_id(index),
+        }
     }
 }
 
@@ -165,9 +163,9 @@ fn dots_as_underscores(name: &str, written: &str) -> bool {
             .all(|(n, w)| n == w || (n == b'.' && w == b'_'))
 }
 
-/// `call_{index}`, written without the formatting machinery (one exact
-/// allocation; this runs once per call).
-fn call_id(index: usize) -> String {
+/// The default id of call `index`: `call_` and its digits (at most 25
+/// bytes: held inline by [`CompactString`] up to index 10^19 - 1).
+fn call_id(index: usize) -> CompactString {
     let mut digits = [0u8; 20];
     let mut n = index;
     let mut k = digits.len();
@@ -179,8 +177,7 @@ fn call_id(index: usize) -> String {
             break;
         }
     }
-    let mut id = String::with_capacity(5 + digits.len() - k);
-    id.push_str("call_");
+    let mut id = CompactString::const_new("call_");
     for &d in &digits[k..] {
         id.push(char::from(d));
     }

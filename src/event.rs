@@ -24,6 +24,14 @@ mod delta;
 pub(crate) use delta::word;
 pub use delta::Delta;
 
+/// A tool call's id or name, as [`Event::ToolStart`] and [`ToolCall`] carry
+/// it: a string of up to 24 bytes is held inline (no allocation — the
+/// names and ids models write), a longer one on the heap. It derefs to
+/// `str`, compares with `&str` and `String`, and converts from both
+/// (`"get_weather".into()`, `CompactString::from(s)`); `to_string()` gives a
+/// `String`. (The `compact_str` crate's type.)
+pub use compact_str::CompactString;
+
 /// A half-open byte range `[start, end)` in the input stream.
 ///
 /// Offsets are absolute: they count every byte fed to the parser since it was
@@ -373,9 +381,9 @@ pub struct ToolCall {
     /// Position of the call in the stream, counting from 0.
     pub index: usize,
     /// The call id: the model's own where it wrote one, else a generated one.
-    pub id: String,
+    pub id: CompactString,
     /// The tool name.
-    pub name: String,
+    pub name: CompactString,
     /// The complete arguments: always a valid JSON object text.
     pub arguments: String,
     /// The repairs applied, in input order.
@@ -427,9 +435,9 @@ pub enum Event {
         /// Position of the call in the stream.
         index: usize,
         /// Call id.
-        id: String,
+        id: CompactString,
         /// Tool name.
-        name: String,
+        name: CompactString,
         /// The input that made the name known.
         span: Span,
     },

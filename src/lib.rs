@@ -46,8 +46,8 @@ pub use dialect::Dialect;
 pub use encode::{EncodeOptions, Encoder, Target};
 pub use error::{NoJson, ToolsError, UnknownDialect};
 pub use event::{
-    Delta, DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair, RepairKind, Span,
-    ToolCall, Usage,
+    CompactString, Delta, DiagnosticKind, ErrorKind, Event, FinishReason, OpaqueKind, Repair,
+    RepairKind, Span, ToolCall, Usage,
 };
 pub use frame::{FrameError, FrameLimits};
 pub use model::{ModelRoute, ModelSpec};

@@ -323,7 +323,7 @@ proptest::proptest! {
         let split = decode_split(&input, &cuts, &opts());
         check_contracts(&split);
         proptest::prop_assert_eq!(&split, &whole);
-        let mut names: Vec<String> = summarize(&split).calls.into_iter().map(|c| c.name).collect();
+        let mut names: Vec<String> = summarize(&split).calls.into_iter().map(|c| c.name.to_string()).collect();
         names.sort();
         proptest::prop_assert_eq!(names, vec!["a".to_string(), "b".to_string()]);
     }

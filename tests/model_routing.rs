@@ -227,7 +227,7 @@ fn calls(text: &str, cfg: &Config) -> Vec<Call> {
         .into_iter()
         .map(|c| {
             let args = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
-            (c.name, args)
+            (c.name.to_string(), args)
         })
         .collect()
 }

@@ -161,8 +161,8 @@ fn labelled_valid_calls_need_no_repair() {
         for (i, c) in label["calls"].as_array().into_iter().flatten().enumerate() {
             let call = ToolCall {
                 index: i,
-                id: format!("call_{i}"),
-                name: c["name"].as_str().unwrap_or_default().to_owned(),
+                id: format!("call_{i}").into(),
+                name: c["name"].as_str().unwrap_or_default().to_owned().into(),
                 arguments: c["arguments"].to_string(),
                 repairs: Vec::new(),
                 truncated: false,

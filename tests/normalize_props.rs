@@ -228,7 +228,7 @@ fn streamed(
             Event::ToolEnd { call, .. } => {
                 let report = *e.report.expect("a report on every ToolEnd");
                 end = Some(Outcome {
-                    name: call.name.clone(),
+                    name: call.name.to_string(),
                     arguments: call.arguments.clone(),
                     report,
                 });

@@ -217,7 +217,7 @@ async fn smollm2_emulated_by_default() {
         let (name, args) = if stream {
             let c = calls(&decode(&body));
             assert_eq!(c.len(), 1, "{body}");
-            (c[0].name.clone(), c[0].arguments_value().unwrap())
+            (c[0].name.to_string(), c[0].arguments_value().unwrap())
         } else {
             let v: Value = serde_json::from_str(&body).unwrap();
             assert_eq!(v["choices"][0]["finish_reason"], "tool_calls", "{body}");

@@ -1077,7 +1077,7 @@ fn sequence(events: &[Event]) -> Vec<String> {
             }
             Event::ToolStart { index, name, .. } => {
                 at.push((*index, out.len()));
-                out.push(name.clone());
+                out.push(name.to_string());
             }
             Event::ToolEnd { call, .. } => {
                 let a: Value = serde_json::from_str(&call.arguments).unwrap();

@@ -80,7 +80,7 @@ fn calls(text: &str, cfg: &Config) -> Vec<(String, Value)> {
     parse(text.as_bytes(), cfg)
         .calls
         .into_iter()
-        .map(|c| (c.name.clone(), c.arguments_value().unwrap()))
+        .map(|c| (c.name.to_string(), c.arguments_value().unwrap()))
         .collect()
 }
 

@@ -472,7 +472,11 @@ impl JsonCalls {
                 }
             }
             if self.track[k].local.is_none() {
-                let Some(name) = self.router.calls[k].call_name().map(str::to_owned) else {
+                // (Held inline: a name of up to 24 bytes costs no allocation.)
+                let Some(name) = self.router.calls[k]
+                    .call_name()
+                    .map(crate::event::CompactString::from)
+                else {
                     continue;
                 };
                 self.any_named = true;

@@ -81,7 +81,7 @@
 use crate::arena::Arena;
 use crate::config::Config;
 use crate::error::UnknownDialect;
-use crate::event::{DiagnosticKind, Event, Repair, Span, ToolCall};
+use crate::event::{CompactString, DiagnosticKind, Event, Repair, Span, ToolCall};
 use crate::scan::Pattern;
 
 pub(crate) mod args;
@@ -537,8 +537,8 @@ impl LaneHost<'_> {
 #[derive(Debug)]
 struct Local {
     index: usize,
-    id: String,
-    name: String,
+    id: CompactString,
+    name: CompactString,
 }
 
 /// Collects the events of the current block, held until it commits.
@@ -651,11 +651,17 @@ impl Cx<'_> {
     }
 
     /// Starts a call; returns its block-local number.
-    pub(crate) fn start(&mut self, name: String, model_id: Option<String>, span: Span) -> usize {
+    pub(crate) fn start(
+        &mut self,
+        name: impl Into<CompactString>,
+        model_id: Option<String>,
+        span: Span,
+    ) -> usize {
+        let name = name.into();
         let index = self.em.next_index;
         self.em.next_index += 1;
         let id = match model_id {
-            Some(id) if !id.is_empty() => id,
+            Some(id) if !id.is_empty() => CompactString::from(id),
             _ => self.cfg.ids.id(index),
         };
         self.em.pending.push(Event::ToolStart {

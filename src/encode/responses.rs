@@ -267,7 +267,7 @@ impl ResponsesEncoder {
                 self.close_open(out);
                 self.ncalls += 1;
                 let oi = self.output.len();
-                let item = if self.custom.contains(name) {
+                let item = if self.custom.contains(name.as_str()) {
                     self.custom_open.insert(oi);
                     json!({"id": Self::item_id("ctc", oi), "type": "custom_tool_call", "status": "in_progress",
                            "input": "", "call_id": id, "name": name})

@@ -736,7 +736,7 @@ impl Catalog {
     pub fn normalize_call(&self, call: &ToolCall) -> (ToolCall, Report) {
         let out = self.normalize(&call.name, &call.arguments);
         let mut c = call.clone();
-        c.name = out.name;
+        c.name = out.name.into();
         c.arguments = out.arguments;
         (c, out.report)
     }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::event::{Delta, Event, Span, ToolCall};
+use crate::event::{CompactString, Delta, Event, Span, ToolCall};
 
 use super::error::Fix;
 use super::names::Resolution;
@@ -95,14 +95,17 @@ enum CallState {
     /// A placeholder name: the tool is chosen from the arguments, so the
     /// call is held whole until it ends.
     Held {
-        id: String,
-        written: String,
+        id: CompactString,
+        written: CompactString,
         start: Span,
         args: Vec<u8>,
     },
     /// No tool: passed through as written, reported at its end (`placeholder`:
     /// a placeholder name whose arguments grew too long to hold).
-    Unknown { written: String, placeholder: bool },
+    Unknown {
+        written: CompactString,
+        placeholder: bool,
+    },
 }
 
 /// The streaming normalizer: feed it the events of a parser or stream
@@ -198,7 +201,10 @@ impl Normalizer {
                         let (written, name) = if fix.is_none() {
                             (None, name)
                         } else {
-                            (Some(name), cat.names()[i].clone())
+                            (
+                                Some(name.to_string()),
+                                CompactString::from(cat.names()[i].as_str()),
+                            )
                         };
                         out.push(Normalized::plain(Event::ToolStart {
                             index,
@@ -305,7 +311,7 @@ impl Normalizer {
                 let errors = cat.check(&rw);
                 let name = &cat.names()[rw.tool()];
                 if call.name != *name {
-                    call.name.clone_from(name);
+                    call.name = CompactString::from(name.as_str());
                 }
                 if !rw.output_utf8 {
                     // The parser's text becomes the pooled rewriter's next
@@ -339,13 +345,13 @@ impl Normalizer {
                     Some((i, text, fixes)) => {
                         let fix = cat.placeholder_fix(&written, i);
                         let report = Report::build(
-                            Some(written),
+                            Some(written.to_string()),
                             Some(fix),
                             fixes,
                             Vec::new(),
                             cat.options().limits.max_repairs,
                         );
-                        (cat.names()[i].clone(), text, report)
+                        (CompactString::from(cat.names()[i].as_str()), text, report)
                     }
                     None => {
                         // Passed on under the name as written.
@@ -374,13 +380,13 @@ impl Normalizer {
             }) => Report {
                 errors: vec![cat.unknown(&written, placeholder)],
                 // The call keeps the name it came with.
-                written_name: (written != call.name).then_some(written),
+                written_name: (written != call.name).then_some(written.to_string()),
                 ..Report::default()
             },
             None => {
                 // An end without a start: normalized whole.
                 let o = cat.normalize(&call.name, &call.arguments);
-                call.name = o.name;
+                call.name = o.name.into();
                 call.arguments = o.arguments;
                 o.report
             }

@@ -685,7 +685,7 @@ fn corpus_real_calls() -> Vec<(Arc<Catalog>, String, String)> {
                 &crate::Config::default().with_tools(t.clone()),
             );
             for c in parsed.calls {
-                cases.push((cat.clone(), c.name.clone(), c.arguments.clone()));
+                cases.push((cat.clone(), c.name.to_string(), c.arguments.clone()));
             }
         }
     }

@@ -452,12 +452,12 @@ impl Calls {
         c.index = Some(index);
         self.indexes[c.handle] = Some(index);
         if c.id.is_empty() {
-            c.id = self.ids.id(index);
+            c.id = self.ids.id(index).to_string();
         }
         out.push(Event::ToolStart {
             index,
-            id: c.id.clone(),
-            name: c.name.clone(),
+            id: c.id.clone().into(),
+            name: c.name.clone().into(),
             span,
         });
         if let Some(delta) = c.args.take_delta() {
@@ -541,8 +541,8 @@ impl Calls {
         out.push(Event::ToolEnd {
             call: Box::new(ToolCall {
                 index: pos,
-                id: c.id,
-                name: c.name,
+                id: c.id.into(),
+                name: c.name.into(),
                 arguments,
                 repairs,
                 truncated,

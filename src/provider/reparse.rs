@@ -301,7 +301,7 @@ impl Reparser {
     fn unique_id(&mut self, id: String, merged: usize) -> String {
         let mut id = id;
         if self.ids_used.contains(&id) {
-            id = self.ids.id(merged);
+            id = self.ids.id(merged).to_string();
             let mut n = 1;
             while self.ids_used.contains(&id) {
                 id = format!("{}_{n}", self.ids.id(merged));
@@ -329,15 +329,21 @@ impl Reparser {
                     }
                     self.pending.push(Pending {
                         index,
-                        id,
-                        name,
+                        id: id.to_string(),
+                        name: name.to_string(),
                         span,
                         args: Vec::new(),
                         end: None,
                     });
                     Route::Pending
                 } else {
-                    Route::Stream(self.stream_start(src, id, name, span, out))
+                    Route::Stream(self.stream_start(
+                        src,
+                        id.to_string(),
+                        name.to_string(),
+                        span,
+                        out,
+                    ))
                 };
                 self.routes[s].insert(index, route);
             }
@@ -365,13 +371,13 @@ impl Reparser {
                 Some(Route::Stream(m)) => {
                     call.index = m;
                     if let Some(id) = self.final_ids.remove(&m) {
-                        call.id = id;
+                        call.id = id.into();
                     }
                     self.inflight[s] = self.inflight[s].saturating_sub(1);
                     self.emitted.push(Emitted {
                         src,
                         index: m,
-                        name: call.name.clone(),
+                        name: call.name.to_string(),
                         args: serde_json::from_str(&call.arguments).ok(),
                         matched: false,
                     });
@@ -415,8 +421,8 @@ impl Reparser {
         self.final_ids.insert(m, id.clone());
         out.push(Event::ToolStart {
             index: m,
-            id,
-            name,
+            id: id.into(),
+            name: name.into(),
             span,
         });
         m
@@ -490,7 +496,7 @@ impl Reparser {
             self.next += 1;
             let mut call = h.call;
             call.index = m;
-            call.id = self.unique_id(call.id, m);
+            call.id = self.unique_id(call.id.to_string(), m).into();
             out.push(Event::ToolStart {
                 index: m,
                 id: call.id.clone(),
@@ -505,7 +511,7 @@ impl Reparser {
             self.emitted.push(Emitted {
                 src: h.src,
                 index: m,
-                name: call.name.clone(),
+                name: call.name.to_string(),
                 args,
                 matched: false,
             });

@@ -864,7 +864,7 @@ impl CallStage for EchoFilter {
                         self.held.clear();
                         let text = format!(
                             "{{\"tool\": {}, \"arguments\": {}}}",
-                            Value::String(call.name.clone()),
+                            Value::String(call.name.to_string()),
                             call.arguments
                         );
                         out.push(Event::Text {

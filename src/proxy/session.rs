@@ -543,13 +543,13 @@ impl Session {
                 Event::ToolStart { name, .. } => {
                     let n = self.tools.client_name(name);
                     if n != name {
-                        *name = n.to_string();
+                        *name = n.to_string().into();
                     }
                 }
                 Event::ToolEnd { call, .. } => {
                     let n = self.tools.client_name(&call.name);
                     if n != call.name {
-                        call.name = n.to_string();
+                        call.name = n.to_string().into();
                     }
                 }
                 _ => {}
@@ -690,12 +690,12 @@ impl Session {
         let failures = same.iter().filter(|c| c.failed).count();
         let verdict = if failures >= opts.max_failures.max(1) {
             Verdict::FailingRetry {
-                name: call.name.clone(),
+                name: call.name.to_string(),
                 failures,
             }
         } else if same.len() + 1 >= opts.max_repeats.max(2) {
             Verdict::Repeated {
-                name: call.name.clone(),
+                name: call.name.to_string(),
                 count: same.len() + 1,
             }
         } else {
@@ -719,7 +719,7 @@ impl Session {
         match self.reject(&call) {
             Some(r) if self.may_retry() => {
                 self.reply_attempt.push(AttemptCall {
-                    id: call.id.clone(),
+                    id: call.id.to_string(),
                     name: self.tools.upstream_name_of(&call.name).to_string(),
                     arguments: call.arguments.clone(),
                     feedback: Some(r.message().to_string()),
@@ -737,12 +737,12 @@ impl Session {
                     return;
                 }
                 self.reply_attempt.push(AttemptCall {
-                    id: call.id.clone(),
+                    id: call.id.to_string(),
                     name: self.tools.upstream_name_of(&call.name).to_string(),
                     arguments: call.arguments.clone(),
                     feedback: None,
                 });
-                self.sent.push((call.name.clone(), args));
+                self.sent.push((call.name.to_string(), args));
                 self.release_call(evs, out);
             }
         }
@@ -771,14 +771,14 @@ impl Session {
         let new_id = id.as_ref().map(|id| {
             let mut n = id.clone();
             let mut k = 1;
-            while self.sent_ids.contains(&n) {
+            while self.sent_ids.iter().any(|s| s == n.as_str()) {
                 k += 1;
-                n = format!("{id}_{k}");
+                n = format!("{id}_{k}").into();
             }
             n
         });
         if let Some(n) = &new_id {
-            self.sent_ids.push(n.clone());
+            self.sent_ids.push(n.to_string());
         }
         for e in &mut evs {
             match e {
@@ -1132,7 +1132,7 @@ mod tests {
             .iter()
             .filter_map(|e| match e {
                 Event::ToolEnd { call, .. } => {
-                    Some((call.index, call.id.clone(), call.arguments.clone()))
+                    Some((call.index, call.id.to_string(), call.arguments.clone()))
                 }
                 _ => None,
             })

@@ -143,7 +143,7 @@ fn run_ts(env: &Env, chunks: &[&str], events: &mut Vec<Event>) -> Got {
                 Event::Text { text, .. } => got
                     .text
                     .push_str(std::str::from_utf8(&text).expect("UTF-8 text")),
-                Event::ToolEnd { call, .. } => got.calls.push((call.name, call.arguments)),
+                Event::ToolEnd { call, .. } => got.calls.push((call.name.to_string(), call.arguments)),
                 _ => {}
             }
         }

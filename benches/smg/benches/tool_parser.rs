@@ -126,7 +126,7 @@ fn run_toolstream(
     let mut take = |events: &mut Vec<Event>| {
         for e in events.drain(..) {
             if let Event::ToolEnd { call, .. } = e {
-                calls.push((call.name, call.arguments));
+                calls.push((call.name.to_string(), call.arguments));
             }
         }
     };

@@ -121,7 +121,7 @@ impl Stage {
         }
         for n in out {
             if let (Event::ToolEnd { call, .. }, Some(r)) = (&n.event, n.report) {
-                self.reports.insert(call.index, (call.name.clone(), *r));
+                self.reports.insert(call.index, (call.name.to_string(), *r));
             }
             events.push(n.event);
         }

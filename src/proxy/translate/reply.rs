@@ -202,7 +202,7 @@ impl Reply {
                 Part::Thinking(t, _) => output.push(json!({
                     "id": format!("rs_{n}"), "type": "reasoning", "summary": [{"type": "summary_text", "text": t}],
                 })),
-                Part::Call(c) if custom.contains(&c.name) => output.push(json!({
+                Part::Call(c) if custom.contains(c.name.as_str()) => output.push(json!({
                     "id": format!("ctc_{n}"), "type": "custom_tool_call",
                     "status": if c.truncated { "incomplete" } else { "completed" },
                     "call_id": c.id, "name": c.name, "input": custom_input(&c.arguments),
