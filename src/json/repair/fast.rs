@@ -806,14 +806,23 @@ pub(super) fn str_plain(input: &[u8], i: usize) -> usize {
 
 /// [`str_body`] (`ESC`: valid escapes are content) and [`str_plain`].
 ///
-/// [`next_special`] jumps to the next `"`, `\\` or control character
-/// (SIMD past short runs), and non-ASCII text is validated as UTF-8 a window
-/// at a time (`simdutf8`), not a character at a time. The search and the
-/// validation look ahead at most as far as the scan has moved (at least 64
-/// bytes), so the work stays linear in the bytes it moves over, however
-/// short the runs between the bytes it stops on (a string full of raw line
-/// breaks, each a stop for the slow path, is not searched to its end again
-/// and again).
+/// One pass a word (8 bytes) at a time: a SWAR test flags the first `"`,
+/// `\\` or control character of the word, and a valid escape there is
+/// stepped over in place ([`SHORT_ESCAPE`]: no call, no second search), so
+/// the cost of an escape is a few instructions whatever the spacing of the
+/// escapes (text with a quote, a tab or a line break every dozen bytes is
+/// the common case of a long string argument, and a search that starts
+/// afresh at every escape spends most of its time starting).
+///
+/// The words' top bits are gathered on the way: where all of them are
+/// clear the run is ASCII and needs no UTF-8 check; otherwise it is
+/// validated once (`simdutf8`, SIMD) when the scan stops, or on the way at
+/// a checkpoint. The checkpoints keep the work linear: the scan runs ahead
+/// of its last validated byte by no more than it has already read (at
+/// least 64 bytes), so invalid UTF-8 that returns the scan early (the slow
+/// path then repairs one character and the fast path comes back) was not
+/// reached by reading the rest of the string first. The search itself
+/// reads at most a word past the byte it stops on.
 #[inline(always)]
 fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
     let n = input.len();
@@ -830,95 +839,174 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
             _ => i = head,
         }
     }
-    // `input[..valid_to]` is valid UTF-8 from `start` on, and ends at a
-    // character boundary.
+    // `input[start..valid_to]` is valid UTF-8 and ends at a character
+    // boundary; `high` has a top bit set if a byte read since may be
+    // non-ASCII (a superset: whole words are gathered).
     let mut valid_to = i;
-    loop {
-        // Look ahead no further than what was read so far (at least 64
-        // bytes): every byte looked at is paid for by one moved over.
-        let window = (i - start).max(64);
-        let lim = i.saturating_add(window).min(n);
-        let stop = next_special(input, i, lim);
-        let found = stop < lim;
-        if stop > valid_to {
-            let from = valid_to.max(i);
-            if input[from..stop].is_ascii() {
-                valid_to = stop;
-            } else {
-                // Past the run: a character cannot span the ASCII byte at
-                // `stop`, and one cut by the window is read whole.
-                let end = (stop + 4).max(from + window).min(n);
-                valid_to = match simdutf8::compat::from_utf8(&input[from..end]) {
-                    Ok(_) => end,
-                    Err(e) => from + e.valid_up_to(),
-                };
-                if valid_to < stop {
-                    // Invalid or cut-off UTF-8: the slow path's (or the
-                    // lane's byte loop's).
-                    return valid_to;
+    let mut high = 0u64;
+    let mut check_at = i.saturating_add(64);
+    let stop = loop {
+        if i >= check_at {
+            match validate(input, valid_to, i, high) {
+                Ok(v) => {
+                    valid_to = v;
+                    // A character cut by the checkpoint is read again.
+                    high = if v < i { TOP } else { 0 };
+                }
+                Err(bad) => return bad,
+            }
+            check_at = i.saturating_add((i - start).max(64));
+        }
+        let word = input
+            .get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok());
+        let k = if let Some(w) = word {
+            let x = u64::from_le_bytes(w);
+            high |= x;
+            // The lowest flagged byte is a match (a SWAR test's borrow only
+            // flags bytes above a true match).
+            let hits = super::swar_hits::<false, false>(x);
+            if hits == 0 {
+                i += 8;
+                continue;
+            }
+            i + (hits.trailing_zeros() / 8) as usize
+        } else {
+            // The last few bytes, one at a time.
+            match input[i..]
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            {
+                Some(j) => {
+                    high |= tail_high(&input[i..i + j]);
+                    i + j
+                }
+                None => {
+                    high |= tail_high(&input[i..]);
+                    break n;
                 }
             }
+        };
+        if !ESC || input[k] != b'\\' {
+            break k;
         }
-        if !found {
-            if stop == n {
-                return n;
+        match input.get(k + 1) {
+            Some(&e) if SHORT_ESCAPE[e as usize] => i = k + 2,
+            Some(b'u') => match escape_len(&input[k..]) {
+                Some(l) => i = k + l,
+                None => break k,
+            },
+            _ => break k,
+        }
+    };
+    match validate(input, valid_to, stop, high) {
+        Ok(v) => v,
+        Err(bad) => bad,
+    }
+}
+
+/// The top bits of the bytes of `t` (fewer than 8), as [`str_scan`]
+/// gathers them from whole words.
+#[inline(always)]
+fn tail_high(t: &[u8]) -> u64 {
+    u64::from(t.iter().fold(0, |acc, &c| acc | c))
+}
+
+const TOP: u64 = 0x8080_8080_8080_8080;
+
+/// Checks `input[from..to]` (string content with no `"`, `\\` or control
+/// character but in valid escapes) as UTF-8, unless `high` says it is all
+/// ASCII. `Ok(v)`: valid up to `v`, which is `to` or the first byte of a
+/// character that `to` cuts; `Err(at)`: the first byte of the first invalid
+/// character is at `at`.
+#[inline(always)]
+fn validate(input: &[u8], from: usize, to: usize, high: u64) -> Result<usize, usize> {
+    if high & TOP == 0 || from >= to {
+        return Ok(to.max(from));
+    }
+    check_utf8(&input[from..to])
+        .map(|v| from + v)
+        .map_err(|v| from + v)
+}
+
+/// Checks `run` as UTF-8. `Ok(v)`: valid up to `v`, which is the end or
+/// the first byte of a character that the end cuts; `Err(at)`: the first
+/// invalid character begins at `at` (std's `valid_up_to` and `error_len`).
+///
+/// Long runs go to `simdutf8` (SIMD); a run shorter than its blocks
+/// (64 bytes), which it would hand to std's check, is read here a
+/// character at a time ([`short_utf8`]): std's check costs some 200
+/// instructions a call before its first byte, and a chunk streamed in
+/// 64 bytes is cut into such runs by every escape.
+#[inline(never)]
+pub(super) fn check_utf8(run: &[u8]) -> Result<usize, usize> {
+    if run.len() < 64 {
+        return short_utf8(run);
+    }
+    match simdutf8::compat::from_utf8(run) {
+        Ok(_) => Ok(run.len()),
+        Err(e) if e.error_len().is_none() => Ok(e.valid_up_to()),
+        Err(e) => Err(e.valid_up_to()),
+    }
+}
+
+/// [`check_utf8`] a character at a time (ASCII a word at a time).
+fn short_utf8(run: &[u8]) -> Result<usize, usize> {
+    let n = run.len();
+    let mut i = 0;
+    while i < n {
+        if let Some(w) = run.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let top = u64::from_le_bytes(w) & TOP;
+            if top == 0 {
+                i += 8;
+                continue;
             }
-            i = stop;
+            // Up to the word's first non-ASCII byte.
+            i += (top.trailing_zeros() / 8) as usize;
+        }
+        let c = run[i];
+        if c < 0x80 {
+            i += 1;
             continue;
         }
-        if !ESC || input[stop] != b'\\' {
-            // `"`, a control character (or, for the lane, a backslash).
-            return stop;
-        }
-        match escape_len(&input[stop..]) {
-            Some(l) => i = stop + l,
-            None => return stop,
-        }
-    }
-}
-
-/// Index of the first `"`, `\\` or control character in `input[i..lim]`,
-/// or `lim`. The first 32 bytes a word at a time (most runs between escapes
-/// are short); past them `memchr2` (SIMD) finds the next quote or
-/// backslash and the run before it is checked for control characters.
-#[inline(always)]
-fn next_special(input: &[u8], i: usize, lim: usize) -> usize {
-    let mut k = i;
-    while k + 8 <= lim && k < i + 32 {
-        let Ok(w) = <[u8; 8]>::try_from(&input[k..k + 8]) else {
-            break;
+        // The length, and the range of the second byte (which rules out
+        // overlong forms, surrogates and code points past U+10FFFF).
+        let (len, lo, hi) = match c {
+            0xC2..=0xDF => (2, 0x80, 0xBF),
+            0xE0 => (3, 0xA0, 0xBF),
+            0xED => (3, 0x80, 0x9F),
+            0xE1..=0xEF => (3, 0x80, 0xBF),
+            0xF0 => (4, 0x90, 0xBF),
+            0xF1..=0xF3 => (4, 0x80, 0xBF),
+            0xF4 => (4, 0x80, 0x8F),
+            _ => return Err(i),
         };
-        // The lowest flagged byte is a match (a SWAR test's borrow only
-        // flags bytes above a true match).
-        let hits = super::swar_hits::<false, false>(u64::from_le_bytes(w));
-        if hits != 0 {
-            return k + (hits.trailing_zeros() / 8) as usize;
+        for k in 1..len {
+            let Some(&b) = run.get(i + k) else {
+                // Cut by the end of the run after a valid start.
+                return Ok(i);
+            };
+            let (l, h) = if k == 1 { (lo, hi) } else { (0x80, 0xBF) };
+            if !(l..=h).contains(&b) {
+                return Err(i);
+            }
         }
-        k += 8;
+        i += len;
     }
-    if k + 8 > lim {
-        return k + input[k..lim]
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-            .unwrap_or(lim - k);
-    }
-    let q = memchr::memchr2(b'"', b'\\', &input[k..lim]).map_or(lim, |j| k + j);
-    match control_at(&input[k..q]) {
-        Some(j) => k + j,
-        None => q,
-    }
+    Ok(n)
 }
 
-/// Index of the first control character (below 0x20) in `run`, if any: a
-/// branch-free test over all of it first (vectorised), as runs rarely have one.
-#[inline]
-fn control_at(run: &[u8]) -> Option<usize> {
-    if run.iter().fold(false, |acc, &c| acc | (c < 0x20)) {
-        run.iter().position(|&c| c < 0x20)
-    } else {
-        None
+/// The bytes after a backslash that make a two-byte escape.
+static SHORT_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b"\"\\/bfnrt";
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
     }
-}
+    t
+};
 
 /// Length of the valid escape at the start of `s` (which starts with `\`),
 /// or None if it is invalid or cut off. A high surrogate counts only with
@@ -1042,6 +1130,7 @@ pub(super) fn number_len(s: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::{escape_len, str_body, str_plain};
+    use proptest::prelude::*;
 
     /// The scan a character at a time: what [`str_body`] (`esc`) and
     /// [`str_plain`] must return.
@@ -1138,6 +1227,138 @@ mod tests {
                     "str_plain {:?} from {start}",
                     String::from_utf8_lossy(input)
                 );
+            }
+        }
+    }
+
+    /// A piece of string content: what the word loop steps over (plain
+    /// ASCII and non-ASCII text of any length, valid escapes), and what
+    /// stops it (quotes, control characters, invalid or cut escapes and
+    /// surrogates, invalid or cut UTF-8), and any byte at all.
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        let fixed: Vec<&'static [u8]> = vec![
+            b"\\\"",
+            b"\\\\",
+            b"\\/",
+            b"\\b",
+            b"\\f",
+            b"\\n",
+            b"\\r",
+            b"\\t",
+            b"\\u00e9",
+            b"\\u00E9",
+            b"\\ud83d\\ude00",
+            b"\\ud83d",
+            b"\\ud83dx",
+            b"\\ud83d\\u0041",
+            b"\\udc00",
+            b"\\u12",
+            b"\\u12g4",
+            b"\\x",
+            b"\\",
+            b"\"",
+            b"\t",
+            b"\n",
+            b"\x00",
+            b"\x1f",
+            b"\x7f",
+            "é".as_bytes(),
+            "≈".as_bytes(),
+            "😀".as_bytes(),
+            b"\xff",
+            b"\xc0\x80",
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\x80",
+        ];
+        prop_oneof![
+            4 => "[ -!#-\\[\\]-~]{1,40}".prop_map(String::into_bytes),
+            2 => "[a-zé≈✓😀 ]{1,20}".prop_map(String::into_bytes),
+            3 => prop::sample::select(fixed).prop_map(<[u8]>::to_vec),
+            1 => prop::collection::vec(any::<u8>(), 1..4),
+        ]
+    }
+
+    /// std's verdict as [`check_utf8`] gives it.
+    fn std_utf8(run: &[u8]) -> Result<usize, usize> {
+        match std::str::from_utf8(run) {
+            Ok(_) => Ok(run.len()),
+            Err(e) if e.error_len().is_none() => Ok(e.valid_up_to()),
+            Err(e) => Err(e.valid_up_to()),
+        }
+    }
+
+    /// Every sequence of up to three bytes, and each after ASCII of every
+    /// length up to a word and a half (the word skip): the character check
+    /// agrees with std's.
+    #[test]
+    fn short_utf8_is_std_on_every_short_sequence() {
+        let pad = b"abcdefghijkl";
+        for x in 0..=0xFF_FFFFu32 {
+            let b = x.to_le_bytes();
+            for len in 1..=3 {
+                let seq = &b[..len];
+                assert_eq!(super::short_utf8(seq), std_utf8(seq), "{seq:x?}");
+            }
+            if x % 61 == 0 {
+                for p in 0..=pad.len() {
+                    let run = [&pad[..p], &b[..3]].concat();
+                    assert_eq!(super::short_utf8(&run), std_utf8(&run), "{run:x?}");
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+        /// Runs of any bytes and of text with non-ASCII characters, long
+        /// and short: the check agrees with std's.
+        #[test]
+        fn check_utf8_is_std(parts in prop::collection::vec(piece(), 0..40)) {
+            let run = parts.concat();
+            for cut in 0..=run.len() {
+                prop_assert_eq!(super::check_utf8(&run[..cut]), std_utf8(&run[..cut]));
+            }
+        }
+
+        /// Both scans return what the scan a character at a time returns,
+        /// from any start and with the input cut at any point (a chunk's
+        /// end may fall inside a word, an escape or a character).
+        #[test]
+        fn scans_agree_at_every_cut(parts in prop::collection::vec(piece(), 0..24)) {
+            let input = parts.concat();
+            for cut in 0..=input.len() {
+                let s = &input[..cut];
+                for start in [0, 1, 7, cut / 3, cut / 2, cut.saturating_sub(9)] {
+                    if start > cut {
+                        continue;
+                    }
+                    prop_assert_eq!(str_body(s, start), naive(s, start, true));
+                    prop_assert_eq!(str_plain(s, start), naive(s, start, false));
+                }
+            }
+        }
+
+        /// Long runs (past the head, the checkpoints and their doubling):
+        /// a text repeated, with one piece put in at a random place.
+        #[test]
+        fn long_runs_agree(
+            unit in prop::collection::vec(piece(), 1..6),
+            reps in 1usize..200,
+            odd in piece(),
+            at in any::<prop::sample::Index>(),
+        ) {
+            let mut input = unit.concat().repeat(reps);
+            let k = at.index(input.len() + 1);
+            input.splice(k..k, odd);
+            for start in [0, 3, input.len() / 2] {
+                if start > input.len() {
+                    continue;
+                }
+                prop_assert_eq!(str_body(&input, start), naive(&input, start, true));
+                prop_assert_eq!(str_plain(&input, start), naive(&input, start, false));
             }
         }
     }

@@ -42,7 +42,7 @@
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
 
-use super::fast::{number_len, str_plain};
+use super::fast::{check_utf8, number_len, str_plain};
 use super::{
     comma_tail, fits_f64, plain_word, swar_hits, Esc, Frame, Kind, Lex, Pos, Quote, Repairer,
     StrLex,
@@ -820,7 +820,7 @@ impl Lane {
                     }
                 }
                 a @ (act::STR_END_UTF8 | act::KEY_END_UTF8) => {
-                    if std::str::from_utf8(&self.out[self.chstart..=at]).is_err() {
+                    if !utf8_char_ok(&self.out[self.chstart..=at]) {
                         stop!();
                     }
                     if a == act::STR_END_UTF8 {
@@ -1150,7 +1150,26 @@ fn plain_chunk(input: &[u8]) -> bool {
         return false;
     }
     // Non-ASCII: checked whole (a character cut by the chunk's end fails).
-    high & 0x8080_8080_8080_8080 == 0 || simdutf8::basic::from_utf8(input).is_ok()
+    high & 0x8080_8080_8080_8080 == 0 || check_utf8(input) == Ok(input.len())
+}
+
+/// The character `c` is valid UTF-8, given that the table read it as a
+/// leading byte ([`cls::LEAD2`] to [`cls::LEAD4`]) and as many continuation
+/// bytes as it calls for: then only an overlong form, a surrogate or a
+/// code point past U+10FFFF is left to rule out, and each shows in the
+/// first two bytes. (std's check of so short a slice costs about 200
+/// instructions, and a line of text has a few such characters.)
+#[inline]
+fn utf8_char_ok(c: &[u8]) -> bool {
+    let ok = match c {
+        [0xE0, b, ..] => *b >= 0xA0,
+        [0xED, b, ..] => *b < 0xA0,
+        [0xF0, b, ..] => *b >= 0x90,
+        [0xF4, b, ..] => *b < 0x90,
+        _ => true,
+    };
+    debug_assert_eq!(ok, std::str::from_utf8(c).is_ok(), "{c:x?}");
+    ok
 }
 
 /// A commit point: nothing held.
@@ -1183,6 +1202,34 @@ fn append_word(out: &mut Vec<u8>, w: u64, n: usize) {
 mod tests {
     use super::super::plain_len;
     use super::*;
+
+    /// Every character the table takes whole (a leading byte, then as many
+    /// continuation bytes as it calls for) is judged as std judges it.
+    #[test]
+    fn utf8_char_ok_is_std_on_every_character_the_table_reads() {
+        let cont = 0x80..=0xBFu8;
+        for lead in 0xC2..=0xF4u8 {
+            let more = match CLASS[lead as usize] {
+                cls::LEAD2 => 1,
+                cls::LEAD3 => 2,
+                _ => 3,
+            };
+            for b in cont.clone() {
+                for c in cont.clone() {
+                    for d in cont.clone() {
+                        let ch = &[lead, b, c, d][..=more];
+                        assert_eq!(utf8_char_ok(ch), std::str::from_utf8(ch).is_ok(), "{ch:x?}");
+                        if more < 3 {
+                            break;
+                        }
+                    }
+                    if more < 2 {
+                        break;
+                    }
+                }
+            }
+        }
+    }
 
     /// A repairer inside `{"a": ` of `prefix`, then the lane armed there.
     fn armed(prefix: &[u8]) -> (Repairer, Lane, Vec<u8>) {
