@@ -36,7 +36,7 @@
 use std::sync::Arc;
 
 use crate::config::{Limits, Tools};
-use crate::event::{Repair, RepairKind};
+use crate::event::{CompactString, Repair, RepairKind};
 use crate::json::{Mark, Repairer, Sink, Status, ValueKind};
 
 /// What an envelope key says about its value.
@@ -81,10 +81,10 @@ fn key_in(key: &[u8], set: &[&[u8]]) -> bool {
 }
 
 /// The offered tool a key names (`"get_weather"` in `{"get_weather": {…}}`).
-fn tool_key(key: &[u8], tools: Option<&Tools>) -> Option<String> {
+fn tool_key(key: &[u8], tools: Option<&Tools>) -> Option<CompactString> {
     let tools = tools?;
     let name = json_string(key)?;
-    tools.get(&name).map(|_| name)
+    tools.get(&name).map(|_| CompactString::from(name))
 }
 
 /// The value of a JSON string literal (the repairer's output, so valid
@@ -100,20 +100,17 @@ fn json_string(lit: &[u8]) -> Option<String> {
     serde_json::from_slice(lit).ok()
 }
 
-/// [`json_string`] of the literal in `buf`, made in `buf`'s allocation
-/// when the literal has no escape (a name: one allocation less per call);
-/// `buf` is left empty either way.
-fn json_string_in(buf: &mut Vec<u8>) -> Option<String> {
-    if let [b'"', inner @ .., b'"'] = buf.as_slice() {
-        if !inner.contains(&b'\\') {
-            let n = inner.len();
-            buf.copy_within(1..=n, 0);
-            buf.truncate(n);
+/// [`json_string`] of the literal in `buf`, as a [`CompactString`]: a
+/// name without escapes (the rule) is held inline, no allocation; `buf` is
+/// left empty, its allocation kept for the next name.
+fn json_string_in(buf: &mut Vec<u8>) -> Option<CompactString> {
+    let name = match buf.as_slice() {
+        [b'"', inner @ .., b'"'] if !inner.contains(&b'\\') => {
             // (Not UTF-8: no name, as `json_string` reads it.)
-            return String::from_utf8(std::mem::take(buf)).ok();
+            CompactString::from_utf8(inner).ok()
         }
-    }
-    let name = json_string(buf);
+        lit => json_string(lit).map(CompactString::from),
+    };
     buf.clear();
     name
 }
@@ -399,7 +396,7 @@ pub(crate) struct CallShape {
     buf: Vec<u8>,
     buf_over: bool,
     /// The tool name, once its string is complete (and not blank).
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     /// The input ended inside the name's string: the object names nothing,
     /// and no name is inferred for it either.
     name_cut: bool,
@@ -448,18 +445,22 @@ pub(crate) struct CallShape {
 pub(crate) const ARGS_FIRST_CAPACITY: usize = 128;
 /// First allocation of a name or id buffer (bytes).
 const NAME_FIRST_CAPACITY: usize = 32;
+/// A name buffer is kept for the next value's calls up to this capacity.
+const NAME_KEEP: usize = 256;
 
 impl CallShape {
     /// `judging`: judge whether the object is a call at all (see
     /// [`CallRouter::judging_calls`]); otherwise it is one.
-    fn new(base: usize, start: u64, limits: &Limits, judging: bool) -> Self {
+    /// `buf`: an empty buffer for the name (one a settled call left: see
+    /// [`CallRouter::spare`]).
+    fn new(base: usize, start: u64, limits: &Limits, judging: bool, buf: Vec<u8>) -> Self {
         CallShape {
             base,
             outer: Vec::new(),
             pending: Route::None,
             route: Route::None,
             route_depth: 0,
-            buf: Vec::new(),
+            buf,
             buf_over: false,
             name: None,
             name_cut: false,
@@ -818,7 +819,7 @@ impl CallShape {
         // The arguments up to the comma before that member, closed again.
         let mut json = fin[..comma.unwrap_or(1)].to_vec();
         json.push(b'}');
-        self.name = Some(name.clone());
+        self.name = Some(CompactString::from(name.as_str()));
         // Nothing was handed out: the arguments are set again, whole.
         self.args.out.clear();
         self.args.set_whole(&json);
@@ -844,7 +845,7 @@ impl CallShape {
             return;
         };
         if let Some(spec) = tools.fitting(args.keys().map(String::as_str)) {
-            self.name = Some(spec.name.clone());
+            self.name = Some(CompactString::from(spec.name.as_str()));
             self.args.repairs.push(Repair {
                 kind: RepairKind::InferredName,
                 offset: self.start,
@@ -926,6 +927,10 @@ pub(crate) struct CallRouter {
     /// Line breaks (up to 2) in the blanks that ended the last write
     /// outside opaque arguments (see [`Sink::blank_line_tail`]).
     tail_breaks: u8,
+    /// A name buffer for the next call (empty; its allocation kept from
+    /// a call of the value before, so that a reply of many calls does not
+    /// allocate one per call).
+    spare: Vec<u8>,
 }
 
 /// Progress through a `{"tool_calls": [...]}` wrapper object.
@@ -966,8 +971,13 @@ impl CallRouter {
                 true
             }
             (Wrapper::List, Mark::Begin(ValueKind::Object)) if depth_before == 2 => {
-                self.calls
-                    .push(CallShape::new(2, offset, &self.limits, self.judging));
+                self.calls.push(CallShape::new(
+                    2,
+                    offset,
+                    &self.limits,
+                    self.judging,
+                    std::mem::take(&mut self.spare),
+                ));
                 true
             }
             (Wrapper::List, Mark::Begin(_)) if depth_before == 2 => {
@@ -997,11 +1007,23 @@ impl CallRouter {
             judging: false,
             run: false,
             tail_breaks: 0,
+            spare: Vec::new(),
         }
     }
 
     /// Takes over the buffers of `old` (see [`Repairer::reuse_buffers`]).
-    pub(crate) fn reuse_buffers(&mut self, old: CallRouter) {
+    pub(crate) fn reuse_buffers(&mut self, mut old: CallRouter) {
+        // One name buffer of the old calls is kept (names are short).
+        self.spare = std::mem::take(&mut old.spare);
+        if self.spare.capacity() == 0 {
+            if let Some(c) = old.calls.iter_mut().find(|c| c.buf.capacity() != 0) {
+                self.spare = std::mem::take(&mut c.buf);
+            }
+        }
+        if self.spare.capacity() > NAME_KEEP {
+            self.spare = Vec::new();
+        }
+        self.spare.clear();
         crate::json::reuse(&mut self.calls, old.calls);
     }
 
@@ -1222,8 +1244,13 @@ impl CallRouter {
                     _ => Top::Other,
                 };
                 if kind == ValueKind::Object {
-                    self.calls
-                        .push(CallShape::new(0, offset, &self.limits, self.judging));
+                    self.calls.push(CallShape::new(
+                        0,
+                        offset,
+                        &self.limits,
+                        self.judging,
+                        std::mem::take(&mut self.spare),
+                    ));
                 }
                 return;
             }
@@ -1234,8 +1261,13 @@ impl CallRouter {
         if self.top == Top::Array && depth_before == 1 {
             match mark {
                 Mark::Begin(ValueKind::Object) => {
-                    self.calls
-                        .push(CallShape::new(1, offset, &self.limits, self.judging));
+                    self.calls.push(CallShape::new(
+                        1,
+                        offset,
+                        &self.limits,
+                        self.judging,
+                        std::mem::take(&mut self.spare),
+                    ));
                     return;
                 }
                 Mark::Begin(_) => {
@@ -2040,7 +2072,7 @@ mod tests {
         let c = &r.calls[0];
         let args = String::from_utf8(c.args.final_json()).unwrap();
         serde_json::from_str::<serde_json::Value>(&args).unwrap();
-        (c.name.clone().unwrap_or_default(), args)
+        (c.name.as_deref().unwrap_or_default().to_string(), args)
     }
 
     #[test]
