@@ -51,12 +51,26 @@ fn watch_stop(s: &[u8], q: u8) -> Option<usize> {
     watch_stop_long(s, q)
 }
 
-/// [`watch_stop`] from 32 bytes on.
+/// [`watch_stop`] from 32 bytes on: windows of 64 bytes, doubling up to
+/// 64 KB, so that a search costs what lies before the stop it finds (one
+/// unbounded search for the other stops before each parenthesis of a
+/// string full of them read the rest of the input each time: quadratic).
 #[inline(never)]
 fn watch_stop_long(s: &[u8], q: u8) -> Option<usize> {
     let q = if q == b'"' { b'"' } else { b'\'' };
-    let first = memchr::memchr3(q, b'\\', b'\n', s);
-    memchr::memchr2(b'(', b')', &s[..first.unwrap_or(s.len())]).or(first)
+    let mut at = 0;
+    let mut width = 64;
+    while at < s.len() {
+        let end = at.saturating_add(width).min(s.len());
+        let w = &s[at..end];
+        let first = memchr::memchr3(q, b'\\', b'\n', w);
+        if let Some(p) = memchr::memchr2(b'(', b')', &w[..first.unwrap_or(w.len())]).or(first) {
+            return Some(at + p);
+        }
+        at = end;
+        width = (width * 2).min(64 << 10);
+    }
+    None
 }
 
 const fn watch_stops(q: u8) -> [bool; 256] {
@@ -2521,7 +2535,9 @@ mod tests {
             b'\'', b'"', b'\\', b'\n', b'(', b')', b'\r', b'x', 0xC3, b'{',
         ];
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        for len in [0, 1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 200] {
+        for len in [
+            0, 1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 191, 192, 193, 500,
+        ] {
             for round in 0..60 {
                 let mut s = vec![b'a'; len];
                 let n = if round == 0 { 0 } else { 1 + round % 4 };
