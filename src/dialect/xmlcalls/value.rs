@@ -558,14 +558,6 @@ impl Value {
     /// is not UTF-8 is written as U+FFFD with an `invalid_utf8` repair at
     /// its own offset.
     fn escape(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
-        // Long content (a value fed whole): room for it and its escapes at
-        // once. `escape_content` reserves the content's length only, so
-        // text with a few quotes or line breaks a line grew the buffer once
-        // more, copying all of it (1 MB fed whole: a 1 MB copy per call).
-        // Streamed pieces are short: a growth copies little.
-        if bytes.len() > 1024 {
-            reserve_with_escapes(bytes.len(), out);
-        }
         let joined;
         let mut at = at;
         let mut s: &[u8] = if self.utf8.is_empty() {
@@ -668,13 +660,6 @@ impl Value {
 /// Escapes string content (valid UTF-8) for a JSON string.
 pub(crate) fn escape_bytes(s: &[u8], out: &mut Vec<u8>) {
     escape_content(s, out, false);
-}
-
-/// Room in `out` for `n` bytes of content and an eighth more for escapes
-/// (out of line: only long content comes here).
-#[inline(never)]
-fn reserve_with_escapes(n: usize, out: &mut Vec<u8>) {
-    out.reserve(n.saturating_add(n / 8));
 }
 
 /// Escapes a whole string (a name or key) into a JSON string literal.
