@@ -54,29 +54,23 @@ use super::{
 };
 use crate::event::RepairKind;
 
-/// The bytes [`Repairer::fast`] reads in a structural position.
-static STRUCTURAL: [bool; 256] = {
+/// A lookup table that is true for exactly the bytes in `bytes` (built at
+/// compile time).
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
-    let bytes = b" \t\n\r\"',{[}]-0123456789tfnTFN";
     let mut k = 0;
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
         k += 1;
     }
     t
-};
+}
+
+/// The bytes [`Repairer::fast`] reads in a structural position.
+static STRUCTURAL: [bool; 256] = byte_set(b" \t\n\r\"',{[}]-0123456789tfnTFN");
 
 /// The bytes after which a literal is complete (see [`scalar`]).
-static ENDS_LITERAL: [bool; 256] = {
-    let mut t = [false; 256];
-    let bytes = b",}] \t\n\r";
-    let mut k = 0;
-    while k < bytes.len() {
-        t[bytes[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
+static ENDS_LITERAL: [bool; 256] = byte_set(b",}] \t\n\r");
 
 impl Repairer {
     /// True when the fast path may start in the current state: inside a
@@ -997,16 +991,7 @@ fn short_utf8(run: &[u8]) -> Result<usize, usize> {
 }
 
 /// The bytes after a backslash that make a two-byte escape.
-static SHORT_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let bytes = b"\"\\/bfnrt";
-    let mut k = 0;
-    while k < bytes.len() {
-        t[bytes[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
+static SHORT_ESCAPE: [bool; 256] = byte_set(b"\"\\/bfnrt");
 
 /// Length of the valid escape at the start of `s` (which starts with `\`),
 /// or None if it is invalid or cut off. A high surrogate counts only with
