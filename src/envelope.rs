@@ -757,7 +757,7 @@ impl CallShape {
         if self.ellipsis {
             return Verdict::NoCall;
         }
-        let schema = !self.args.limited && is_schema(&self.args.out);
+        let schema = !self.args.limited && is_schema(&self.args.whole());
         if schema {
             Verdict::NoCall
         } else {
@@ -789,7 +789,7 @@ impl CallShape {
     /// arguments, before any of them were handed out (a call without a name
     /// sends none), so it decides the same for any chunking.
     fn hoist_name(&mut self, tools: &Tools) -> bool {
-        if self.args.limited || self.args.emitted != 0 || self.keys != self.args_key {
+        if self.args.limited || self.args.any_handed_out() || self.keys != self.args_key {
             return false;
         }
         let fin = self.args.final_json();
@@ -821,7 +821,7 @@ impl CallShape {
         json.push(b'}');
         self.name = Some(CompactString::from(name.as_str()));
         // Nothing was handed out: the arguments are set again, whole.
-        self.args.out.clear();
+        self.args.clear();
         self.args.set_whole(&json);
         self.args.repairs.push(Repair {
             kind: RepairKind::SyntaxFix,
@@ -1351,13 +1351,50 @@ enum ArgsMode {
     Done,
 }
 
+/// A write at least this long goes to the arguments' text ([`ArgsWriter`]'s
+/// `head`) at once, checked there (`simdutf8`), rather than to its byte
+/// buffer: a long run is copied once and never checked again.
+const HEAD_WRITE_MIN: usize = 256;
+
+/// A byte buffer at least this long is moved to the arguments' text when
+/// its bytes are handed out ([`ArgsWriter::take_delta`]).
+const HEAD_MOVE_MIN: usize = 4 << 10;
+
+/// `bytes` as text, when they are UTF-8: short ones checked by std, long
+/// ones by `simdutf8` (SIMD; below 64 bytes it calls std's check itself,
+/// after setting up for a long one).
+#[inline]
+fn as_text(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() < 64 {
+        std::str::from_utf8(bytes).ok()
+    } else {
+        simdutf8::basic::from_utf8(bytes).ok()
+    }
+}
+
 /// Normalises one arguments value to a JSON object, streaming.
+///
+/// The arguments JSON written so far is `head` followed by `out`. `head`
+/// is a `String` built from checked text: a long write goes there (when
+/// `out` is empty), and `out` moves there once it is long and handed out.
+/// The final arguments are then `head` itself, moved into the event with
+/// no copy and no second UTF-8 check (std's check of a long `Vec<u8>`, a
+/// byte at a time from each non-ASCII character on, was a third of the
+/// work of a long call fed whole: callgrind). Short arguments, written a
+/// token at a time, stay in `out` as before.
 #[derive(Debug)]
 pub(crate) struct ArgsWriter {
-    /// The arguments JSON written so far (append-only).
-    pub out: Vec<u8>,
-    /// How many bytes of `out` have been handed out as deltas.
-    pub emitted: usize,
+    /// The arguments' first bytes, as checked text.
+    head: String,
+    /// The arguments JSON after `head` (append-only).
+    out: Vec<u8>,
+    /// How many bytes of the arguments (`head`, then `out`) have been
+    /// handed out as deltas.
+    emitted: usize,
+    /// Bytes in `out` that were not UTF-8 on their own (never expected:
+    /// the repairer writes whole characters): `head` is given up and
+    /// everything stays in `out`.
+    no_head: bool,
     mode: ArgsMode,
     depth: usize,
     hold: Vec<u8>,
@@ -1403,17 +1440,13 @@ impl Sink for ArgsWriter {
     }
     fn last_byte(&self) -> Option<u8> {
         match self.mode {
-            ArgsMode::Pass | ArgsMode::Unwrap | ArgsMode::Wrap | ArgsMode::StrWrap => {
-                self.out.last().copied()
-            }
+            ArgsMode::Pass | ArgsMode::Unwrap | ArgsMode::Wrap | ArgsMode::StrWrap => self.last(),
             _ => None,
         }
     }
     fn blank_line_tail(&self) -> bool {
         match self.mode {
-            ArgsMode::Pass | ArgsMode::Unwrap | ArgsMode::Wrap => {
-                crate::json::ends_in_blank_line(&self.out)
-            }
+            ArgsMode::Pass | ArgsMode::Unwrap | ArgsMode::Wrap => self.ends_in_blank_line(),
             _ => false,
         }
     }
@@ -1422,8 +1455,10 @@ impl Sink for ArgsWriter {
 impl ArgsWriter {
     pub(crate) fn new(limits: &Limits, allow_string: bool) -> Self {
         ArgsWriter {
+            head: String::new(),
             out: Vec::new(),
             emitted: 0,
+            no_head: false,
             mode: ArgsMode::Start,
             depth: 0,
             hold: Vec::new(),
@@ -1474,9 +1509,14 @@ impl ArgsWriter {
     pub(crate) fn write_opaque_parts(&mut self, run: &[u8], depth_change: isize, parts: &[&[u8]]) {
         self.depth = self.depth.saturating_add_signed(depth_change);
         let total = run.len() + parts.iter().map(|p| p.len()).sum::<usize>();
-        let fits =
-            !self.limited && total <= self.limits.max_args_bytes.saturating_sub(self.out.len());
+        let fits = !self.limited && total <= self.limits.max_args_bytes.saturating_sub(self.len());
         if fits && matches!(self.mode, ArgsMode::Pass | ArgsMode::Wrap) {
+            if run.len() >= HEAD_WRITE_MIN && self.write_head(run) {
+                for part in parts {
+                    self.put(part);
+                }
+                return;
+            }
             if self.out.capacity() == 0 {
                 self.out.reserve(total.max(ARGS_FIRST_CAPACITY));
             } else {
@@ -1498,11 +1538,6 @@ impl ArgsWriter {
                 self.put(part);
             }
         }
-    }
-
-    /// Most bytes the arguments may have (`max_args_bytes`).
-    pub(crate) fn max_len(&self) -> usize {
-        self.limits.max_args_bytes
     }
 
     /// Whether the arguments value makes an object, as far as it has been
@@ -1538,9 +1573,147 @@ impl ArgsWriter {
 
     /// The bytes written since the last call (the next delta).
     pub(crate) fn take_delta(&mut self) -> &[u8] {
-        let d = &self.out[self.emitted..];
-        self.emitted = self.out.len();
-        d
+        let from = self.emitted;
+        self.emitted = self.len();
+        if self.out.len() >= HEAD_MOVE_MIN || (from < self.head.len() && !self.out.is_empty()) {
+            // A long buffer becomes text (checked once, copied once); a
+            // delta that begins in `head` is cut from it alone.
+            self.move_to_head();
+        }
+        let h = self.head.len();
+        if from >= h {
+            &self.out[from - h..]
+        } else {
+            &self.head.as_bytes()[from..]
+        }
+    }
+
+    /// Bytes of arguments written so far.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.head.len() + self.out.len()
+    }
+
+    /// The last byte of the arguments written so far.
+    #[inline]
+    fn last(&self) -> Option<u8> {
+        self.out
+            .last()
+            .or_else(|| self.head.as_bytes().last())
+            .copied()
+    }
+
+    /// The first byte of the arguments written so far.
+    fn first(&self) -> Option<u8> {
+        self.head
+            .as_bytes()
+            .first()
+            .or_else(|| self.out.first())
+            .copied()
+    }
+
+    /// The arguments written so far, in one piece (a copy only when part
+    /// of them is in `head` and part in `out`).
+    pub(crate) fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.head.is_empty() {
+            std::borrow::Cow::Borrowed(&self.out)
+        } else if self.out.is_empty() {
+            std::borrow::Cow::Borrowed(self.head.as_bytes())
+        } else {
+            let mut v = Vec::with_capacity(self.len());
+            v.extend_from_slice(self.head.as_bytes());
+            v.extend_from_slice(&self.out);
+            std::borrow::Cow::Owned(v)
+        }
+    }
+
+    /// [`crate::json::ends_in_blank_line`] of the arguments written so
+    /// far: the trailing blanks may begin in `head`.
+    fn ends_in_blank_line(&self) -> bool {
+        let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+        if self.head.is_empty() || !self.out.iter().all(blank) {
+            return crate::json::ends_in_blank_line(&self.out);
+        }
+        let lines = |s: &[u8]| s.iter().filter(|&&c| c == b'\n').count();
+        let head = self.head.as_bytes();
+        let tail = head.iter().rev().take_while(|c| blank(c)).count();
+        lines(&self.out) + lines(&head[head.len() - tail..]) >= 2
+    }
+
+    /// True when every byte written was handed out.
+    #[inline]
+    pub(crate) fn all_handed_out(&self) -> bool {
+        self.emitted == self.len()
+    }
+
+    /// True when some bytes were handed out.
+    #[inline]
+    pub(crate) fn any_handed_out(&self) -> bool {
+        self.emitted != 0
+    }
+
+    /// The byte buffer the lane appends to ([`crate::json::Lane`]), when
+    /// every byte written was handed out, and the most bytes it may hold.
+    pub(crate) fn lane_buffer(&mut self) -> Option<(&mut Vec<u8>, usize)> {
+        if self.limited || !self.all_handed_out() {
+            return None;
+        }
+        let max = self.limits.max_args_bytes.saturating_sub(self.head.len());
+        Some((&mut self.out, max))
+    }
+
+    /// The lane gives its buffer back, every byte in it handed out.
+    pub(crate) fn lane_done(&mut self) {
+        self.emitted = self.len();
+    }
+
+    /// The lane's buffer (see [`ArgsWriter::lane_buffer`]).
+    pub(crate) fn lane_out(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+
+    /// Forgets what was written (nothing was handed out).
+    fn clear(&mut self) {
+        debug_assert_eq!(self.emitted, 0);
+        self.head.clear();
+        self.out.clear();
+    }
+
+    /// Writes `bytes` to `head` when they are text and `out` is empty or
+    /// moves there; false when nothing was written.
+    fn write_head(&mut self, bytes: &[u8]) -> bool {
+        if self.no_head || !self.move_to_head() {
+            return false;
+        }
+        match as_text(bytes) {
+            Some(text) => {
+                self.head.push_str(text);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves `out` to `head`; false (and `head` given up, moved back to
+    /// `out`) when its bytes are not UTF-8 on their own.
+    fn move_to_head(&mut self) -> bool {
+        if self.out.is_empty() {
+            return true;
+        }
+        if !self.no_head {
+            if let Some(text) = as_text(&self.out) {
+                self.head.push_str(text);
+                self.out.clear();
+                return true;
+            }
+            self.no_head = true;
+        }
+        if !self.head.is_empty() {
+            let mut all = std::mem::take(&mut self.head).into_bytes();
+            all.extend_from_slice(&self.out);
+            self.out = all;
+        }
+        false
     }
 
     /// Writes the held bytes ([`ArgsWriter::write`]'s head) out. As the
@@ -1559,7 +1732,7 @@ impl ArgsWriter {
         if self.limited {
             return;
         }
-        let room = self.limits.max_args_bytes.saturating_sub(self.out.len());
+        let room = self.limits.max_args_bytes.saturating_sub(self.len());
         if bytes.len() > room {
             // Cut at exactly the limit (backing off to a character boundary):
             // the output bytes do not depend on chunking, so neither does the cut.
@@ -1573,6 +1746,9 @@ impl ArgsWriter {
                 kind: RepairKind::LimitExceeded,
                 offset: 0,
             });
+            return;
+        }
+        if bytes.len() >= HEAD_WRITE_MIN && self.write_head(bytes) {
             return;
         }
         if self.out.capacity() == 0 {
@@ -1820,8 +1996,7 @@ impl ArgsWriter {
     /// Moves the nested writer's new output into ours.
     fn pull_nested(&mut self) {
         if let Some(n) = self.nested.as_mut() {
-            let new = n.writer.out[n.writer.emitted..].to_vec();
-            n.writer.emitted = n.writer.out.len();
+            let new = n.writer.take_delta().to_vec();
             // Its repairs stand at the call's start (offset 0), as
             // `finish_nested` files them: taken as they come, bounded.
             let max = self.limits.max_repairs;
@@ -1853,7 +2028,7 @@ impl ArgsWriter {
             }));
             self.repairs.append(&mut n.writer.repairs);
             self.wrapped |= n.writer.wrapped;
-            let new = n.writer.out[n.writer.emitted..].to_vec();
+            let new = n.writer.take_delta().to_vec();
             self.put(&new);
         }
     }
@@ -1870,7 +2045,7 @@ impl ArgsWriter {
             _ => {
                 // Only reachable when output was cut by a limit: close it minimally.
                 if !self.limited
-                    && serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok()
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(&self.whole()).is_ok()
                 {
                     self.mode = ArgsMode::Done;
                 }
@@ -1884,7 +2059,7 @@ impl ArgsWriter {
         self.mode == ArgsMode::Done
             && !self.limited
             && !self.stringified
-            && self.out.first() == Some(&b'{')
+            && self.first() == Some(b'{')
     }
 
     /// Ends the arguments once every delta so far was handed out
@@ -1892,56 +2067,64 @@ impl ArgsWriter {
     /// them appended (the last delta, empty when nothing had to be closed).
     /// Arguments complete as written are moved out, not copied (a call with a
     /// megabyte of arguments is not copied once more at its end).
-    pub(crate) fn take_final(&mut self) -> (Vec<u8>, Vec<u8>) {
-        debug_assert_eq!(self.emitted, self.out.len());
+    /// The final JSON is text: `head` when all of it is there (no copy, no
+    /// check), else checked as [`crate::json::into_string`] checks.
+    pub(crate) fn take_final(&mut self) -> (String, Vec<u8>) {
+        debug_assert_eq!(self.emitted, self.len());
         if self.complete_as_written() {
             self.emitted = 0;
-            return (std::mem::take(&mut self.out), Vec::new());
+            if !self.head.is_empty() && self.move_to_head() {
+                return (std::mem::take(&mut self.head), Vec::new());
+            }
+            let out = std::mem::take(&mut self.out);
+            return (crate::json::into_string(out), Vec::new());
         }
         let fin = self.final_json();
-        let tail = if fin.len() > self.out.len() && fin.starts_with(&self.out) {
-            fin[self.out.len()..].to_vec()
+        let len = self.len();
+        let tail = if fin.len() > len && fin[..len] == *self.whole() {
+            fin[len..].to_vec()
         } else {
             Vec::new()
         };
-        (fin, tail)
+        (crate::json::into_string(fin), tail)
     }
 
     /// Makes `out` valid after a limit cut it: nothing more is appended, so the
     /// final arguments fall back to what can be closed. Returns the final JSON.
     pub(crate) fn final_json(&self) -> Vec<u8> {
+        let out = self.whole();
         if self.complete_as_written() {
             // Complete and never cut: the repairer's output (or JSON that was
             // checked when it was set) is valid by construction.
             debug_assert!(
-                serde_json::from_slice::<serde::de::IgnoredAny>(&self.out).is_ok(),
+                serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_ok(),
                 "{:?}",
-                String::from_utf8_lossy(&self.out)
+                String::from_utf8_lossy(&out)
             );
-            return self.out.clone();
+            return out.into_owned();
         }
-        if serde_json::from_slice::<serde::de::IgnoredAny>(&self.out)
-            .map(|_| self.out.first() == Some(&b'{'))
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&out)
+            .map(|_| out.first() == Some(&b'{'))
             .unwrap_or(false)
         {
-            return self.out.clone();
+            return out.into_owned();
         }
-        if self.out.first() == Some(&b'{') {
+        if out.first() == Some(&b'{') {
             // Cut short (by a size limit, inside a key, after a comma,
             // inside a number; or a stringified value whose text ended):
             // its bytes may have been handed out, so the end extends them.
             // The repairer's end-of-input policies would drop a cut key or
             // a trailing comma.
-            let mut fin = self.out.clone();
-            fin.extend_from_slice(&crate::json::completion(&self.out));
+            let mut fin = out.to_vec();
+            fin.extend_from_slice(&crate::json::completion(&out));
             if serde_json::from_slice::<serde::de::IgnoredAny>(&fin).is_ok() {
                 return fin;
             }
         }
         // Not a JSON prefix (never expected): close it with a repairer.
         let mut r = Repairer::with_limits(&self.limits);
-        let mut fixed = Vec::with_capacity(self.out.len() + 8);
-        let p = r.feed(&self.out, &mut fixed);
+        let mut fixed = Vec::with_capacity(out.len() + 8);
+        let p = r.feed(&out, &mut fixed);
         if p.status != Status::Done {
             r.finish(&mut fixed);
         }
@@ -2050,6 +2233,56 @@ mod tests {
                 "{lit}"
             );
         }
+    }
+
+    /// The arguments writer's two parts (`head`, checked text, and `out`,
+    /// bytes) read as one buffer: deltas, the last byte, a blank line
+    /// across them, the final text; and a part that is no text on its own
+    /// gives `head` up without losing a byte.
+    #[test]
+    fn args_head_and_out_read_as_one_buffer() {
+        let long = "naïve café ✓ ".repeat(40);
+        let json = format!(r#"{{"a": "{long}", "b": 1}}"#);
+        for cut in [0, 1, 7, 8, 300, json.len() - 3, json.len()] {
+            let mut w = ArgsWriter::new(&Limits::default(), false);
+            let mut r = Repairer::new();
+            let mut deltas = Vec::new();
+            for piece in [&json.as_bytes()[..cut], &json.as_bytes()[cut..]] {
+                r.feed(piece, &mut w);
+                deltas.extend_from_slice(w.take_delta());
+                assert!(w.all_handed_out());
+            }
+            r.finish(&mut w);
+            deltas.extend_from_slice(w.take_delta());
+            assert!(!w.head.is_empty(), "a long write goes to the text");
+            assert_eq!(deltas, json.as_bytes(), "cut {cut}");
+            assert_eq!(*w.whole(), *json.as_bytes());
+            assert_eq!(w.last(), Some(b'}'));
+            let (fin, tail) = w.take_final();
+            assert!(tail.is_empty());
+            assert_eq!(fin, json);
+        }
+        // A blank line whose newlines are split between the parts.
+        let mut w = ArgsWriter::new(&Limits::default(), false);
+        w.head = format!("{{\"a\": \"{long}\",\n  ");
+        w.out = b" \n ".to_vec();
+        assert!(w.ends_in_blank_line());
+        w.out = b" x\n".to_vec();
+        assert!(!w.ends_in_blank_line());
+        w.out.clear();
+        assert!(!w.ends_in_blank_line());
+        assert_eq!(w.last(), Some(b' '));
+        // Bytes that are no text on their own (never written by the
+        // repairer): everything goes back to `out`, in order.
+        w.out = b"\xe2\x9c".to_vec();
+        w.emitted = 3;
+        let whole = w.whole().into_owned();
+        assert_eq!(w.take_delta(), &whole[3..]);
+        assert!(w.no_head && w.head.is_empty());
+        assert_eq!(w.out, whole);
+        w.put(long.as_bytes());
+        assert!(w.head.is_empty(), "text stays given up");
+        assert!(w.out.ends_with(long.as_bytes()));
     }
 
     fn route(input: &str) -> CallRouter {
@@ -2280,7 +2513,7 @@ mod tests {
         let r = route(r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]"#);
         assert_eq!(r.calls.len(), 2);
         assert_eq!(r.calls[1].name.as_deref(), Some("b"));
-        assert_eq!(r.calls[1].args.out, br#"{"x": 1}"#);
+        assert_eq!(*r.calls[1].args.whole(), *br#"{"x": 1}"#);
     }
 
     #[test]

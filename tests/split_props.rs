@@ -117,3 +117,100 @@ proptest! {
         }
     }
 }
+
+/// A long string value (300 B to ~13 KB) of pieces that cost the writer
+/// something: non-ASCII, escapes, raw control characters and an invalid
+/// byte (repaired), plain runs.
+fn long_content() -> impl Strategy<Value = Vec<u8>> {
+    const PIECES: &[&[u8]] = &[
+        b"plain ASCII words, ",
+        "naïve café — ✓ 日本語 😀 ".as_bytes(),
+        br#"\"quoted\" "#,
+        br"C:\\tools\\x ",
+        br"\n\t\u00e9\ud83d\ude00 ",
+        b"raw\ttab and raw\nline ",
+        b"bad \xff byte ",
+        b", \"x\": 1 ",
+    ];
+    (
+        prop::collection::vec(0usize..PIECES.len(), 1..64),
+        20usize..600,
+    )
+        .prop_map(|(picks, reps)| {
+            let mut out = Vec::new();
+            while out.len() < 300 + reps * 20 {
+                for &p in &picks {
+                    out.extend_from_slice(PIECES[p]);
+                }
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
+
+    /// A call whose arguments are long enough to be written as checked text
+    /// (`ArgsWriter`'s `head`: writes of 256 B and more, buffers of 4 KB
+    /// and more moved there) and short pieces around them: the same call
+    /// whole, at random splits, in 64-byte chunks and byte by byte; its
+    /// deltas add up to its arguments (`check_contracts`), and the
+    /// arguments are the value written. As an object, as a JSON string of
+    /// an object (the nested writer), in a fence, and under an arguments
+    /// limit that cuts inside the long value.
+    #[test]
+    fn long_arguments_agree_at_every_split(content in long_content(), cuts in prop::collection::vec(0usize..100_000, 0..12), shape in 0usize..4) {
+        let text = String::from_utf8_lossy(&content).into_owned();
+        let mut input = b"Writing it.\n".to_vec();
+        let mut cfg = Config::default();
+        match shape {
+            0 | 3 => {
+                input.extend_from_slice(b"<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"");
+                input.extend_from_slice(&content);
+                input.extend_from_slice(b"\"}}\n</tool_call>\nDone.");
+                if shape == 3 {
+                    cfg = cfg.with_limits(Limits { max_args_bytes: 2_000 + content.len() / 3, ..Limits::default() });
+                }
+            }
+            1 => {
+                // The arguments as a JSON string holding the object.
+                let inner = serde_json::json!({"content": text}).to_string();
+                let outer = serde_json::to_string(&inner).expect("json");
+                input.extend_from_slice(b"<tool_call>\n{\"name\": \"write_file\", \"arguments\": ");
+                input.extend_from_slice(outer.as_bytes());
+                input.extend_from_slice(b"}\n</tool_call>\nDone.");
+            }
+            _ => {
+                input.extend_from_slice(b"```json\n{\"name\": \"write_file\", \"arguments\": {\"content\": \"");
+                input.extend_from_slice(&content);
+                input.extend_from_slice(b"\"}}\n```\nDone.");
+            }
+        }
+        let mut splits: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        let by64: Vec<usize> = (64..input.len()).step_by(64).collect();
+        let bytewise: Vec<usize> = (1..input.len()).collect();
+        let whole = run_split(&input, &[], &cfg);
+        check_contracts(&input, &whole);
+        let calls = common::calls(&whole);
+        prop_assert_eq!(calls.len(), 1);
+        let args: serde_json::Value = serde_json::from_str(&calls[0].arguments).expect("JSON arguments");
+        let got = args["content"].as_str();
+        if shape == 3 {
+            let limit = 2_000 + content.len() / 3;
+            // Cut at the limit, then closed (a string, a cut key's `: null`, braces).
+            prop_assert!(calls[0].arguments.len() <= limit + 32, "{} > {} + 32", calls[0].arguments.len(), limit);
+        } else if shape == 1 {
+            prop_assert_eq!(got, Some(text.as_str()));
+        } else if let Ok(want) = serde_json::from_str::<String>(&format!("\"{text}\"")) {
+            // Valid JSON content: the value as written.
+            prop_assert_eq!(got, Some(want.as_str()));
+        }
+        for cuts in [&splits, &by64, &bytewise] {
+            let events = run_split(&input, cuts, &cfg);
+            check_contracts(&input, &events);
+            prop_assert_eq!(summary(&events), summary(&whole), "shape {} splits {:?}", shape, cuts);
+        }
+    }
+}

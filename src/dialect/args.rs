@@ -83,24 +83,21 @@ impl ArgsJson {
     /// writer passes bytes through, everything written so far was handed
     /// out and the repairer is in a plain state (see [`crate::json::Lane`]).
     pub(crate) fn lane_arm(&mut self, lane: &mut Lane, index: usize) -> bool {
-        if !self.began
-            || self.closed
-            || !self.w.opaque()
-            || self.w.limited
-            || self.w.emitted != self.w.out.len()
-        {
+        if !self.began || self.closed || !self.w.opaque() {
             return false;
         }
         let closable = self.w.opaque_closable();
-        let max = self.w.max_len();
-        lane.arm(&mut self.rep, closable, &mut self.w.out, max, index)
+        let Some((out, max)) = self.w.lane_buffer() else {
+            return false;
+        };
+        lane.arm(&mut self.rep, closable, out, max, index)
     }
 
     /// Disarms the lane: the repairer and the writer take back the state of
     /// its last commit point.
     pub(crate) fn lane_disarm(&mut self, lane: &mut Lane) {
-        let change = lane.disarm(&mut self.rep, &mut self.w.out);
-        self.w.emitted = self.w.out.len();
+        let change = lane.disarm(&mut self.rep, self.w.lane_out());
+        self.w.lane_done();
         self.w.write_opaque(&[], change);
     }
 
@@ -152,7 +149,7 @@ impl ArgsJson {
         repairs.extend(extra);
         repairs.sort_by_key(|r| r.offset);
         let truncated = self.truncated || self.w.limited;
-        cx.end(local, end, into_string(final_json), repairs, truncated);
+        cx.end(local, end, final_json, repairs, truncated);
     }
 }
 

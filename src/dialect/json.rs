@@ -25,7 +25,7 @@ use super::{Action, Block, BlockArgs, Cx, Emitter, Flow, LaneHost, Resume, Trigg
 use crate::config::{Config, Limits};
 use crate::envelope::{CallRouter, CallShape};
 use crate::event::{Repair, RepairKind, Span};
-use crate::json::{closing_fence, in_pieces, into_string, Lane, Progress, Repairer, Sink, Status};
+use crate::json::{closing_fence, in_pieces, Lane, Progress, Repairer, Sink, Status};
 use crate::scan::{match_lit, Match, Pattern};
 
 pub(crate) const TRIGGERS: &[Trigger] = &[
@@ -327,18 +327,10 @@ impl JsonCalls {
             return false;
         }
         let closable = self.router.opaque_closable();
-        let args = &mut self.router.calls[n - 1].args;
-        if args.limited || args.emitted != args.out.len() {
+        let Some((out, max)) = self.router.calls[n - 1].args.lane_buffer() else {
             return false;
-        }
-        let max = args.max_len();
-        lane.arm(
-            &mut self.rep,
-            closable,
-            &mut args.out,
-            max,
-            em.locals[local].index,
-        )
+        };
+        lane.arm(&mut self.rep, closable, out, max, em.locals[local].index)
     }
 
     /// Disarms the lane (see [`JsonCalls::lane_arm`]): the repairer and the
@@ -348,8 +340,8 @@ impl JsonCalls {
             debug_assert!(false, "a lane armed without a call");
             return;
         };
-        let change = lane.disarm(&mut self.rep, &mut call.args.out);
-        call.args.emitted = call.args.out.len();
+        let change = lane.disarm(&mut self.rep, call.args.lane_out());
+        call.args.lane_done();
         // The containers the lane opened and closed, counted as a run would.
         self.router.write_opaque(&[], change);
     }
@@ -589,7 +581,7 @@ impl JsonCalls {
         if !repairs.is_sorted() {
             repairs.sort_unstable();
         }
-        cx.end(local, end, into_string(final_json), repairs, truncated);
+        cx.end(local, end, final_json, repairs, truncated);
     }
 }
 
