@@ -931,6 +931,10 @@ pub(crate) struct CallRouter {
     /// a call of the value before, so that a reply of many calls does not
     /// allocate one per call).
     spare: Vec<u8>,
+    /// Bytes of input from the piece being read to the end of the feed
+    /// ([`CallRouter::feed_left`]): how long the open call's arguments may
+    /// still grow within this feed, less their repairs' additions.
+    left: usize,
 }
 
 /// Progress through a `{"tool_calls": [...]}` wrapper object.
@@ -1008,7 +1012,15 @@ impl CallRouter {
             run: false,
             tail_breaks: 0,
             spare: Vec::new(),
+            left: 0,
         }
+    }
+
+    /// Says how many bytes of input the feed holds from the next piece on
+    /// (see [`ArgsWriter::write_head`]).
+    #[inline]
+    pub(crate) fn feed_left(&mut self, left: usize) {
+        self.left = left;
     }
 
     /// Takes over the buffers of `old` (see [`Repairer::reuse_buffers`]).
@@ -1168,7 +1180,9 @@ impl Sink for CallRouter {
 
     fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
         self.depth = self.depth.saturating_add_signed(depth_change);
+        let left = self.left;
         if let Some(c) = self.current() {
+            c.args.left = left;
             c.args.write_opaque(bytes, depth_change);
         }
     }
@@ -1184,6 +1198,7 @@ impl Sink for CallRouter {
         // As `write_opaque`, then `write` of each part, with one lookup.
         self.depth = self.depth.saturating_add_signed(depth_change);
         if let Some(c) = self.calls.last_mut() {
+            c.args.left = self.left;
             if c.closed {
                 for part in parts {
                     c.args.put(part);
@@ -1360,6 +1375,21 @@ const HEAD_WRITE_MIN: usize = 256;
 /// its bytes are handed out ([`ArgsWriter::take_delta`]).
 const HEAD_MOVE_MIN: usize = 4 << 10;
 
+/// A first write to the arguments' text at least this long sizes it for
+/// the input left in the feed ([`CallRouter::feed_left`], at most
+/// `max_args_bytes`): a value fed whole is then written into one
+/// allocation, where doubling up to its size copied it about once more
+/// and left a buffer of up to twice its size, which glibc gave back to the
+/// system after every parse and faulted in again (callgrind and `perf
+/// stat`, a 1 MB `write_file` call fed whole: 738 page faults a parse,
+/// 1.4 with the buffer sized). A shorter first write (a value of a few
+/// hundred bytes in a long feed) does not reserve for the rest of the feed,
+/// unless that is at most [`HEAD_SIZED_RATIO`] times the write.
+const HEAD_SIZED_MIN: usize = 32 << 10;
+
+/// See [`HEAD_SIZED_MIN`].
+const HEAD_SIZED_RATIO: usize = 4;
+
 /// `bytes` as text, when they are UTF-8: short ones checked by std, long
 /// ones by `simdutf8` (SIMD; below 64 bytes it calls std's check itself,
 /// after setting up for a long one).
@@ -1395,6 +1425,8 @@ pub(crate) struct ArgsWriter {
     /// the repairer writes whole characters): `head` is given up and
     /// everything stays in `out`.
     no_head: bool,
+    /// Bytes of input left in the feed being read (see [`CallRouter::feed_left`]).
+    left: usize,
     mode: ArgsMode,
     depth: usize,
     hold: Vec<u8>,
@@ -1459,6 +1491,7 @@ impl ArgsWriter {
             out: Vec::new(),
             emitted: 0,
             no_head: false,
+            left: 0,
             mode: ArgsMode::Start,
             depth: 0,
             hold: Vec::new(),
@@ -1682,11 +1715,21 @@ impl ArgsWriter {
     /// Writes `bytes` to `head` when they are text and `out` is empty or
     /// moves there; false when nothing was written.
     fn write_head(&mut self, bytes: &[u8]) -> bool {
+        let first = self.head.is_empty();
         if self.no_head || !self.move_to_head() {
             return false;
         }
         match as_text(bytes) {
             Some(text) => {
+                if first
+                    && (bytes.len() >= HEAD_SIZED_MIN
+                        || self.left <= HEAD_SIZED_RATIO * bytes.len())
+                {
+                    // A long value fed whole: sized once from the input
+                    // left in the feed, not doubled (and copied) up to it.
+                    let room = self.limits.max_args_bytes.saturating_sub(self.head.len());
+                    self.head.reserve(bytes.len().max(self.left.min(room)));
+                }
                 self.head.push_str(text);
                 true
             }
@@ -2283,6 +2326,38 @@ mod tests {
         w.put(long.as_bytes());
         assert!(w.head.is_empty(), "text stays given up");
         assert!(w.out.ends_with(long.as_bytes()));
+    }
+
+    /// A long first write sizes the text for the input left in the feed,
+    /// never past `max_args_bytes`; a short one does not.
+    #[test]
+    fn args_head_is_sized_from_the_feed_within_the_limit() {
+        let limits = Limits {
+            max_args_bytes: 200_000,
+            ..Limits::default()
+        };
+        let long = "é".repeat(HEAD_SIZED_MIN);
+        for (left, first, want) in [
+            (1 << 20, long.as_str(), 200_000),
+            (100_000, long.as_str(), 100_000),
+            (0, long.as_str(), long.len()),
+        ] {
+            let mut w = ArgsWriter::new(&limits, false);
+            w.left = left;
+            w.put(first.as_bytes());
+            assert_eq!(w.head, first);
+            let cap = w.head.capacity();
+            assert!((want..want + 64).contains(&cap), "left {left}: {cap}");
+        }
+        let mut w = ArgsWriter::new(&limits, false);
+        w.left = 1 << 20;
+        w.put(&[b'a'; HEAD_WRITE_MIN]);
+        assert!(w.head.capacity() < HEAD_SIZED_MIN, "a short first write");
+        // … unless the feed holds little more than it.
+        let mut w = ArgsWriter::new(&limits, false);
+        w.left = 3 * HEAD_WRITE_MIN;
+        w.put(&[b'a'; HEAD_WRITE_MIN]);
+        assert!(w.head.capacity() >= 3 * HEAD_WRITE_MIN);
     }
 
     fn route(input: &str) -> CallRouter {

@@ -1153,6 +1153,9 @@ impl Parser {
         // is empty then): the caller's list stands in for it during the feed,
         // so each event is written once, not pushed and then moved.
         let direct = committed && self.em.pending.is_empty();
+        // An undecided block is fed at most `max_held_bytes` at once: what
+        // is left of the data is more than its input (see `Emitter::data_end`).
+        self.em.data_end = self.offset + data.len() as u64;
         let flow = self.feed_block(&data[i..limit], i, direct, out);
         self.after_block(flow, data, i, limit, direct, out)
     }

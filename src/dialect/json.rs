@@ -285,7 +285,12 @@ impl JsonCalls {
         // A long input is read in pieces, each followed by the per-feed
         // bookkeeping, so that what that bounds (the repairs kept for an
         // open call) stays bounded within one feed too.
+        // Input left in the data the parser reads, from this feed's start.
+        let len = input
+            .len()
+            .max(cx.em.data_end.saturating_sub(cx.base) as usize);
         in_pieces(input, |piece, at| {
+            self.router.feed_left(len - at);
             if at == 0 {
                 self.feed_piece(piece, cx)
             } else {

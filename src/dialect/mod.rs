@@ -563,6 +563,12 @@ pub(crate) struct Emitter {
     pub(crate) arena: Arena,
     /// What ended blocks left for the next ones to reuse.
     pub(crate) spares: Spares,
+    /// Absolute offset of the end of the data the parser is reading, as
+    /// last set by [`crate::Parser`] before feeding a block a part of it:
+    /// a block may size a buffer for what is left (see
+    /// [`crate::envelope::CallRouter::feed_left`]). Earlier than a feed's
+    /// own input when stale: a reader takes the larger of the two.
+    pub(crate) data_end: u64,
 }
 
 impl Emitter {
