@@ -282,13 +282,14 @@ impl JsonCalls {
             self.began = true;
             self.rep.set_offset(cx.base);
         }
-        // A long input is read in pieces, each followed by the per-feed
-        // bookkeeping, so that what that bounds (the repairs kept for an
-        // open call) stays bounded within one feed too.
-        // Input left in the data the parser reads, from this feed's start.
+        // Input left in the data the parser reads, from this feed's start
+        // (a long argument is sized for it: `CallRouter::feed_left`).
         let len = input
             .len()
             .max(cx.em.data_end.saturating_sub(cx.base) as usize);
+        // A long input is read in pieces, each followed by the per-feed
+        // bookkeeping, so that what that bounds (the repairs kept for an
+        // open call) stays bounded within one feed too.
         in_pieces(input, |piece, at| {
             self.router.feed_left(len - at);
             if at == 0 {
