@@ -236,6 +236,7 @@ impl TagBlock {
         match self.jc_slot.as_mut() {
             Some(jc) if !self.jc_live => {
                 jc.renew(&self.limits, false, true, self.tools.clone());
+                jc.fast_calls();
             }
             Some(_) => {
                 let next = JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
@@ -243,13 +244,10 @@ impl TagBlock {
                 self.jc_slot = Some(next.after(prev, at));
             }
             None => {
-                self.jc_slot = Some(JsonCalls::fresh(
-                    spares,
-                    &self.limits,
-                    false,
-                    true,
-                    self.tools.clone(),
-                ));
+                let mut jc =
+                    JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
+                jc.fast_calls();
+                self.jc_slot = Some(jc);
             }
         }
         self.jc_live = true;
