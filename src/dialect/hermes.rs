@@ -235,8 +235,10 @@ impl TagBlock {
         let spares = &cx.em.spares;
         match self.jc_slot.as_mut() {
             Some(jc) if !self.jc_live => {
-                jc.renew(&self.limits, false, true, self.tools.clone());
-                jc.fast_calls();
+                // Renewed at its first feed, unless the fast path takes
+                // the value (the tag block's limits and tools are the
+                // parser's, which the feed's context carries).
+                jc.renew_later(false, true);
             }
             Some(_) => {
                 let next = JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());

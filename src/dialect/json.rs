@@ -158,6 +158,11 @@ pub(crate) struct JsonCalls {
     /// A call the fast path read: started, its arguments all handed out,
     /// its end still to emit (by [`JsonCalls::end_all`]).
     fast_end: Option<FastEnd>,
+    /// Set by [`JsonCalls::renew_later`]: the repairer, the router and
+    /// `track` still hold the last value's state, and are renewed (with
+    /// these `strict` and `stop_on_lt`) at the first feed the fast path
+    /// does not take.
+    stale: Option<(bool, bool)>,
 }
 
 /// A call read by the fast path, waiting for its end.
@@ -205,6 +210,7 @@ impl JsonCalls {
             unconfirmed: 0,
             fast: false,
             fast_end: None,
+            stale: None,
         }
     }
 
@@ -254,6 +260,11 @@ impl JsonCalls {
         self.router.reuse_buffers(old);
         let old = std::mem::take(&mut self.track);
         crate::json::reuse(&mut self.track, old);
+        self.reset();
+    }
+
+    /// The per-value fields, as [`JsonCalls::with_limits`] sets them.
+    fn reset(&mut self) {
         self.rep_cursor = 0;
         self.began = false;
         self.truncated_from = None;
@@ -265,6 +276,19 @@ impl JsonCalls {
         self.unconfirmed = 0;
         self.fast = false;
         self.fast_end = None;
+        self.stale = None;
+    }
+
+    /// [`JsonCalls::renew`] (with the parser's limits and tools) put off
+    /// to the value's first feed, for a reader inside call markup (see
+    /// [`JsonCalls::fast_calls`]): a value the fast path takes never needs
+    /// the repairer or the router, so it does not renew them. Until then
+    /// only the per-value fields are new; the first call on the reader must
+    /// be [`JsonCalls::feed`] (the tag block feeds the value's `{` at once).
+    pub(crate) fn renew_later(&mut self, strict: bool, stop_on_lt: bool) {
+        self.reset();
+        self.stale = Some((strict, stop_on_lt));
+        self.fast_calls();
     }
 
     /// A value inside call markup, whose reader is not strict, does not
@@ -311,6 +335,10 @@ impl JsonCalls {
                 if let Some(p) = self.feed_fast(input, cx) {
                     return p;
                 }
+            }
+            if let Some((strict, stop_on_lt)) = self.stale {
+                let tools = cx.cfg.tools.clone();
+                self.renew(&cx.cfg.limits, strict, stop_on_lt, tools);
             }
             self.began = true;
             self.rep.set_offset(cx.base);
