@@ -283,10 +283,14 @@ impl JsonCalls {
     /// to the value's first feed, for a reader inside call markup (see
     /// [`JsonCalls::fast_calls`]): a value the fast path takes never needs
     /// the repairer or the router, so it does not renew them. Until then
-    /// only the per-value fields are new; the first call on the reader must
+    /// the reader holds the last value's state: the first call on it must
     /// be [`JsonCalls::feed`] (the tag block feeds the value's `{` at once).
     pub(crate) fn renew_later(&mut self, strict: bool, stop_on_lt: bool) {
-        self.reset();
+        // What the fast path reads and what a value it took is asked
+        // afterwards (`closed`, `any_named`, `fast_end`, `prev`, which it
+        // requires empty) are all it needs; the renewal resets the rest.
+        self.began = false;
+        self.fast_end = None;
         self.stale = Some((strict, stop_on_lt));
         self.fast_calls();
     }
@@ -331,17 +335,9 @@ impl JsonCalls {
     /// Feeds input, then emits what became known.
     pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
         if !self.began {
-            if self.fast && self.prev.is_none() {
-                if let Some(p) = self.feed_fast(input, cx) {
-                    return p;
-                }
+            if let Some(p) = self.begin(input, cx) {
+                return p;
             }
-            if let Some((strict, stop_on_lt)) = self.stale {
-                let tools = cx.cfg.tools.clone();
-                self.renew(&cx.cfg.limits, strict, stop_on_lt, tools);
-            }
-            self.began = true;
-            self.rep.set_offset(cx.base);
         }
         // A long input is read in pieces, each followed by the per-feed
         // bookkeeping, so that what that bounds (the repairs kept for an
@@ -355,19 +351,37 @@ impl JsonCalls {
         })
     }
 
+    /// The value's first feed: the fast path's try (its progress, when it
+    /// took the value), else the renewal [`JsonCalls::renew_later`] put
+    /// off, and the repairer set at the value's offset. Out of line: once a
+    /// value, kept off the per-chunk path.
+    #[inline(never)]
+    fn begin(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Option<Progress> {
+        // A first feed of up to 64 bytes is a streamed chunk: the value
+        // mostly goes on past it (and a search would cost more than the
+        // fast path saves there).
+        if self.fast && self.prev.is_none() && input.len() > 64 {
+            if let Some(p) = self.feed_fast(input, cx) {
+                return Some(p);
+            }
+        }
+        if let Some((strict, stop_on_lt)) = self.stale {
+            let tools = cx.cfg.tools.clone();
+            self.renew(&cx.cfg.limits, strict, stop_on_lt, tools);
+        }
+        self.began = true;
+        self.rep.set_offset(cx.base);
+        None
+    }
+
     /// The fast path: `input` starts with a whole well-formed call object
     /// ([`super::fastcall::scan`]). Emits what the repairer and the router
     /// would have made known in this feed — the call's start and its whole
     /// arguments, over the value's span — and keeps its end for
     /// [`JsonCalls::end_all`]. `None`: not such a value (nothing done).
-    #[inline(never)]
+    #[inline]
     fn feed_fast(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Option<Progress> {
-        // A first feed of up to 64 bytes is a streamed chunk: the value
-        // mostly goes on past it (and a search would cost more than the
-        // fast path saves there). A value read whole ends with a `}`.
-        if input.len() <= 64 {
-            return None;
-        }
+        // A value read whole ends with a `}` in this feed.
         let last = memchr::memrchr(b'}', input)?;
         let found = super::fastcall::scan(&input[..=last], &cx.cfg.limits)?;
         let name = std::str::from_utf8(&input[found.name.0..found.name.1]).ok()?;
@@ -614,8 +628,10 @@ impl JsonCalls {
             return;
         }
         if let Some(f) = self.fast_end.take() {
-            // As `end_one` ends it: no repairs but the block's, complete.
-            if !extra.is_sorted() {
+            // As `end_one` ends it: no repairs but the block's (sorted:
+            // equal repairs are alike, so sorting a sorted list is no change),
+            // complete.
+            if extra.len() > 1 {
                 extra.sort_unstable();
             }
             cx.end(f.local, end, into_string(f.args), extra, false);
