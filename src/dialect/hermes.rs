@@ -235,7 +235,10 @@ impl TagBlock {
         let spares = &cx.em.spares;
         match self.jc_slot.as_mut() {
             Some(jc) if !self.jc_live => {
-                jc.renew(&self.limits, false, true, self.tools.clone());
+                // Renewed at its first feed, unless the fast path takes
+                // the value (the tag block's limits and tools are the
+                // parser's, which the feed's context carries).
+                jc.renew_later(false, true);
             }
             Some(_) => {
                 let next = JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
@@ -243,13 +246,10 @@ impl TagBlock {
                 self.jc_slot = Some(next.after(prev, at));
             }
             None => {
-                self.jc_slot = Some(JsonCalls::fresh(
-                    spares,
-                    &self.limits,
-                    false,
-                    true,
-                    self.tools.clone(),
-                ));
+                let mut jc =
+                    JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
+                jc.fast_calls();
+                self.jc_slot = Some(jc);
             }
         }
         self.jc_live = true;

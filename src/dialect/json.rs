@@ -152,6 +152,26 @@ pub(crate) struct JsonCalls {
     /// Router calls before this index are closed and do not confirm the
     /// block (see [`JsonCalls::confirmed`]).
     unconfirmed: usize,
+    /// The value may be read by the fast path ([`super::fastcall`]) when
+    /// it arrives whole in its first feed (see [`JsonCalls::fast_calls`]).
+    fast: bool,
+    /// A call the fast path read: started, its arguments all handed out,
+    /// its end still to emit (by [`JsonCalls::end_all`]).
+    fast_end: Option<FastEnd>,
+    /// Set by [`JsonCalls::renew_later`]: the repairer, the router and
+    /// `track` still hold the last value's state, and are renewed (with
+    /// these `strict` and `stop_on_lt`) at the first feed the fast path
+    /// does not take.
+    stale: Option<(bool, bool)>,
+}
+
+/// A call read by the fast path, waiting for its end.
+#[derive(Debug)]
+struct FastEnd {
+    /// Its block-local call number.
+    local: usize,
+    /// Its arguments, as written (and as the repairer would write them).
+    args: Vec<u8>,
 }
 
 impl JsonCalls {
@@ -188,6 +208,9 @@ impl JsonCalls {
             any_named: false,
             ended_count: 0,
             unconfirmed: 0,
+            fast: false,
+            fast_end: None,
+            stale: None,
         }
     }
 
@@ -237,6 +260,11 @@ impl JsonCalls {
         self.router.reuse_buffers(old);
         let old = std::mem::take(&mut self.track);
         crate::json::reuse(&mut self.track, old);
+        self.reset();
+    }
+
+    /// The per-value fields, as [`JsonCalls::with_limits`] sets them.
+    fn reset(&mut self) {
         self.rep_cursor = 0;
         self.began = false;
         self.truncated_from = None;
@@ -246,6 +274,34 @@ impl JsonCalls {
         self.any_named = false;
         self.ended_count = 0;
         self.unconfirmed = 0;
+        self.fast = false;
+        self.fast_end = None;
+        self.stale = None;
+    }
+
+    /// [`JsonCalls::renew`] (with the parser's limits and tools) put off
+    /// to the value's first feed, for a reader inside call markup (see
+    /// [`JsonCalls::fast_calls`]): a value the fast path takes never needs
+    /// the repairer or the router, so it does not renew them. Until then
+    /// the reader holds the last value's state: the first call on it must
+    /// be [`JsonCalls::feed`] (the tag block feeds the value's `{` at once).
+    pub(crate) fn renew_later(&mut self, strict: bool, stop_on_lt: bool) {
+        // What the fast path reads and what a value it took is asked
+        // afterwards (`closed`, `any_named`, `fast_end`, `prev`, which it
+        // requires empty) are all it needs; the renewal resets the rest.
+        self.began = false;
+        self.fast_end = None;
+        self.stale = Some((strict, stop_on_lt));
+        self.fast_calls();
+    }
+
+    /// A value inside call markup, whose reader is not strict, does not
+    /// judge calls and stops at a `<`: a well-formed call object that
+    /// arrives whole in the value's first feed is read by the fast path
+    /// ([`super::fastcall`]), with the same events (unless
+    /// [`super::set_fast_calls`] turned it off for this thread).
+    pub(crate) fn fast_calls(&mut self) {
+        self.fast = super::fast_calls();
     }
 
     /// Prose after a blank line, where the value cannot go on, ends it
@@ -279,8 +335,9 @@ impl JsonCalls {
     /// Feeds input, then emits what became known.
     pub(crate) fn feed(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
         if !self.began {
-            self.began = true;
-            self.rep.set_offset(cx.base);
+            if let Some(p) = self.begin(input, cx) {
+                return p;
+            }
         }
         // Input left in the data the parser reads, from this feed's start
         // (a long argument is sized for it: `CallRouter::feed_left`).
@@ -297,6 +354,58 @@ impl JsonCalls {
             } else {
                 self.feed_piece(piece, &mut cx.at(at))
             }
+        })
+    }
+
+    /// The value's first feed: the fast path's try (its progress, when it
+    /// took the value), else the renewal [`JsonCalls::renew_later`] put
+    /// off, and the repairer set at the value's offset. Out of line: once a
+    /// value, kept off the per-chunk path.
+    #[inline(never)]
+    fn begin(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Option<Progress> {
+        // A first feed of up to 64 bytes is a streamed chunk: the value
+        // mostly goes on past it (and a search would cost more than the
+        // fast path saves there).
+        if self.fast && self.prev.is_none() && input.len() > 64 {
+            if let Some(p) = self.feed_fast(input, cx) {
+                return Some(p);
+            }
+        }
+        if let Some((strict, stop_on_lt)) = self.stale {
+            let tools = cx.cfg.tools.clone();
+            self.renew(&cx.cfg.limits, strict, stop_on_lt, tools);
+        }
+        self.began = true;
+        self.rep.set_offset(cx.base);
+        None
+    }
+
+    /// The fast path: `input` starts with a whole well-formed call object
+    /// ([`super::fastcall::scan`]). Emits what the repairer and the router
+    /// would have made known in this feed — the call's start and its whole
+    /// arguments, over the value's span — and keeps its end for
+    /// [`JsonCalls::end_all`]. `None`: not such a value (nothing done).
+    #[inline]
+    fn feed_fast(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Option<Progress> {
+        // A value read whole ends with a `}` in this feed.
+        let last = memchr::memrchr(b'}', input)?;
+        let found = super::fastcall::scan(&input[..=last], &cx.cfg.limits)?;
+        let name = std::str::from_utf8(&input[found.name.0..found.name.1]).ok()?;
+        let span = Span::new(cx.base, cx.abs(found.end));
+        super::fast_call_taken();
+        self.began = true;
+        self.closed = true;
+        self.any_named = true;
+        let local = cx.start(name, None, span);
+        let args = &input[found.args.0..found.args.1];
+        cx.args(local, args, span);
+        self.fast_end = Some(FastEnd {
+            local,
+            args: args.to_vec(),
+        });
+        Some(Progress {
+            consumed: found.end,
+            status: Status::Done,
         })
     }
 
@@ -510,10 +619,20 @@ impl JsonCalls {
 
     /// Ends every started call; the last one's span ends at `end`. `extra`
     /// repairs (block markup) go to the last call.
-    pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, extra: Vec<Repair>) {
+    pub(crate) fn end_all(&mut self, cx: &mut Cx<'_>, end: u64, mut extra: Vec<Repair>) {
         if let Some((mut prev, _)) = self.prev.take() {
             // This value started no call: the earlier calls end with the block.
             prev.end_all(cx, end, extra);
+            return;
+        }
+        if let Some(f) = self.fast_end.take() {
+            // As `end_one` ends it: no repairs but the block's (sorted:
+            // equal repairs are alike, so sorting a sorted list is no change),
+            // complete.
+            if extra.len() > 1 {
+                extra.sort_unstable();
+            }
+            cx.end(f.local, end, into_string(f.args), extra, false);
             return;
         }
         let open = |t: &Track| t.local.is_some() && !t.ended;

@@ -88,6 +88,7 @@ pub(crate) mod args;
 pub(crate) mod chatglm;
 pub(crate) mod cohere;
 pub(crate) mod deepseek;
+pub(crate) mod fastcall;
 pub(crate) mod functionary;
 pub(crate) mod gemma;
 pub(crate) mod granite;
@@ -118,6 +119,41 @@ pub(crate) mod step3;
 pub(crate) mod wrap;
 pub(crate) mod xml_emulation;
 pub(crate) mod xmlcalls;
+
+thread_local! {
+    /// See [`set_fast_calls`].
+    static FAST_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// See [`fast_calls_taken`].
+    static FAST_TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many call objects the fast path ([`fastcall`]) has read on this
+/// thread. Not part of the API: for tests that must see it taken.
+#[doc(hidden)]
+pub fn fast_calls_taken() -> u64 {
+    FAST_TAKEN.with(std::cell::Cell::get)
+}
+
+/// Counts one call read by the fast path.
+#[inline]
+pub(crate) fn fast_call_taken() {
+    FAST_TAKEN.with(|t| t.set(t.get() + 1));
+}
+
+/// Turns the fast path for well-formed call objects read whole
+/// ([`fastcall`]) on or off for the parsers this thread feeds from now on
+/// (on by default). Not part of the API: for the tests that compare the two
+/// ways (`tests/fast_calls.rs`) and for benchmarks.
+#[doc(hidden)]
+pub fn set_fast_calls(on: bool) {
+    FAST_CALLS.with(|f| f.set(on));
+}
+
+/// Whether [`set_fast_calls`] left the fast path on.
+#[inline]
+pub(crate) fn fast_calls() -> bool {
+    FAST_CALLS.with(std::cell::Cell::get)
+}
 
 /// A tool-call dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

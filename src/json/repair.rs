@@ -42,6 +42,8 @@ mod fast;
 mod lane;
 mod units;
 
+/// The string scan, for the call fast path (`dialect::fastcall`).
+pub(crate) use fast::str_body;
 pub(crate) use lane::Lane;
 
 use units::Units;

@@ -786,7 +786,7 @@ pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// character, an escape that is invalid or cut off, UTF-8 that is invalid or
 /// cut off). Valid escapes are plain content.
 #[inline]
-pub(super) fn str_body(input: &[u8], i: usize) -> usize {
+pub(crate) fn str_body(input: &[u8], i: usize) -> usize {
     str_scan::<true>(input, i)
 }
 

@@ -1,0 +1,270 @@
+//! Property: the fast path for well-formed call objects read whole
+//! (`src/dialect/fastcall.rs`) and the repairer give the same events —
+//! every event, span and feed boundary — for well-formed calls and for
+//! slightly broken ones, whole and at every split.
+
+use proptest::prelude::*;
+use toolstream::dialect::{fast_calls_taken, set_fast_calls};
+use toolstream::{Config, Dialect, Event, Parser};
+
+/// The events of `input` fed in the pieces `splits` cuts it into, each
+/// feed's events followed by a marker (so that which feed emitted what is
+/// compared too), with the fast path on or off.
+fn run(input: &[u8], splits: &[usize], cfg: &Config, fast: bool) -> Vec<String> {
+    set_fast_calls(fast);
+    let mut p = Parser::new(cfg.clone());
+    let mut out = Vec::new();
+    let mut evs: Vec<Event> = Vec::new();
+    let mut at = 0;
+    for &cut in splits.iter().chain(std::iter::once(&input.len())) {
+        p.feed(&input[at..cut], &mut evs);
+        out.extend(evs.drain(..).map(|e| format!("{e:?}")));
+        out.push(format!("-- feed to {cut}"));
+        at = cut;
+    }
+    p.finish(&mut evs);
+    out.extend(evs.drain(..).map(|e| format!("{e:?}")));
+    set_fast_calls(true);
+    out
+}
+
+fn configs() -> Vec<Config> {
+    let tools = toolstream::Tools::from_value(&serde_json::json!([
+        {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}}}}}
+    ]))
+    .expect("tools");
+    // Tight limits too (as the fuzz targets draw them: tokens of 4-64
+    // bytes, depth 1-8, arguments of 16-200 bytes, 16 or 256 held bytes).
+    let tight = |token, depth, args, held| {
+        Config::default().with_limits(toolstream::Limits {
+            max_token_bytes: token,
+            max_depth: depth,
+            max_args_bytes: args,
+            max_held_bytes: held,
+            max_tag_bytes: 32,
+            max_repairs: depth,
+            ..toolstream::Limits::default()
+        })
+    };
+    vec![
+        tight(64, 1, 4096, 256),
+        tight(64, 2, 4096, 256),
+        tight(64, 3, 200, 256),
+        tight(16, 8, 200, 256),
+        tight(64, 8, 40, 256),
+        tight(64, 8, 4096, 16),
+        Config::default().with_dialects(vec![Dialect::Hermes]),
+        Config::default(),
+        Config::default()
+            .with_dialects(vec![Dialect::Hermes])
+            .with_tools(tools),
+    ]
+}
+
+/// Whole, every cut into two pieces, and some chunk sizes: the same
+/// events with the fast path on and off.
+fn same_both_ways(input: &[u8]) -> Result<(), TestCaseError> {
+    let mut plans: Vec<Vec<usize>> = vec![vec![]];
+    plans.extend((1..input.len()).map(|k| vec![k]));
+    for n in [1usize, 3, 7, 16, 64] {
+        plans.push((1..input.len().div_ceil(n)).map(|k| k * n).collect());
+    }
+    for cfg in configs() {
+        for splits in &plans {
+            let slow = run(input, splits, &cfg, false);
+            let fast = run(input, splits, &cfg, true);
+            prop_assert_eq!(
+                &fast,
+                &slow,
+                "input {:?} split at {:?}",
+                String::from_utf8_lossy(input),
+                splits
+            );
+        }
+    }
+    Ok(())
+}
+
+fn ws() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "", "", " ", " ", " ", "\n", "  ", "\t", "\r\n", "\n\n", "\n  ",
+    ])
+}
+
+fn string_lit() -> impl Strategy<Value = String> {
+    // Mostly what a well-formed string holds; now and then what the fast
+    // path must refuse (a raw control byte, a lone surrogate, a bad escape).
+    let piece = prop_oneof![
+        6 => prop::sample::select(vec![
+            "a", "Paris 0", " ", "é", "日本", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\t",
+            "\\u00e9", "\\u0000", "\\ud83d\\ude00", "<", "</tool_call>", "{", "}", "[", ",",
+            ":", "'", "null",
+        ]),
+        1 => prop::sample::select(vec!["\t", "\n", "\\x", "\\ud83d"]),
+    ];
+    prop::collection::vec(piece, 0..5).prop_map(|v| format!("\"{}\"", v.concat()))
+}
+
+fn scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => string_lit(),
+        3 => prop::sample::select(vec![
+            "0", "-1", "2.5", "1e5", "1E+2", "-0.0e-1", "true", "false", "null",
+        ])
+        .prop_map(String::from),
+        1 => prop::sample::select(vec![
+            "12345678901234567890", "1e400", "007", "1.", "tru", "None", ".5", "-",
+        ])
+        .prop_map(String::from),
+    ]
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "\"city\"",
+        "\"unit\"",
+        "\"days\"",
+        "\"arguments\"",
+        "\"input\"",
+        "\"a\\u0062\"",
+        "\"\"",
+        "\"é\"",
+        "\"type\"",
+        "city",
+        "'q'",
+    ])
+    .prop_map(String::from)
+}
+
+fn value() -> impl Strategy<Value = String> {
+    scalar().prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            (prop::collection::vec((inner.clone(), ws()), 0..4), ws()).prop_map(|(items, w)| {
+                let body: Vec<String> = items.iter().map(|(v, w)| format!("{w}{v}")).collect();
+                format!("[{}{w}]", body.join(","))
+            }),
+            (prop::collection::vec((key(), ws(), inner), 0..4), ws()).prop_map(|(items, w)| {
+                let body: Vec<String> = items
+                    .iter()
+                    .map(|(k, w, v)| format!("{w}{k}:{w}{v}"))
+                    .collect();
+                format!("{{{}{w}}}", body.join(","))
+            }),
+        ]
+    })
+}
+
+/// An arguments object (mostly), a name, an envelope in either key order.
+fn call() -> impl Strategy<Value = String> {
+    let args = prop_oneof![
+        4 => (prop::collection::vec((key(), ws(), value()), 0..4), ws()).prop_map(|(items, w)| {
+            let body: Vec<String> = items.iter().map(|(k, w, v)| format!("{w}{k}:{w}{v}")).collect();
+            format!("{{{}{w}}}", body.join(","))
+        }),
+        1 => value(),
+    ];
+    let name = prop::sample::select(vec![
+        "\"get_weather\"",
+        "\"get_weather\"",
+        "\"f\"",
+        "\"a.b-c_9\"",
+        "\" f\"",
+        "\"\"",
+        "\"f g\"",
+        "\"名前\"",
+        "\"f\\\"\"",
+        "null",
+        "\"functions.get_weather\"",
+    ]);
+    (args, name, ws(), ws(), any::<u8>()).prop_map(|(args, name, w1, w2, shape)| match shape % 6 {
+        0..=2 => format!("{{{w1}\"name\":{w2}{name},{w1}\"arguments\":{w2}{args}{w1}}}"),
+        3 => format!("{{\"arguments\": {args},{w1}\"name\": {name}{w2}}}"),
+        4 => format!("{{\"id\": \"c1\", \"name\": {name}, \"arguments\": {args}}}"),
+        _ => format!("{{\"name\": {name}, \"parameters\": {args}}}"),
+    })
+}
+
+/// Calls in a reply: prose, tags, one or two calls, sometimes two values
+/// in one block, a missing closing tag, or cut short.
+fn reply() -> impl Strategy<Value = Vec<u8>> {
+    (call(), call(), ws(), any::<u8>(), any::<usize>()).prop_map(|(a, b, w, shape, cut)| {
+        let s = match shape % 6 {
+            0 => format!("Let me check.\n<tool_call>\n{a}\n</tool_call>"),
+            1 => format!("<tool_call>{w}{a}{w}</tool_call>\n<tool_call>\n{b}\n</tool_call> done"),
+            2 => format!("x <tool_call>\n{a}\n{b}\n</tool_call>"),
+            3 => format!("<tool_call>\n{a}"),
+            4 => format!("<tool_call>\n{a}\n</tool_call>\n\n```json\n{b}\n```\n"),
+            _ => {
+                let s = format!("ok <tool_call>\n{a}\n</tool_call>");
+                let mut k = cut % (s.len() + 1);
+                while !s.is_char_boundary(k) {
+                    k -= 1;
+                }
+                s[..k].to_string()
+            }
+        };
+        s.into_bytes()
+    })
+}
+
+/// One byte of `input` replaced, dropped or doubled.
+fn broken() -> impl Strategy<Value = Vec<u8>> {
+    (reply(), any::<usize>(), any::<u8>(), 0u8..3).prop_map(|(mut s, at, b, how)| {
+        if !s.is_empty() {
+            let at = at % s.len();
+            match how {
+                0 => {
+                    let bytes = b"{}[]\",:\\ a0\n<";
+                    s[at] = bytes[b as usize % bytes.len()];
+                }
+                1 => {
+                    s.remove(at);
+                }
+                _ => s.insert(at, s[at]),
+            }
+        }
+        s
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(96)
+    ))]
+
+    #[test]
+    fn well_formed_calls_same_events(input in reply()) {
+        same_both_ways(&input)?;
+    }
+
+    #[test]
+    fn broken_calls_same_events(input in broken()) {
+        same_both_ways(&input)?;
+    }
+}
+
+#[test]
+fn the_fast_path_is_taken_and_agrees() {
+    let input = "Step 1: prose.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris 0\", \"unit\": \"celsius\", \"days\": [1, 2.5e3, true, null, {\"q\": \"\\u00e9\\n\"}]}}\n</tool_call>then\n<tool_call>\n{\"arguments\": {}, \"name\": \"f\"}\n</tool_call>\nBoth forecasts are in; the rest of this reply is prose.";
+    let cfg = Config::default();
+    let before = fast_calls_taken();
+    let fast = run(input.as_bytes(), &[], &cfg, true);
+    assert_eq!(
+        fast_calls_taken() - before,
+        2,
+        "both calls read by the fast path"
+    );
+    let slow = run(input.as_bytes(), &[], &cfg, false);
+    assert_eq!(
+        fast_calls_taken() - before,
+        2,
+        "none with the fast path off"
+    );
+    assert_eq!(fast, slow);
+    // Streamed in small chunks no value arrives whole: the usual way.
+    let splits: Vec<usize> = (1..input.len() / 16).map(|k| k * 16).collect();
+    let before = fast_calls_taken();
+    let _ = run(input.as_bytes(), &splits, &cfg, true);
+    assert_eq!(fast_calls_taken(), before);
+}
