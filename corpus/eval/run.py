@@ -618,6 +618,11 @@ def main():
         # two one-thread servers keep both cores busy where one two-thread
         # server leaves the second waiting.
         base = [a for a in sys.argv[1:] if a not in ("--full", "--setup", "--fresh-arms")]
+        # The models' files are made here, once: Gemma's GGUF is assembled
+        # from its package's chunks on first use, and two processes doing
+        # it at once left a half-written file the second one rejected
+        # (seen on a fresh machine).
+        models()
         procs = []
         for m in wanted:
             cmd = [sys.executable, os.path.abspath(__file__)] + base + [
