@@ -205,7 +205,10 @@ class Server:
             fmt = "chatml-function-calling" if kind == LCP_CFC else own_format
             self.cmd = [setup_env.venv_python(), "-m", "llama_cpp.server", "--model", model_path,
                         "--model_alias", name, "--host", "127.0.0.1", "--port", str(self.port),
-                        "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--seed", "0", "--verbose", "false",
+                        "--n_ctx", str(n_ctx), "--n_threads", str(threads),
+                        # Prompts too: its default is every core, whose
+                        # threads spin on each other beside a second server.
+                        "--n_threads_batch", str(threads), "--seed", "0", "--verbose", "false",
                         "--logits_all", "false"]
             if fmt:
                 self.cmd += ["--chat_format", fmt]
