@@ -205,7 +205,10 @@ class Server:
             fmt = "chatml-function-calling" if kind == LCP_CFC else own_format
             self.cmd = [setup_env.venv_python(), "-m", "llama_cpp.server", "--model", model_path,
                         "--model_alias", name, "--host", "127.0.0.1", "--port", str(self.port),
-                        "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--seed", "0", "--verbose", "false",
+                        "--n_ctx", str(n_ctx), "--n_threads", str(threads),
+                        # Prompts too: its default is every core, whose
+                        # threads spin on each other beside a second server.
+                        "--n_threads_batch", str(threads), "--seed", "0", "--verbose", "false",
                         "--logits_all", "false"]
             if fmt:
                 self.cmd += ["--chat_format", fmt]
@@ -618,6 +621,11 @@ def main():
         # two one-thread servers keep both cores busy where one two-thread
         # server leaves the second waiting.
         base = [a for a in sys.argv[1:] if a not in ("--full", "--setup", "--fresh-arms")]
+        # The models' files are made here, once: Gemma's GGUF is assembled
+        # from its package's chunks on first use, and two processes doing
+        # it at once left a half-written file the second one rejected
+        # (seen on a fresh machine).
+        models()
         procs = []
         for m in wanted:
             cmd = [sys.executable, os.path.abspath(__file__)] + base + [
