@@ -447,9 +447,21 @@ pub struct Config {
     /// families whose real outputs write their call there (Qwen 3.5+ with
     /// an unclosed `<think>`, DeepSeek's DSML generation).
     pub calls_in_reasoning: bool,
+    /// Read every call object with the repairer, none with the fast path
+    /// for well-formed objects that arrive whole in one feed. Both give
+    /// the same events (`tests/fast_calls.rs` holds them to it); the fast
+    /// path reads such a call at about half the cost. Off by default: for
+    /// comparing the two, in tests and benchmarks.
+    pub repairer_only: bool,
 }
 
 impl Config {
+    /// Sets [`Config::repairer_only`].
+    pub fn with_repairer_only(mut self, yes: bool) -> Self {
+        self.repairer_only = yes;
+        self
+    }
+
     /// Sets [`Config::calls_in_reasoning`].
     pub fn with_calls_in_reasoning(mut self, yes: bool) -> Self {
         self.calls_in_reasoning = yes;

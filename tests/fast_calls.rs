@@ -4,15 +4,13 @@
 //! slightly broken ones, whole and at every split.
 
 use proptest::prelude::*;
-use toolstream::dialect::{fast_calls_taken, set_fast_calls};
 use toolstream::{Config, Dialect, Event, Parser};
 
 /// The events of `input` fed in the pieces `splits` cuts it into, each
 /// feed's events followed by a marker (so that which feed emitted what is
 /// compared too), with the fast path on or off.
 fn run(input: &[u8], splits: &[usize], cfg: &Config, fast: bool) -> Vec<String> {
-    set_fast_calls(fast);
-    let mut p = Parser::new(cfg.clone());
+    let mut p = Parser::new(cfg.clone().with_repairer_only(!fast));
     let mut out = Vec::new();
     let mut evs: Vec<Event> = Vec::new();
     let mut at = 0;
@@ -24,7 +22,6 @@ fn run(input: &[u8], splits: &[usize], cfg: &Config, fast: bool) -> Vec<String> 
     }
     p.finish(&mut evs);
     out.extend(evs.drain(..).map(|e| format!("{e:?}")));
-    set_fast_calls(true);
     out
 }
 
@@ -242,29 +239,4 @@ proptest! {
     fn broken_calls_same_events(input in broken()) {
         same_both_ways(&input)?;
     }
-}
-
-#[test]
-fn the_fast_path_is_taken_and_agrees() {
-    let input = "Step 1: prose.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris 0\", \"unit\": \"celsius\", \"days\": [1, 2.5e3, true, null, {\"q\": \"\\u00e9\\n\"}]}}\n</tool_call>then\n<tool_call>\n{\"arguments\": {}, \"name\": \"f\"}\n</tool_call>\nBoth forecasts are in; the rest of this reply is prose.";
-    let cfg = Config::default();
-    let before = fast_calls_taken();
-    let fast = run(input.as_bytes(), &[], &cfg, true);
-    assert_eq!(
-        fast_calls_taken() - before,
-        2,
-        "both calls read by the fast path"
-    );
-    let slow = run(input.as_bytes(), &[], &cfg, false);
-    assert_eq!(
-        fast_calls_taken() - before,
-        2,
-        "none with the fast path off"
-    );
-    assert_eq!(fast, slow);
-    // Streamed in small chunks no value arrives whole: the usual way.
-    let splits: Vec<usize> = (1..input.len() / 16).map(|k| k * 16).collect();
-    let before = fast_calls_taken();
-    let _ = run(input.as_bytes(), &splits, &cfg, true);
-    assert_eq!(fast_calls_taken(), before);
 }

@@ -323,6 +323,45 @@ pub(crate) fn scan(s: &[u8], limits: &Limits) -> Option<Found> {
 mod tests {
     use super::*;
 
+    /// The events of `input` cut at `splits`, `repairer_only` as given.
+    fn events(input: &str, splits: &[usize], repairer_only: bool) -> Vec<String> {
+        let cfg = crate::Config::default().with_repairer_only(repairer_only);
+        let mut p = crate::Parser::new(cfg);
+        let mut evs = Vec::new();
+        let mut at = 0;
+        for &cut in splits.iter().chain(std::iter::once(&input.len())) {
+            p.feed(&input.as_bytes()[at..cut], &mut evs);
+            at = cut;
+        }
+        p.finish(&mut evs);
+        evs.iter().map(|e| format!("{e:?}")).collect()
+    }
+
+    #[test]
+    fn the_fast_path_is_taken_and_agrees() {
+        use crate::dialect::fast_calls_taken;
+        let input = "Step 1: prose.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris 0\", \"unit\": \"celsius\", \"days\": [1, 2.5e3, true, null, {\"q\": \"\\u00e9\\n\"}]}}\n</tool_call>then\n<tool_call>\n{\"arguments\": {}, \"name\": \"f\"}\n</tool_call>\nBoth forecasts are in; the rest of this reply is prose.";
+        let before = fast_calls_taken();
+        let fast = events(input, &[], false);
+        assert_eq!(
+            fast_calls_taken() - before,
+            2,
+            "both calls read by the fast path"
+        );
+        let slow = events(input, &[], true);
+        assert_eq!(
+            fast_calls_taken() - before,
+            2,
+            "none with Config::repairer_only"
+        );
+        assert_eq!(fast, slow);
+        // Streamed in small chunks no value arrives whole: the usual way.
+        let splits: Vec<usize> = (1..input.len() / 16).map(|k| k * 16).collect();
+        let before = fast_calls_taken();
+        let _ = events(input, &splits, false);
+        assert_eq!(fast_calls_taken(), before);
+    }
+
     fn ok(s: &str) -> Option<Found> {
         scan(s.as_bytes(), &Limits::default())
     }

@@ -146,6 +146,7 @@ pub(crate) fn tag_block(a: &BlockArgs<'_>) -> Box<dyn Block> {
         repairs: Vec::new(),
         limits: cfg.limits.clone(),
         tools: cfg.tools.clone(),
+        fast_calls: !cfg.repairer_only,
         cfg: xml_use,
         close_optional,
     })
@@ -205,6 +206,9 @@ pub(crate) struct TagBlock {
     limits: crate::config::Limits,
     /// The offered tools (for the `{"tool": {…}}` envelope).
     tools: Option<std::sync::Arc<crate::config::Tools>>,
+    /// Values may be read by the fast path for well-formed call objects
+    /// (not [`crate::Config::repairer_only`]).
+    fast_calls: bool,
     cfg: XmlUse,
     /// A missing closing tag is the dialect's normal form, not a repair.
     close_optional: bool,
@@ -238,7 +242,7 @@ impl TagBlock {
                 // Renewed at its first feed, unless the fast path takes
                 // the value (the tag block's limits and tools are the
                 // parser's, which the feed's context carries).
-                jc.renew_later(false, true);
+                jc.renew_later(false, true, self.fast_calls);
             }
             Some(_) => {
                 let next = JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
@@ -248,7 +252,7 @@ impl TagBlock {
             None => {
                 let mut jc =
                     JsonCalls::fresh(spares, &self.limits, false, true, self.tools.clone());
-                jc.fast_calls();
+                jc.fast_calls(self.fast_calls);
                 self.jc_slot = Some(jc);
             }
         }

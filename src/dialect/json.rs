@@ -285,23 +285,23 @@ impl JsonCalls {
     /// the repairer or the router, so it does not renew them. Until then
     /// the reader holds the last value's state: the first call on it must
     /// be [`JsonCalls::feed`] (the tag block feeds the value's `{` at once).
-    pub(crate) fn renew_later(&mut self, strict: bool, stop_on_lt: bool) {
+    pub(crate) fn renew_later(&mut self, strict: bool, stop_on_lt: bool, fast: bool) {
         // What the fast path reads and what a value it took is asked
         // afterwards (`closed`, `any_named`, `fast_end`, `prev`, which it
         // requires empty) are all it needs; the renewal resets the rest.
         self.began = false;
         self.fast_end = None;
         self.stale = Some((strict, stop_on_lt));
-        self.fast_calls();
+        self.fast_calls(fast);
     }
 
     /// A value inside call markup, whose reader is not strict, does not
     /// judge calls and stops at a `<`: a well-formed call object that
     /// arrives whole in the value's first feed is read by the fast path
-    /// ([`super::fastcall`]), with the same events (unless
-    /// [`super::set_fast_calls`] turned it off for this thread).
-    pub(crate) fn fast_calls(&mut self) {
-        self.fast = super::fast_calls();
+    /// ([`super::fastcall`]), with the same events, when `on` (false for
+    /// [`Config::repairer_only`]).
+    pub(crate) fn fast_calls(&mut self, on: bool) {
+        self.fast = on;
     }
 
     /// Prose after a blank line, where the value cannot go on, ends it
@@ -632,7 +632,7 @@ impl JsonCalls {
             if extra.len() > 1 {
                 extra.sort_unstable();
             }
-            cx.end(f.local, end, into_string(f.args), extra, false);
+            cx.end(f.local, end, crate::json::into_string(f.args), extra, false);
             return;
         }
         let open = |t: &Track| t.local.is_some() && !t.ended;

@@ -120,39 +120,24 @@ pub(crate) mod wrap;
 pub(crate) mod xml_emulation;
 pub(crate) mod xmlcalls;
 
+#[cfg(test)]
 thread_local! {
-    /// See [`set_fast_calls`].
-    static FAST_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     /// See [`fast_calls_taken`].
     static FAST_TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// How many call objects the fast path ([`fastcall`]) has read on this
-/// thread. Not part of the API: for tests that must see it taken.
-#[doc(hidden)]
-pub fn fast_calls_taken() -> u64 {
+/// thread (unit tests that must see it taken).
+#[cfg(test)]
+pub(crate) fn fast_calls_taken() -> u64 {
     FAST_TAKEN.with(std::cell::Cell::get)
 }
 
-/// Counts one call read by the fast path.
+/// Counts one call read by the fast path (unit tests only).
 #[inline]
 pub(crate) fn fast_call_taken() {
+    #[cfg(test)]
     FAST_TAKEN.with(|t| t.set(t.get() + 1));
-}
-
-/// Turns the fast path for well-formed call objects read whole
-/// ([`fastcall`]) on or off for the parsers this thread feeds from now on
-/// (on by default). Not part of the API: for the tests that compare the two
-/// ways (`tests/fast_calls.rs`) and for benchmarks.
-#[doc(hidden)]
-pub fn set_fast_calls(on: bool) {
-    FAST_CALLS.with(|f| f.set(on));
-}
-
-/// Whether [`set_fast_calls`] left the fast path on.
-#[inline]
-pub(crate) fn fast_calls() -> bool {
-    FAST_CALLS.with(std::cell::Cell::get)
 }
 
 /// A tool-call dialect.
