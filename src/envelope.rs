@@ -2117,7 +2117,13 @@ impl ArgsWriter {
         if self.complete_as_written() {
             self.emitted = 0;
             if !self.head.is_empty() && self.move_to_head() {
-                return (std::mem::take(&mut self.head), Vec::new());
+                let mut text = std::mem::take(&mut self.head);
+                // Sized from the feed, it may have room far past the call
+                // (up to `max_args_bytes`): the event does not keep it.
+                if text.capacity() / 2 > text.len() {
+                    text.shrink_to_fit();
+                }
+                return (text, Vec::new());
             }
             let out = std::mem::take(&mut self.out);
             return (crate::json::into_string(out), Vec::new());
@@ -2330,6 +2336,38 @@ mod tests {
 
     /// A long first write sizes the text for the input left in the feed,
     /// never past `max_args_bytes`; a short one does not.
+    #[test]
+    fn long_arguments_in_a_long_feed_do_not_keep_its_room() {
+        // The text is sized for the feed left (here 2 MB of prose after
+        // the call); the event's arguments keep about their own size.
+        let arg = "x".repeat(2 * HEAD_SIZED_MIN);
+        let input = format!(
+            "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"s\": \"{arg}\"}}}}</tool_call>{}",
+            "Some prose. ".repeat(180_000)
+        );
+        // The repairer's path (the fast path for whole calls has its own).
+        let cfg = crate::Config::default().with_repairer_only(true);
+        let mut p = crate::Parser::new(cfg);
+        let mut evs = Vec::new();
+        p.feed(input.as_bytes(), &mut evs);
+        p.finish(&mut evs);
+        let call = evs
+            .iter()
+            .find_map(|e| match e {
+                crate::Event::ToolEnd { call, .. } => Some(call),
+                _ => None,
+            })
+            .expect("the call");
+        let args = &call.arguments;
+        assert!(args.len() > arg.len(), "{}", args.len());
+        assert!(
+            args.capacity() <= 2 * args.len(),
+            "capacity {} for {} bytes",
+            args.capacity(),
+            args.len()
+        );
+    }
+
     #[test]
     fn args_head_is_sized_from_the_feed_within_the_limit() {
         let limits = Limits {
