@@ -924,8 +924,8 @@ pub(crate) struct CallRouter {
     /// the repairer writes goes straight to their writer, and of its marks
     /// only the containers count (see [`CallRouter::mark`]).
     run: bool,
-    /// Line breaks (up to 2) in the blanks that ended the last write
-    /// outside opaque arguments (see [`Sink::blank_line_tail`]).
+    /// Line breaks (up to 2) in the blanks that ended the last write (see
+    /// [`Sink::blank_line_tail`]; a write of opaque arguments counts too).
     tail_breaks: u8,
     /// A name buffer for the next call (empty; its allocation kept from
     /// a call of the value before, so that a reply of many calls does not
@@ -1132,39 +1132,17 @@ impl Sink for CallRouter {
     }
 
     fn write(&mut self, bytes: &[u8]) {
+        // The line breaks in the blanks written last (the envelope keeps no
+        // text of its own to look back at), whoever takes the bytes: a run
+        // of opaque arguments ends the blanks written before it.
+        self.note_written(bytes);
         if self.run {
             // Opaque arguments take every byte as it is.
             if let Some(c) = self.calls.last_mut() {
                 c.args.put(bytes);
             }
-        } else {
-            // The line breaks in the blanks written last (the envelope
-            // keeps no text of its own to look back at).
-            if let Some(&last) = bytes.last() {
-                self.tail_breaks = if matches!(last, b' ' | b'\t' | b'\n' | b'\r') {
-                    let blanks = bytes
-                        .iter()
-                        .rev()
-                        .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-                        .count();
-                    let breaks = bytes[bytes.len() - blanks..]
-                        .iter()
-                        .filter(|&&c| c == b'\n')
-                        .count()
-                        .min(2) as u8;
-                    let before = if blanks == bytes.len() {
-                        self.tail_breaks
-                    } else {
-                        0
-                    };
-                    before.saturating_add(breaks).min(2)
-                } else {
-                    0
-                };
-            }
-            if let Some(c) = self.current() {
-                c.write(bytes);
-            }
+        } else if let Some(c) = self.current() {
+            c.write(bytes);
         }
     }
 
@@ -1179,6 +1157,7 @@ impl Sink for CallRouter {
     }
 
     fn write_opaque(&mut self, bytes: &[u8], depth_change: isize) {
+        self.note_written(bytes);
         self.depth = self.depth.saturating_add_signed(depth_change);
         let left = self.left;
         if let Some(c) = self.current() {
@@ -1196,6 +1175,10 @@ impl Sink for CallRouter {
             return;
         }
         // As `write_opaque`, then `write` of each part, with one lookup.
+        self.note_written(run);
+        for part in parts {
+            self.note_written(part);
+        }
         self.depth = self.depth.saturating_add_signed(depth_change);
         if let Some(c) = self.calls.last_mut() {
             c.args.left = self.left;
@@ -1241,6 +1224,37 @@ impl Sink for CallRouter {
 }
 
 impl CallRouter {
+    /// Keeps [`CallRouter::tail_breaks`] for what was just written.
+    #[inline]
+    fn note_written(&mut self, bytes: &[u8]) {
+        if let Some(&last) = bytes.last() {
+            self.tail_breaks = if matches!(last, b' ' | b'\t' | b'\n' | b'\r') {
+                self.breaks_after(bytes)
+            } else {
+                0
+            };
+        }
+    }
+
+    /// [`CallRouter::tail_breaks`] after a write that ends in blanks: their
+    /// line breaks, and those before them when the write is all blanks.
+    #[cold]
+    fn breaks_after(&self, bytes: &[u8]) -> u8 {
+        let blank = |c: &&u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+        let blanks = bytes.iter().rev().take_while(blank).count();
+        let breaks = bytes[bytes.len() - blanks..]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count()
+            .min(2) as u8;
+        let before = if blanks == bytes.len() {
+            self.tail_breaks
+        } else {
+            0
+        };
+        before.saturating_add(breaks).min(2)
+    }
+
     /// [`Sink::mark`] outside an opaque run.
     fn route_mark(&mut self, mark: Mark<'_>, offset: u64) {
         let depth_before = self.depth;

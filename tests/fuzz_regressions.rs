@@ -601,6 +601,19 @@ fn content_split_23() {
     regression("content_split-23");
 }
 
+/// 7-byte chunks, minimized to 56 bytes: a bare call object in text,
+/// `{"name": "w." "params": {type":e": …, "\n<on":ts"}` then `\na`
+/// (found by CI's fuzz smoke). Whole input ended the call before the `a` as
+/// prose after a blank line, though only one line break preceded it: the
+/// envelope's count of trailing line breaks was not reset by arguments
+/// written straight to their writer (an opaque run), so a line break
+/// inside the arguments counted with the one after them. In 7-byte chunks
+/// the run began later and the count was right. Every write now keeps it.
+#[test]
+fn content_split_24() {
+    regression("content_split-24");
+}
+
 /// Options `\xaa` (token limit 16), whole: `<tool_call>é{"input"```\ud83d"say "hi" now"`.
 /// A key cut by the token limit kept the first half of a lone surrogate's
 /// escape, which escaped the key's closing quote: "arguments not JSON".
