@@ -299,8 +299,6 @@ pub(crate) struct StrEscaper {
     carry: Vec<u8>,
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 impl StrEscaper {
     /// Escapes `bytes` into `out`. Returns where invalid UTF-8 was replaced
     /// with U+FFFD, relative to `bytes[0]` (negative: in bytes held from the
@@ -437,6 +435,76 @@ pub(crate) fn escape_content(b: &[u8], out: &mut Vec<u8>, del: bool) {
     if b.len() > 32 {
         out.reserve(b.len());
     }
+    escape_into(b, &mut BytesOut { out, src: b }, del);
+}
+
+/// Appends `s` as JSON string content to text, `del` as in
+/// [`escape_content`]: the same bytes, with no UTF-8 check of its own
+/// (the runs are slices of `s`, cut at ASCII bytes).
+pub(crate) fn escape_content_text(s: &str, out: &mut String, del: bool) {
+    if s.len() > 32 {
+        out.reserve(s.len());
+    }
+    escape_into(s.as_bytes(), &mut TextOut { out, src: s }, del);
+}
+
+/// Where [`escape_into`] writes: runs of its source as they are, and
+/// escapes.
+trait EscapeOut {
+    /// `src[from..to]`, cut at ASCII bytes (or the ends).
+    fn run(&mut self, from: usize, to: usize);
+    /// An escape sequence (ASCII).
+    fn escape(&mut self, e: &'static str);
+}
+
+/// [`EscapeOut`] to a byte buffer.
+struct BytesOut<'a> {
+    out: &'a mut Vec<u8>,
+    src: &'a [u8],
+}
+
+impl EscapeOut for BytesOut<'_> {
+    #[inline]
+    fn run(&mut self, from: usize, to: usize) {
+        self.out.extend_from_slice(&self.src[from..to]);
+    }
+    #[inline]
+    fn escape(&mut self, e: &'static str) {
+        self.out.extend_from_slice(e.as_bytes());
+    }
+}
+
+/// [`EscapeOut`] to text.
+struct TextOut<'a> {
+    out: &'a mut String,
+    src: &'a str,
+}
+
+impl EscapeOut for TextOut<'_> {
+    #[inline]
+    fn run(&mut self, from: usize, to: usize) {
+        // Cut at ASCII bytes or the ends: always character boundaries,
+        // never an empty string in its place.
+        self.out
+            .push_str(self.src.get(from..to).unwrap_or_default());
+    }
+    #[inline]
+    fn escape(&mut self, e: &'static str) {
+        self.out.push_str(e);
+    }
+}
+
+/// The JSON escape of each control character and DEL.
+const CONTROL_ESCAPES: [&str; 32] = [
+    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007", "\\b",
+    "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011", "\\u0012",
+    "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019", "\\u001a",
+    "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+];
+
+/// [`escape_content`]'s loop, for any [`EscapeOut`].
+#[inline(always)]
+fn escape_into(b: &[u8], out: &mut impl EscapeOut, del: bool) {
     let mut start = 0;
     let mut i = 0;
     loop {
@@ -446,29 +514,25 @@ pub(crate) fn escape_content(b: &[u8], out: &mut Vec<u8>, del: bool) {
             i += 1;
             continue;
         }
-        out.extend_from_slice(&b[start..i]);
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0C => b"\\f",
-            _ => {
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[(c >> 4) as usize]);
-                out.push(HEX[(c & 15) as usize]);
-                i += 1;
-                start = i;
-                continue;
-            }
+        let e = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x7F => "\\u007f",
+            c => match CONTROL_ESCAPES.get(usize::from(c)) {
+                Some(e) => e,
+                // (The run stops only where an escape is due.)
+                None => {
+                    i += 1;
+                    continue;
+                }
+            },
         };
-        out.extend_from_slice(esc);
+        out.run(start, i);
+        out.escape(e);
         i += 1;
         start = i;
     }
-    out.extend_from_slice(&b[start..]);
+    out.run(start, b.len());
 }
 
 /// A JSON string literal (quotes included) holding `s`.

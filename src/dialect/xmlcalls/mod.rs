@@ -80,13 +80,14 @@ use std::sync::Arc;
 
 use super::{Blank, Cx, Flow, Resume};
 use crate::config::{Limits, Tools};
+use crate::dialect::args::escape_content_text;
 use crate::event::{DiagnosticKind, Repair, RepairKind, Span};
 use crate::json::{Repairer, Status};
 use crate::scan::{match_lit, Match};
 use crate::xml::{
     is_name_start, match_tag_start, Tag, TagScan, TagScanner, CDATA_CLOSE, CDATA_OPEN,
 };
-use value::{json_string, Ty, Value, Ws};
+use value::{escape_bytes, json_string, Ty, Value, ValueOut, Ws};
 
 /// How a dialect names tools and parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,14 +276,147 @@ impl Seen {
     }
 }
 
+/// A string run at least this long is escaped straight into
+/// [`ArgsText`]'s checked text rather than its byte buffer.
+const HEAD_WRITE_MIN: usize = 256;
+
+/// Once this many bytes of arguments wait in [`ArgsText`]'s byte buffer
+/// when they are handed out, they move to its checked text.
+const HEAD_MOVE_MIN: usize = 4 << 10;
+
+/// A call's arguments JSON as it is written: `head`, checked text, then
+/// `out`, bytes written since.
+///
+/// Short pieces (keys, escapes, a streamed chunk's content, what the JSON
+/// repairer writes) go to `out`. A long string run, already checked as
+/// UTF-8 where it was read, is escaped straight into `head`, and `out`
+/// moves to `head` (checked by `simdutf8`, still in cache) when it has
+/// grown long by the time it is handed out. The final arguments are then
+/// `head` itself, with no copy and no second check: std's check of a long
+/// `Vec<u8>` at the call's end, a byte at a time from each non-ASCII
+/// character on, was a third of the instructions of a 1 MB value fed
+/// whole, and it read the buffer back from beyond the core's cache
+/// (`perf record`, #42). Short arguments stay in `out`, as before.
+#[derive(Debug)]
+pub(crate) struct ArgsText {
+    head: String,
+    out: Vec<u8>,
+    /// Bytes handed out, counted over `head` then `out`.
+    emitted: usize,
+    /// `out` once held bytes that were not UTF-8 on their own (never
+    /// expected: the writers write whole characters): nothing more moves
+    /// to `head`.
+    no_head: bool,
+}
+
+impl Default for ArgsText {
+    fn default() -> Self {
+        ArgsText {
+            head: String::new(),
+            out: Vec::with_capacity(crate::envelope::ARGS_FIRST_CAPACITY),
+            emitted: 0,
+            no_head: false,
+        }
+    }
+}
+
+impl ValueOut for ArgsText {
+    #[inline]
+    fn bytes(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+
+    #[inline]
+    fn escape_valid(&mut self, b: &[u8]) {
+        if b.len() >= HEAD_WRITE_MIN {
+            self.escape_long(b);
+        } else {
+            escape_bytes(b, &mut self.out);
+        }
+    }
+}
+
+impl ArgsText {
+    /// [`ValueOut::escape_valid`] of a long run: escaped straight into
+    /// `head` (after `out`), else into `out`.
+    fn escape_long(&mut self, b: &[u8]) {
+        match simdutf8::basic::from_utf8(b) {
+            Ok(s) if self.move_out() => escape_content_text(s, &mut self.head, false),
+            _ => escape_bytes(b, &mut self.out),
+        }
+    }
+
+    /// Nothing written.
+    fn is_empty(&self) -> bool {
+        self.head.is_empty() && self.out.is_empty()
+    }
+
+    /// Moves `out` to the end of `head`: false (and nothing moved) if its
+    /// bytes are not UTF-8 on their own.
+    fn move_out(&mut self) -> bool {
+        if self.out.is_empty() {
+            return !self.no_head;
+        }
+        if self.no_head {
+            return false;
+        }
+        match simdutf8::basic::from_utf8(&self.out) {
+            Ok(text) => {
+                self.head.push_str(text);
+                self.out.clear();
+                true
+            }
+            Err(_) => {
+                self.no_head = true;
+                false
+            }
+        }
+    }
+
+    /// The bytes written since the last call, in one or two pieces (the
+    /// second only when they start in `head` and `out` cannot join it);
+    /// empty when there are none.
+    #[inline]
+    fn take_delta(&mut self) -> (&[u8], &[u8]) {
+        let from = self.emitted;
+        let h = self.head.len();
+        if from >= h && self.out.len() < HEAD_MOVE_MIN {
+            // What a chunk usually leaves: a few bytes after the last delta.
+            self.emitted = h + self.out.len();
+            return (self.out.get(from - h..).unwrap_or_default(), &[]);
+        }
+        if self.out.len() >= HEAD_MOVE_MIN || (from < h && !self.out.is_empty()) {
+            self.move_out();
+        }
+        let h = self.head.len();
+        self.emitted = h + self.out.len();
+        if from >= h {
+            (self.out.get(from - h..).unwrap_or_default(), &[])
+        } else {
+            (&self.head.as_bytes()[from..], &self.out)
+        }
+    }
+
+    /// All of the arguments, as a `String`.
+    fn into_string(self) -> String {
+        if self.head.is_empty() {
+            return crate::json::into_string(self.out);
+        }
+        let mut head = self.head;
+        if !self.out.is_empty() {
+            head.push_str(&crate::json::into_string(self.out));
+        }
+        head
+    }
+}
+
 /// The current call.
 #[derive(Debug)]
 struct Call {
     local: usize,
     name: String,
-    /// Arguments JSON written so far, and how much of it was emitted.
-    out: Vec<u8>,
-    emitted: usize,
+    /// Arguments JSON written so far: `head`, then `out` ([`ArgsText`]).
+    args: ArgsText,
     /// `{` written.
     open: bool,
     /// The parameter names written (a set: a call may have many).
@@ -597,8 +731,7 @@ impl XmlCalls {
             local,
             name,
             // Most arguments are short: one allocation, no doublings.
-            out: Vec::with_capacity(crate::envelope::ARGS_FIRST_CAPACITY),
-            emitted: 0,
+            args: ArgsText::default(),
             open: false,
             seen: Seen::default(),
             value: None,
@@ -616,12 +749,27 @@ impl XmlCalls {
     }
 
     /// Emits the arguments written since the last flush.
+    #[inline]
     fn flush(&mut self, cx: &mut Cx<'_>, span: Span) {
         if let Some(c) = self.call.as_mut() {
-            if c.out.len() > c.emitted {
-                let from = c.emitted;
-                c.emitted = c.out.len();
-                cx.args(c.local, &c.out[from..], span);
+            let a = &mut c.args;
+            let h = a.head.len();
+            if a.emitted >= h && a.out.len() < HEAD_MOVE_MIN {
+                // What a chunk usually leaves: a few bytes after the last
+                // delta, all in `out`.
+                let from = a.emitted - h;
+                if a.out.len() > from {
+                    a.emitted = h + a.out.len();
+                    cx.args(c.local, &a.out[from..], span);
+                }
+                return;
+            }
+            let (first, second) = a.take_delta();
+            if !first.is_empty() {
+                cx.args(c.local, first, span);
+            }
+            if !second.is_empty() {
+                cx.args(c.local, second, span);
             }
         }
     }
@@ -665,12 +813,13 @@ impl XmlCalls {
             v.begin(&mut self.trash);
         } else {
             call.discard = false;
-            call.out
+            call.args
+                .bytes()
                 .extend_from_slice(if call.open { b", " } else { b"{" });
             call.open = true;
-            json_string(&key, &mut call.out);
-            call.out.extend_from_slice(b": ");
-            v.begin(&mut call.out);
+            json_string(&key, call.args.bytes());
+            call.args.bytes().extend_from_slice(b": ");
+            v.begin(&mut call.args);
             call.seen.insert(key);
         }
         // (Its buffer kept from the call's last parameter.)
@@ -697,11 +846,12 @@ impl XmlCalls {
             });
             return;
         }
-        call.out
+        call.args
+            .bytes()
             .extend_from_slice(if call.open { b", " } else { b"{" });
         call.open = true;
-        json_string(&key, &mut call.out);
-        call.out.extend_from_slice(b": null");
+        json_string(&key, call.args.bytes());
+        call.args.bytes().extend_from_slice(b": null");
         call.seen.insert(key);
         call.repairs.push(Repair {
             kind: RepairKind::MissingValue,
@@ -719,15 +869,11 @@ impl XmlCalls {
             return;
         };
         let Some(v) = call.value.as_mut() else { return };
-        let out = if call.discard {
-            &mut self.trash
-        } else {
-            &mut call.out
-        };
-        if literal {
-            v.push_literal(bytes, at, out);
-        } else {
-            v.push(bytes, at, out);
+        match (call.discard, literal) {
+            (true, true) => v.push_literal(bytes, at, &mut self.trash),
+            (true, false) => v.push(bytes, at, &mut self.trash),
+            (false, true) => v.push_literal(bytes, at, &mut call.args),
+            (false, false) => v.push(bytes, at, &mut call.args),
         }
         if call.discard {
             self.trash.clear();
@@ -738,12 +884,11 @@ impl XmlCalls {
     fn close_value(&mut self, missing: Option<u64>) {
         if let Some(call) = self.call.as_mut() {
             if let Some(mut v) = call.value.take() {
-                let out = if call.discard {
-                    &mut self.trash
+                if call.discard {
+                    v.finish(&mut self.trash);
                 } else {
-                    &mut call.out
-                };
-                v.finish(out);
+                    v.finish(&mut call.args);
+                }
                 if !call.discard {
                     call.repairs.append(&mut v.repairs);
                 }
@@ -775,18 +920,18 @@ impl XmlCalls {
             return;
         }
         if let Some(mut rep) = call.body.take() {
-            rep.finish(&mut call.out);
+            rep.finish(call.args.bytes());
             call.repairs.extend(rep.take_repairs());
         } else if !call.json_body {
             if !call.open {
-                call.out.push(b'{');
+                call.args.bytes().push(b'{');
             }
-            call.out.push(b'}');
+            call.args.bytes().push(b'}');
         }
-        if call.out.is_empty() {
+        if call.args.is_empty() {
             // A JSON body announced by its `{` and cut by the limit before
             // its repairer wrote anything.
-            call.out.extend_from_slice(b"{}");
+            call.args.bytes().extend_from_slice(b"{}");
         }
         call.open = true;
         call.closed = true;
@@ -813,7 +958,7 @@ impl XmlCalls {
             return;
         };
         call.repairs.sort_by_key(|r| r.offset);
-        let args = crate::json::into_string(call.out);
+        let args = call.args.into_string();
         cx.end(call.local, end, args, call.repairs, truncated);
         self.st = St::AfterInvoke;
     }
@@ -908,7 +1053,7 @@ impl XmlCalls {
         let Some(v) = call.value.as_mut() else {
             return false;
         };
-        if !v.push_plain(input, at, &mut call.out) {
+        if !v.push_plain(input, at, &mut call.args) {
             return false;
         }
         self.prev_nl = input.last() == Some(&b'\n');
@@ -1438,7 +1583,7 @@ impl XmlCalls {
         let room = cut.saturating_sub(cx.abs(i));
         let end = (i as u64 + room).min(input.len() as u64) as usize;
         rep.set_offset(cx.abs(i));
-        let p = rep.feed(&input[i..end], &mut call.out);
+        let p = rep.feed(&input[i..end], call.args.bytes());
         let at = i + p.consumed;
         match p.status {
             Status::NeedMore if end < input.len() => Step::Out(self.limit(cx, end)),
@@ -1446,7 +1591,7 @@ impl XmlCalls {
             Status::Done | Status::Stop | Status::Halted => {
                 // The object ends here (or a tag interrupts it): close it now.
                 if let Some(mut rep) = call.body.take() {
-                    rep.finish(&mut call.out);
+                    rep.finish(call.args.bytes());
                     call.repairs.extend(rep.take_repairs());
                 }
                 self.st = St::Invoke;
@@ -1454,7 +1599,7 @@ impl XmlCalls {
             }
             Status::Limit => {
                 if let Some(mut rep) = call.body.take() {
-                    rep.finish(&mut call.out);
+                    rep.finish(call.args.bytes());
                     call.repairs.extend(rep.take_repairs());
                 }
                 Step::Out(self.limit(cx, at))
@@ -1988,6 +2133,112 @@ fn char_end(rest: &[u8], room: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write to the arguments: bytes as they are, or text to escape.
+    enum W<'a> {
+        Bytes(&'a [u8]),
+        Text(&'a str),
+    }
+
+    /// Writes `ws` to an [`ArgsText`], handing out a delta after each when
+    /// `deltas` (else once at the end): (the deltas joined, the final
+    /// text, the bytes the writes stand for, whether `head` was used).
+    fn args_text_of(ws: &[W<'_>], deltas: bool) -> (Vec<u8>, String, Vec<u8>, bool) {
+        let mut a = ArgsText::default();
+        let mut handed = Vec::new();
+        let mut want = Vec::new();
+        let take = |a: &mut ArgsText, handed: &mut Vec<u8>| {
+            let (first, second) = a.take_delta();
+            handed.extend_from_slice(first);
+            handed.extend_from_slice(second);
+            assert_eq!(
+                a.take_delta(),
+                (&[] as &[u8], &[] as &[u8]),
+                "a delta handed out twice"
+            );
+        };
+        for w in ws {
+            match w {
+                W::Bytes(b) => {
+                    a.bytes().extend_from_slice(b);
+                    want.extend_from_slice(b);
+                }
+                W::Text(t) => {
+                    a.escape_valid(t.as_bytes());
+                    escape_bytes(t.as_bytes(), &mut want);
+                }
+            }
+            if deltas {
+                take(&mut a, &mut handed);
+            }
+        }
+        take(&mut a, &mut handed);
+        let used = !a.head.is_empty();
+        (handed, a.into_string(), want, used)
+    }
+
+    #[test]
+    fn args_text_hands_out_each_byte_once_and_ends_as_the_whole() {
+        let long = "é\"\\ \n\t\u{1}x".repeat(HEAD_MOVE_MIN / 4);
+        let short = "a \"b\"";
+        let cases: Vec<Vec<W<'_>>> = vec![
+            vec![],
+            vec![W::Bytes(b"{\"a\": 1}")],
+            vec![W::Bytes(b"{\"c\": \""), W::Text(short), W::Bytes(b"\"}")],
+            vec![W::Bytes(b"{\"c\": \""), W::Text(&long), W::Bytes(b"\"}")],
+            vec![
+                W::Bytes(long.as_bytes()),
+                W::Bytes(long.as_bytes()),
+                W::Text(&long),
+            ],
+            vec![
+                W::Text(&long),
+                W::Bytes(b"x"),
+                W::Text(short),
+                W::Text(&long),
+                W::Bytes(b"}"),
+            ],
+            vec![
+                W::Bytes(&long.as_bytes()[..HEAD_MOVE_MIN - 1]),
+                W::Bytes(b"}"),
+            ],
+        ];
+        for ws in &cases {
+            for deltas in [false, true] {
+                let (handed, text, want, used) = args_text_of(ws, deltas);
+                assert_eq!(handed, want);
+                assert_eq!(text.as_bytes(), &want[..]);
+                let long_text = ws
+                    .iter()
+                    .any(|w| matches!(w, W::Text(t) if t.len() >= HEAD_WRITE_MIN));
+                if long_text {
+                    assert!(used, "a long run is written to the text");
+                }
+                if !long_text && want.len() < HEAD_MOVE_MIN {
+                    assert!(!used, "short arguments stay in the buffer");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn args_text_keeps_bytes_that_are_not_utf8_in_the_buffer() {
+        // Never written by the value writers; if it were, nothing is lost
+        // or checked twice: the text is made lossily once, at the end.
+        let long = "a".repeat(HEAD_MOVE_MIN);
+        let bad: &[u8] = b"\xff\xfe";
+        for deltas in [false, true] {
+            let ws = [
+                W::Text(&long),
+                W::Bytes(bad),
+                W::Text(&long),
+                W::Bytes(b"z"),
+            ];
+            let (handed, text, want, _) = args_text_of(&ws, deltas);
+            assert_eq!(handed, want);
+            assert_eq!(text, format!("{long}\u{FFFD}\u{FFFD}{long}z"));
+        }
+    }
 
     #[test]
     fn seen_names_are_a_set_in_the_list_and_past_it() {

@@ -182,15 +182,15 @@ impl Value {
 
     /// Writes what the value's type lets be written before any content
     /// (the opening quote of a string).
-    pub(crate) fn begin(&mut self, out: &mut Vec<u8>) {
+    pub(crate) fn begin(&mut self, out: &mut impl ValueOut) {
         if self.ty == Ty::Str {
-            out.push(b'"');
+            out.bytes().push(b'"');
             self.mode = Mode::Str;
         }
     }
 
     /// Content bytes from the input, starting at absolute offset `at`.
-    pub(crate) fn push(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
+    pub(crate) fn push(&mut self, bytes: &[u8], at: u64, out: &mut impl ValueOut) {
         if bytes.is_empty() {
             return;
         }
@@ -255,7 +255,7 @@ impl Value {
         }
     }
 
-    fn decoded(&mut self, c: char, at: u64, out: &mut Vec<u8>) {
+    fn decoded(&mut self, c: char, at: u64, out: &mut impl ValueOut) {
         self.repairs.push(Repair {
             kind: RepairKind::EntityDecoded,
             offset: at,
@@ -270,7 +270,7 @@ impl Value {
     /// trailing newline or blanks, no partial character), `bytes` is
     /// complete UTF-8 and does not end in what the whitespace rule holds.
     /// False, and nothing done, otherwise: [`Value::push`]'s business.
-    pub(crate) fn push_plain(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) -> bool {
+    pub(crate) fn push_plain(&mut self, bytes: &[u8], at: u64, out: &mut impl ValueOut) -> bool {
         let Some(&last) = bytes.last() else {
             return false;
         };
@@ -290,12 +290,12 @@ impl Value {
             return false;
         }
         self.start_at.get_or_insert(at);
-        escape_bytes(bytes, out);
+        out.escape_valid(bytes);
         true
     }
 
     /// Content that is never reference-decoded (CDATA).
-    pub(crate) fn push_literal(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
+    pub(crate) fn push_literal(&mut self, bytes: &[u8], at: u64, out: &mut impl ValueOut) {
         if bytes.is_empty() {
             return;
         }
@@ -314,7 +314,7 @@ impl Value {
     }
 
     /// Stage 2: the whitespace rule. `at` is the offset of `bytes[0]`.
-    fn stage2(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
+    fn stage2(&mut self, bytes: &[u8], at: u64, out: &mut impl ValueOut) {
         let mut b = bytes;
         let mut at = at;
         if b.is_empty() {
@@ -413,7 +413,7 @@ impl Value {
     }
 
     /// Stage 3: typing. `at` is the offset of `bytes[0]`.
-    fn stage3(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
+    fn stage3(&mut self, bytes: &[u8], at: u64, out: &mut impl ValueOut) {
         let mut b = bytes;
         let mut at = at;
         while !b.is_empty() {
@@ -505,7 +505,7 @@ impl Value {
                         self.become_str(out);
                     } else if !b.is_empty() {
                         // Held as much as allowed and still valid: it is JSON.
-                        out.extend_from_slice(&self.scratch);
+                        out.bytes().extend_from_slice(&self.scratch);
                         self.scratch.clear();
                         self.held.clear();
                         self.mode = Mode::Json;
@@ -516,15 +516,15 @@ impl Value {
     }
 
     /// Switches to a string: writes the quote and the held content.
-    fn become_str(&mut self, out: &mut Vec<u8>) {
-        out.push(b'"');
+    fn become_str(&mut self, out: &mut impl ValueOut) {
+        out.bytes().push(b'"');
         self.mode = Mode::Str;
         let held = std::mem::take(&mut self.held);
         let at = self.held_end.saturating_sub(held.len() as u64);
         self.escape(&held, at, out);
     }
 
-    fn json(&mut self, b: &[u8], at: u64, out: &mut Vec<u8>) {
+    fn json(&mut self, b: &[u8], at: u64, out: &mut impl ValueOut) {
         let Some(rep) = self.rep.as_mut() else { return };
         let rest = if rep.is_done() {
             0
@@ -532,7 +532,7 @@ impl Value {
             return;
         } else {
             rep.set_offset(at);
-            let p = rep.feed(b, out);
+            let p = rep.feed(b, out.bytes());
             match p.status {
                 Status::Done => p.consumed,
                 Status::NeedMore => return,
@@ -557,7 +557,7 @@ impl Value {
     /// character; `at` is the input offset of `bytes[0]`. Each sequence that
     /// is not UTF-8 is written as U+FFFD with an `invalid_utf8` repair at
     /// its own offset.
-    fn escape(&mut self, bytes: &[u8], at: u64, out: &mut Vec<u8>) {
+    fn escape(&mut self, bytes: &[u8], at: u64, out: &mut impl ValueOut) {
         let joined;
         let mut at = at;
         let mut s: &[u8] = if self.utf8.is_empty() {
@@ -572,11 +572,11 @@ impl Value {
         loop {
             match check_utf8(s) {
                 Ok(()) => {
-                    escape_bytes(s, out);
+                    out.escape_valid(s);
                     return;
                 }
                 Err((good, error_len)) => {
-                    escape_bytes(&s[..good], out);
+                    out.escape_valid(&s[..good]);
                     match error_len {
                         None => {
                             self.utf8_at = at + good as u64;
@@ -584,7 +584,7 @@ impl Value {
                             return;
                         }
                         Some(n) => {
-                            out.extend_from_slice("\u{FFFD}".as_bytes());
+                            out.bytes().extend_from_slice("\u{FFFD}".as_bytes());
                             self.repairs.push(Repair {
                                 kind: RepairKind::InvalidUtf8,
                                 offset: at + good as u64,
@@ -599,7 +599,7 @@ impl Value {
     }
 
     /// The value ended. `out` receives what completes it.
-    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) {
+    pub(crate) fn finish(&mut self, out: &mut impl ValueOut) {
         if !self.ent.is_empty() {
             let held = std::mem::take(&mut self.ent);
             self.stage2(&held, self.ent_at, out);
@@ -614,7 +614,7 @@ impl Value {
             Mode::Str => self.close_str(out),
             Mode::Json => {
                 if let Some(mut rep) = self.rep.take() {
-                    rep.finish(out);
+                    rep.finish(out.bytes());
                     self.repairs.extend(rep.take_repairs());
                 }
             }
@@ -622,7 +622,7 @@ impl Value {
                 Some(mut rep) => {
                     rep.finish(&mut self.scratch);
                     if rep.repairs().is_empty() && rep.has_begun() {
-                        out.extend_from_slice(&self.scratch);
+                        out.bytes().extend_from_slice(&self.scratch);
                     } else {
                         self.become_str(out);
                         self.close_str(out);
@@ -633,7 +633,7 @@ impl Value {
                         if coerced {
                             self.note(RepairKind::TypeCoercion, 0);
                         }
-                        out.extend_from_slice(&json);
+                        out.bytes().extend_from_slice(&json);
                     }
                     None => {
                         self.become_str(out);
@@ -644,16 +644,35 @@ impl Value {
         }
     }
 
-    fn close_str(&mut self, out: &mut Vec<u8>) {
+    fn close_str(&mut self, out: &mut impl ValueOut) {
         if !self.utf8.is_empty() {
             self.utf8.clear();
-            out.extend_from_slice("\u{FFFD}".as_bytes());
+            out.bytes().extend_from_slice("\u{FFFD}".as_bytes());
             self.repairs.push(Repair {
                 kind: RepairKind::InvalidUtf8,
                 offset: self.utf8_at,
             });
         }
-        out.push(b'"');
+        out.bytes().push(b'"');
+    }
+}
+
+/// Where a value is written: the call's arguments, or any byte buffer.
+pub(crate) trait ValueOut {
+    /// The bytes written last, to append to.
+    fn bytes(&mut self) -> &mut Vec<u8>;
+
+    /// Appends `b` (valid UTF-8) as JSON string content.
+    #[inline]
+    fn escape_valid(&mut self, b: &[u8]) {
+        escape_bytes(b, self.bytes());
+    }
+}
+
+impl ValueOut for Vec<u8> {
+    #[inline]
+    fn bytes(&mut self) -> &mut Vec<u8> {
+        self
     }
 }
 
