@@ -299,6 +299,8 @@ pub(crate) struct StrEscaper {
     carry: Vec<u8>,
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 impl StrEscaper {
     /// Escapes `bytes` into `out`. Returns where invalid UTF-8 was replaced
     /// with U+FFFD, relative to `bytes[0]` (negative: in bytes held from the
@@ -453,8 +455,8 @@ pub(crate) fn escape_content_text(s: &str, out: &mut String, del: bool) {
 trait EscapeOut {
     /// `src[from..to]`, cut at ASCII bytes (or the ends).
     fn run(&mut self, from: usize, to: usize);
-    /// An escape sequence (ASCII).
-    fn escape(&mut self, e: &'static str);
+    /// An escape sequence (ASCII bytes).
+    fn escape(&mut self, e: &[u8]);
 }
 
 /// [`EscapeOut`] to a byte buffer.
@@ -469,8 +471,8 @@ impl EscapeOut for BytesOut<'_> {
         self.out.extend_from_slice(&self.src[from..to]);
     }
     #[inline]
-    fn escape(&mut self, e: &'static str) {
-        self.out.extend_from_slice(e.as_bytes());
+    fn escape(&mut self, e: &[u8]) {
+        self.out.extend_from_slice(e);
     }
 }
 
@@ -489,18 +491,11 @@ impl EscapeOut for TextOut<'_> {
             .push_str(self.src.get(from..to).unwrap_or_default());
     }
     #[inline]
-    fn escape(&mut self, e: &'static str) {
-        self.out.push_str(e);
+    fn escape(&mut self, e: &[u8]) {
+        // ASCII: each byte is its own character.
+        self.out.extend(e.iter().map(|&c| char::from(c)));
     }
 }
-
-/// The JSON escape of each control character and DEL.
-const CONTROL_ESCAPES: [&str; 32] = [
-    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007", "\\b",
-    "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011", "\\u0012",
-    "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019", "\\u001a",
-    "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
-];
 
 /// [`escape_content`]'s loop, for any [`EscapeOut`].
 #[inline(always)]
@@ -514,21 +509,24 @@ fn escape_into(b: &[u8], out: &mut impl EscapeOut, del: bool) {
             i += 1;
             continue;
         }
-        let e = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x7F => "\\u007f",
-            c => match CONTROL_ESCAPES.get(usize::from(c)) {
-                Some(e) => e,
-                // (The run stops only where an escape is due.)
-                None => {
-                    i += 1;
-                    continue;
-                }
-            },
-        };
         out.run(start, i);
-        out.escape(e);
+        match c {
+            b'"' => out.escape(b"\\\""),
+            b'\\' => out.escape(b"\\\\"),
+            b'\n' => out.escape(b"\\n"),
+            b'\r' => out.escape(b"\\r"),
+            b'\t' => out.escape(b"\\t"),
+            0x08 => out.escape(b"\\b"),
+            0x0C => out.escape(b"\\f"),
+            _ => out.escape(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(c >> 4) as usize],
+                HEX[(c & 15) as usize],
+            ]),
+        }
         i += 1;
         start = i;
     }

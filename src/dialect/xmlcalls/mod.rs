@@ -749,7 +749,7 @@ impl XmlCalls {
     }
 
     /// Emits the arguments written since the last flush.
-    #[inline]
+    #[inline(always)]
     fn flush(&mut self, cx: &mut Cx<'_>, span: Span) {
         if let Some(c) = self.call.as_mut() {
             let a = &mut c.args;
@@ -764,13 +764,21 @@ impl XmlCalls {
                 }
                 return;
             }
-            let (first, second) = a.take_delta();
-            if !first.is_empty() {
-                cx.args(c.local, first, span);
-            }
-            if !second.is_empty() {
-                cx.args(c.local, second, span);
-            }
+            Self::flush_long(c, cx, span);
+        }
+    }
+
+    /// [`XmlCalls::flush`] of long arguments (some in `head`, or `out`
+    /// long enough to move there): out of line, off the per-chunk path.
+    #[cold]
+    #[inline(never)]
+    fn flush_long(c: &mut Call, cx: &mut Cx<'_>, span: Span) {
+        let (first, second) = c.args.take_delta();
+        if !first.is_empty() {
+            cx.args(c.local, first, span);
+        }
+        if !second.is_empty() {
+            cx.args(c.local, second, span);
         }
     }
 
