@@ -146,6 +146,10 @@ def report(runs, rec, min_identical, wall=None, out=sys.stdout):
     share = len(ident) / n if n else 0.0
     print(f"replies compared with the recordings: {n}; identical: {len(ident)} ({100 * share:.1f} %); "
           f"differing: {len(diff)}" + (f"; not recorded (not compared): {len(missing)}" if missing else ""), file=out)
+    both_err = [k for k in ident if "error" in rec[k]]
+    if both_err:
+        print(f"  of the identical, {len(both_err)} are errors in both (a timeout or failed request, no reply to "
+              f"compare): " + ", ".join(f"{m} ({a}) {t}" for m, a, t in both_err), file=out)
     for m, a, t in diff:
         print(f"  differs: {m} ({a}) {t}", file=out)
     score = scorer()
