@@ -423,3 +423,33 @@ fn scoring_rules() {
         (false, false, false)
     );
 }
+
+/// `run.py --reproduce`'s comparison (`corpus/eval/reproduce.py --self-test`)
+/// on the recordings themselves: every recorded reply equals itself, changed
+/// content, arguments, call name, an error and a dropped call are each found,
+/// the 95 % threshold decides the exit code, and its Python scorer agrees
+/// with this file's (`summary.json`) on every cell of the main arms.
+#[test]
+fn reproduce_comparison_self_test() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: python3 is not installed; reproduce.py --self-test did not run");
+        return;
+    }
+    let run = std::process::Command::new("python3")
+        .arg(dir().join("reproduce.py"))
+        .arg("--self-test")
+        .output()
+        .expect("run corpus/eval/reproduce.py");
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "reproduce.py --self-test: {}{}",
+        out,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(out.contains("self-test passed") || out.contains("comparison passed"));
+}

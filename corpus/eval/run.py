@@ -446,11 +446,29 @@ def ask(client, server, name, arm, t, args):
 
 
 def expand_arms(spec):
+    """Arm names from a comma list of arms and groups. A group leaves out
+    the arms arms.json marks `same_as` another arm of the run (their
+    configuration is that arm's: (f) = (g) since round 3); named alone,
+    such an arm runs."""
     groups = {"main": MAIN_ARMS, "levers": LEVER_ARMS, "prompts": PROMPT_ARMS}
     out = []
     for a in spec.split(","):
-        out += groups.get(a.strip(), [a.strip()] if a.strip() else [])
+        a = a.strip()
+        if a in groups:
+            out += [x for x in groups[a] if ARMS[x].get("same_as") not in groups[a]]
+        elif a:
+            out.append(a)
     return out
+
+
+# `--reproduce`: the main arms on this many tasks per tier (task_order: the
+# tier's tool sets alternated, which alternates dev and held-out too), both
+# models side by side. Chosen from the measured seconds per request
+# (docs/eval.md, "Run time"): Gemma's side, the longer, was estimated at
+# about 4.5 minutes per task per tier over the 8 main arms (27 minutes for
+# 6); measured 23.8 minutes, all 288 replies identical (2026-12-07).
+REPRODUCE_TASKS = 6
+REPRODUCE_DIR = os.path.join(ROOT, "target", "eval-reproduce")
 
 
 def drop_arms(args):
@@ -553,6 +571,12 @@ def estimate(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reproduce", action="store_true",
+                    help=f"the main arms on {REPRODUCE_TASKS} tasks per tier (--tasks to change), both models side "
+                    f"by side, into {os.path.relpath(REPRODUCE_DIR, ROOT)}/ (emptied first), then every reply "
+                    "compared with the recorded one (reproduce.py); exit 1 below --min-identical")
+    ap.add_argument("--min-identical", type=float, default=0.95,
+                    help="--reproduce: the share of replies that must equal the recorded ones")
     ap.add_argument("--setup", action="store_true", help="install target/eval-venv and build target/llama-server, then exit")
     ap.add_argument("--full", action="store_true",
                     help="setup, build the proxy, move old recordings aside, run every arm on every task, report")
@@ -588,6 +612,19 @@ def main():
     ap.add_argument("--server-start", type=float, default=3.0, help="seconds per server start (estimate)")
     args = ap.parse_args()
     global DEV_ONLY
+    if args.reproduce:
+        # Fixed settings, so that every reproduction runs the same requests:
+        # the main arms, both models, one thread each, the timeouts of the
+        # measured re-run (a timeout is a differing reply).
+        args.arms, args.models, args.split, args.jobs = "main", "smollm2,gemma", "all", 2
+        if args.tasks is None:
+            args.tasks = REPRODUCE_TASKS
+        args.timeout, args.timeout_complex = max(args.timeout, 60), max(args.timeout_complex, 240)
+        if args.out is None:
+            args.out = os.path.join(REPRODUCE_DIR, "runs.jsonl")
+            if os.path.isdir(REPRODUCE_DIR):
+                shutil.rmtree(REPRODUCE_DIR)
+            os.makedirs(REPRODUCE_DIR)
     DEV_ONLY = set() if args.levers_all else set(expand_arms(args.dev_arms))
     if args.estimate_from:
         estimate(args)
@@ -620,7 +657,10 @@ def main():
         # llama-cpp-python's per-token work is mostly one Python thread, so
         # two one-thread servers keep both cores busy where one two-thread
         # server leaves the second waiting.
-        base = [a for a in sys.argv[1:] if a not in ("--full", "--setup", "--fresh-arms")]
+        base = [a for a in sys.argv[1:] if a not in ("--full", "--setup", "--fresh-arms", "--reproduce")]
+        if args.reproduce:
+            base += ["--arms", args.arms, "--tasks", str(args.tasks), "--timeout", str(args.timeout),
+                     "--timeout-complex", str(args.timeout_complex)]
         # The models' files are made here, once: Gemma's GGUF is assembled
         # from its package's chunks on first use, and two processes doing
         # it at once left a half-written file the second one rejected
@@ -639,7 +679,19 @@ def main():
             sys.exit(f"a model's run failed: exit codes {codes}")
     else:
         run(args)
-    print(f"run took {(time.time() - t0) / 60:.1f} min", file=sys.stderr)
+    wall = time.time() - t0
+    print(f"run took {wall / 60:.1f} min", file=sys.stderr)
+    if args.reproduce:
+        stem, ext = os.path.splitext(args.out)
+        files = [f"{stem}-{MODELS[m]}{ext}" if jobs > 1 and len(wanted) > 1 else args.out for m in wanted]
+        # The comparison's scores need `jsonschema`, which the eval venv
+        # lacks: the system's python3 runs it (it works without, unscored).
+        py = shutil.which("python3", path=os.environ.get("PATH", "").replace(os.path.dirname(sys.executable), "")) \
+            or sys.executable
+        code = subprocess.run([py, os.path.join(HERE, "reproduce.py"), *sorted(set(files)), "--min-identical",
+                               str(args.min_identical), "--wall", f"{wall:.0f}"], cwd=ROOT).returncode
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        sys.exit(code)
     if args.full:
         subprocess.run([sys.executable, os.path.join(HERE, "report.py")], cwd=ROOT, check=True)
 
