@@ -1622,9 +1622,17 @@ impl ArgsWriter {
     pub(crate) fn take_delta(&mut self) -> &[u8] {
         let from = self.emitted;
         self.emitted = self.len();
-        if self.out.len() >= HEAD_MOVE_MIN || (from < self.head.len() && !self.out.is_empty()) {
-            // A long buffer becomes text (checked once, copied once); a
-            // delta that begins in `head` is cut from it alone.
+        if !self.head.is_empty()
+            && (self.out.len() >= HEAD_MOVE_MIN || (from < self.head.len() && !self.out.is_empty()))
+        {
+            // Once a long write began the text, a long buffer joins it
+            // (checked once, copied once); a delta that begins in `head`
+            // is cut from it alone. Arguments streamed in short writes
+            // stay in the byte buffer: moved piece by piece, the text grew
+            // by doubling beside it, and under glibc's allocator that
+            // gave a 1 MB value's pages back to the system after every
+            // parse (criterion, `json_bare` 1 MB at 64 B: ~1,000 page
+            // faults a parse, 0.82× the speed of keeping it in one buffer).
             self.move_to_head();
         }
         let h = self.head.len();
@@ -2296,6 +2304,27 @@ mod tests {
                 "{lit}"
             );
         }
+    }
+
+    /// Arguments streamed in short writes stay in the byte buffer.
+    #[test]
+    fn arguments_streamed_in_short_writes_stay_in_one_buffer() {
+        // 64-byte pieces of a 20 KB value, a delta taken after each: no
+        // write is long enough for the text, and the byte buffer is not
+        // moved there piece by piece (see `take_delta`).
+        let json = format!(r#"{{"a": "{}"}}"#, "naïve café, 42 ÷ 7. ".repeat(1000));
+        let mut w = ArgsWriter::new(&Limits::default(), false);
+        let mut r = Repairer::new();
+        let mut deltas = Vec::new();
+        for piece in json.as_bytes().chunks(64) {
+            r.feed(piece, &mut w);
+            deltas.extend_from_slice(w.take_delta());
+        }
+        r.finish(&mut w);
+        deltas.extend_from_slice(w.take_delta());
+        assert!(w.head.is_empty(), "streamed arguments moved to the text");
+        assert_eq!(deltas, json.as_bytes());
+        assert_eq!(w.take_final().0, json);
     }
 
     /// The arguments writer's two parts (`head`, checked text, and `out`,
