@@ -851,6 +851,16 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
             }
             check_at = i.saturating_add((i - start).max(64));
         }
+        // Far from the checkpoint: 64 bytes at a time, with SIMD.
+        if check_at.min(n).saturating_sub(i) >= 64 {
+            match long_run::<ESC>(input, i, check_at.min(n), &mut high) {
+                Long::Next(next) => {
+                    i = next;
+                    continue;
+                }
+                Long::Stop(k) => break k,
+            }
+        }
         let word = input
             .get(i..i + 8)
             .and_then(|w| <[u8; 8]>::try_from(w).ok());
@@ -897,6 +907,78 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
         Ok(v) => v,
         Err(bad) => bad,
     }
+}
+
+/// Where [`long_run`] left the scan.
+enum Long {
+    /// Go on at this index (nothing to stop at before it).
+    Next(usize),
+    /// Stop here: a `"`, a control character, a backslash (`ESC`: one that
+    /// does not begin a valid escape).
+    Stop(usize),
+}
+
+/// [`str_scan`]'s steps over the 64-byte blocks of `input[i..end]` that it
+/// can read whole: each block's `"`, `\\` and control bytes flagged at once
+/// ([`specials`]), its valid escapes (`ESC`) stepped over by the flags, with
+/// no search started afresh after each. `high` gathers the blocks' top
+/// bits, as the word loop does.
+#[inline(always)]
+fn long_run<const ESC: bool>(input: &[u8], mut i: usize, end: usize, high: &mut u64) -> Long {
+    while let Some(block) = input
+        .get(i..i + 64)
+        .filter(|_| i + 64 <= end)
+        .and_then(|b| <&[u8; 64]>::try_from(b).ok())
+    {
+        let (mut flags, top) = specials(block);
+        *high |= u64::from(top) << 7;
+        let mut next_block = i + 64;
+        while flags != 0 {
+            let k = i + flags.trailing_zeros() as usize;
+            if !ESC || input[k] != b'\\' {
+                return Long::Stop(k);
+            }
+            let next = match input.get(k + 1) {
+                Some(&e) if SHORT_ESCAPE[e as usize] => k + 2,
+                Some(b'u') => match escape_len(&input[k..]) {
+                    Some(l) => k + l,
+                    None => return Long::Stop(k),
+                },
+                _ => return Long::Stop(k),
+            };
+            if next - i >= 64 {
+                // The escape runs into the next block.
+                next_block = next;
+                break;
+            }
+            flags &= u64::MAX << (next - i);
+        }
+        i = next_block;
+    }
+    Long::Next(i)
+}
+
+/// The `"`, `\\` and control bytes (below 0x20) of a 64-byte block, one bit
+/// a byte (bit `j` for byte `j`), and whether any byte of it is not ASCII.
+/// Four 16-byte compares (`wide`: SSE2 on x86-64).
+#[inline(always)]
+fn specials(block: &[u8; 64]) -> (u64, bool) {
+    use wide::u8x16;
+    let quote = u8x16::splat(b'"');
+    let backslash = u8x16::splat(b'\\');
+    let control = u8x16::splat(0x1F);
+    let mut flags = 0u64;
+    let mut any = u8x16::splat(0);
+    for (k, part) in block.chunks_exact(16).enumerate() {
+        let Ok(part) = <[u8; 16]>::try_from(part) else {
+            continue;
+        };
+        let v = u8x16::new(part);
+        any |= v;
+        let hit = v.cmp_eq(quote) | v.cmp_eq(backslash) | v.min(control).cmp_eq(v);
+        flags |= u64::from(hit.move_mask() as u16) << (16 * k);
+    }
+    (flags, any.move_mask() != 0)
 }
 
 /// The top bits of the bytes of `t` (fewer than 8), as [`str_scan`]
