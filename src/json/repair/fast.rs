@@ -839,6 +839,7 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
     let mut valid_to = i;
     let mut high = 0u64;
     let mut check_at = i.saturating_add(64);
+    let long = n - i >= LONG;
     let stop = loop {
         if i >= check_at {
             match validate(input, valid_to, i, high) {
@@ -851,8 +852,10 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
             }
             check_at = i.saturating_add((i - start).max(64));
         }
-        // Far from the checkpoint: 64 bytes at a time, with SIMD.
-        if check_at.min(n).saturating_sub(i) >= 64 {
+        // Far from the checkpoint in a long input: 64 bytes at a time,
+        // with SIMD. (Chunks of a streamed string are shorter: they stay
+        // on the word loop, with no set-up for the blocks.)
+        if long && check_at.min(n).saturating_sub(i) >= 64 {
             match long_run::<ESC>(input, i, check_at.min(n), &mut high) {
                 Long::Next(next) => {
                     i = next;
@@ -918,12 +921,16 @@ enum Long {
     Stop(usize),
 }
 
+/// Shortest input (from where the word loop begins) that [`str_scan`]
+/// reads in 64-byte blocks.
+const LONG: usize = 128;
+
 /// [`str_scan`]'s steps over the 64-byte blocks of `input[i..end]` that it
 /// can read whole: each block's `"`, `\\` and control bytes flagged at once
 /// ([`specials`]), its valid escapes (`ESC`) stepped over by the flags, with
 /// no search started afresh after each. `high` gathers the blocks' top
 /// bits, as the word loop does.
-#[inline(always)]
+#[inline(never)]
 fn long_run<const ESC: bool>(input: &[u8], mut i: usize, end: usize, high: &mut u64) -> Long {
     while let Some(block) = input
         .get(i..i + 64)
