@@ -941,24 +941,33 @@ fn long_run<const ESC: bool>(input: &[u8], mut i: usize, end: usize, high: &mut 
         *high |= u64::from(top) << 7;
         let mut next_block = i + 64;
         while flags != 0 {
-            let k = i + flags.trailing_zeros() as usize;
-            if !ESC || input[k] != b'\\' {
-                return Long::Stop(k);
+            // (`j` < 64: the block's own bytes, with no bounds checks.)
+            let j = flags.trailing_zeros() as usize & 63;
+            if !ESC || block[j] != b'\\' {
+                return Long::Stop(i + j);
             }
-            let next = match input.get(k + 1) {
-                Some(&e) if SHORT_ESCAPE[e as usize] => k + 2,
-                Some(b'u') => match escape_len(&input[k..]) {
-                    Some(l) => k + l,
-                    None => return Long::Stop(k),
-                },
-                _ => return Long::Stop(k),
+            let e = if j < 63 {
+                block[j + 1]
+            } else {
+                match input.get(i + 64) {
+                    Some(&e) => e,
+                    None => return Long::Stop(i + j),
+                }
             };
-            if next - i >= 64 {
+            let skip = if SHORT_ESCAPE[e as usize] {
+                j + 2
+            } else {
+                match escape_len(&input[i + j..]) {
+                    Some(l) => j + l,
+                    None => return Long::Stop(i + j),
+                }
+            };
+            if skip >= 64 {
                 // The escape runs into the next block.
-                next_block = next;
+                next_block = i + skip;
                 break;
             }
-            flags &= u64::MAX << (next - i);
+            flags &= u64::MAX << skip;
         }
         i = next_block;
     }
@@ -1025,6 +1034,11 @@ fn validate(input: &[u8], from: usize, to: usize, high: u64) -> Result<usize, us
 pub(super) fn check_utf8(run: &[u8]) -> Result<usize, usize> {
     if run.len() < 64 {
         return short_utf8(run);
+    }
+    // Valid runs are the rule: the faster check first, the one that
+    // says where a run goes wrong only when it does.
+    if simdutf8::basic::from_utf8(run).is_ok() {
+        return Ok(run.len());
     }
     match simdutf8::compat::from_utf8(run) {
         Ok(_) => Ok(run.len()),
