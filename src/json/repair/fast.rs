@@ -785,20 +785,6 @@ pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// of the end, or of the first byte the slow path must see (a control
 /// character, an escape that is invalid or cut off, UTF-8 that is invalid or
 /// cut off). Valid escapes are plain content.
-#[inline]
-pub(crate) fn str_body(input: &[u8], i: usize) -> usize {
-    str_scan::<true>(input, i)
-}
-
-/// End of the run of string content at `i` with no `"`, `\\` or control
-/// character and only whole, valid UTF-8 characters (the lane reads
-/// escapes itself).
-#[inline]
-pub(super) fn str_plain(input: &[u8], i: usize) -> usize {
-    str_scan::<false>(input, i)
-}
-
-/// [`str_body`] (`ESC`: valid escapes are content) and [`str_plain`].
 ///
 /// One pass a word (8 bytes) at a time: a SWAR test flags the first `"`,
 /// `\\` or control character of the word, and a valid escape there is
@@ -817,15 +803,17 @@ pub(super) fn str_plain(input: &[u8], i: usize) -> usize {
 /// path then repairs one character and the fast path comes back) was not
 /// reached by reading the rest of the string first. The search itself
 /// reads at most a word past the byte it stops on.
-#[inline(always)]
-fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
+/// (The lane calls it too, on the chunks of a streamed string value: a
+/// valid escape there is content as well, so a chunk goes to the lane's
+/// byte table only at what the repairer would look at.)
+#[inline]
+pub(crate) fn str_body(input: &[u8], mut i: usize) -> usize {
     let n = input.len();
     let start = i;
     // Most strings (keys, short values) are a few bytes of plain ASCII up
     // to their closing quote: read as before, a word at a time, with no
     // set-up for the search and the validation below.
-    // (The lane's chunks continue long strings: it skips this.)
-    if ESC {
+    {
         let head = i + super::plain_len(&input[i..n.min(i + 32)]);
         match input.get(head) {
             None => return head,
@@ -856,7 +844,7 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
         // with SIMD. (Chunks of a streamed string are shorter: they stay
         // on the word loop, with no set-up for the blocks.)
         if long && check_at.min(n).saturating_sub(i) >= 64 {
-            match long_run::<ESC>(input, i, check_at.min(n), &mut high) {
+            match long_run(input, i, check_at.min(n), &mut high) {
                 Long::Next(next) => {
                     i = next;
                     continue;
@@ -894,7 +882,7 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
                 }
             }
         };
-        if !ESC || input[k] != b'\\' {
+        if input[k] != b'\\' {
             break k;
         }
         match input.get(k + 1) {
@@ -916,8 +904,8 @@ fn str_scan<const ESC: bool>(input: &[u8], mut i: usize) -> usize {
 enum Long {
     /// Go on at this index (nothing to stop at before it).
     Next(usize),
-    /// Stop here: a `"`, a control character, a backslash (`ESC`: one that
-    /// does not begin a valid escape).
+    /// Stop here: a `"`, a control character, a backslash that does not
+    /// begin a valid escape.
     Stop(usize),
 }
 
@@ -927,11 +915,11 @@ const LONG: usize = 128;
 
 /// [`str_scan`]'s steps over the 64-byte blocks of `input[i..end]` that it
 /// can read whole: each block's `"`, `\\` and control bytes flagged at once
-/// ([`specials`]), its valid escapes (`ESC`) stepped over by the flags, with
+/// ([`specials`]), its valid escapes stepped over by the flags, with
 /// no search started afresh after each. `high` gathers the blocks' top
 /// bits, as the word loop does.
 #[inline(never)]
-fn long_run<const ESC: bool>(input: &[u8], mut i: usize, end: usize, high: &mut u64) -> Long {
+fn long_run(input: &[u8], mut i: usize, end: usize, high: &mut u64) -> Long {
     while let Some(block) = input
         .get(i..i + 64)
         .filter(|_| i + 64 <= end)
@@ -943,7 +931,7 @@ fn long_run<const ESC: bool>(input: &[u8], mut i: usize, end: usize, high: &mut 
         while flags != 0 {
             // (`j` < 64: the block's own bytes, with no bounds checks.)
             let j = flags.trailing_zeros() as usize & 63;
-            if !ESC || block[j] != b'\\' {
+            if block[j] != b'\\' {
                 return Long::Stop(i + j);
             }
             let e = if j < 63 {
@@ -1217,17 +1205,15 @@ pub(super) fn number_len(s: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape_len, str_body, str_plain};
+    use super::{escape_len, str_body};
     use proptest::prelude::*;
 
-    /// The scan a character at a time: what [`str_body`] (`esc`) and
-    /// [`str_plain`] must return.
-    fn naive(input: &[u8], mut i: usize, esc: bool) -> usize {
+    /// The scan a character at a time: what [`str_body`] must return.
+    fn naive(input: &[u8], mut i: usize) -> usize {
         loop {
             let Some(&c) = input.get(i) else { return i };
             match c {
                 b'"' | 0..=0x1F => return i,
-                b'\\' if !esc => return i,
                 b'\\' => match escape_len(&input[i..]) {
                     Some(l) => i += l,
                     None => return i,
@@ -1305,14 +1291,8 @@ mod tests {
             for start in [0, cut / 3, cut / 2].into_iter().filter(|&s| s <= cut) {
                 assert_eq!(
                     str_body(input, start),
-                    naive(input, start, true),
+                    naive(input, start),
                     "str_body {:?} from {start}",
-                    String::from_utf8_lossy(input)
-                );
-                assert_eq!(
-                    str_plain(input, start),
-                    naive(input, start, false),
-                    "str_plain {:?} from {start}",
                     String::from_utf8_lossy(input)
                 );
             }
@@ -1423,8 +1403,7 @@ mod tests {
                     if start > cut {
                         continue;
                     }
-                    prop_assert_eq!(str_body(s, start), naive(s, start, true));
-                    prop_assert_eq!(str_plain(s, start), naive(s, start, false));
+                    prop_assert_eq!(str_body(s, start), naive(s, start));
                 }
             }
         }
@@ -1445,8 +1424,7 @@ mod tests {
                 if start > input.len() {
                     continue;
                 }
-                prop_assert_eq!(str_body(&input, start), naive(&input, start, true));
-                prop_assert_eq!(str_plain(&input, start), naive(&input, start, false));
+                prop_assert_eq!(str_body(&input, start), naive(&input, start));
             }
         }
     }

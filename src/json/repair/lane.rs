@@ -42,7 +42,7 @@
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
 
-use super::fast::{check_utf8, number_len, str_plain};
+use super::fast::{check_utf8, number_len, str_body};
 use super::{
     comma_tail, fits_f64, plain_word, swar_hits, Esc, Frame, Kind, Lex, Pos, Quote, Repairer,
     StrLex,
@@ -700,10 +700,12 @@ impl Lane {
                 self.committed = base + n;
                 return None;
             }
-            // Its plain content up to the next quote, backslash or control
-            // character (a SIMD search); a `,` and spaces that end the run
-            // are read by the table (they are held), as is what stopped it.
-            let e = str_plain(input, 0);
+            // Its content up to the next quote, control character or
+            // backslash that is not a whole valid escape (the repairer's
+            // scan: a valid escape passes through there too); a `,` and
+            // spaces that end the run are read by the table (they are
+            // held), as is what stopped it.
+            let e = str_body(input, 0);
             let t = comma_tail(&input[..e], usize::MAX);
             if e == n && t == 0 {
                 self.committed = base + n;
@@ -1104,12 +1106,12 @@ fn after_held_comma(input: &[u8]) -> (u8, usize) {
 }
 
 /// Where the table goes on inside a string value from `input[i]`: past its
-/// plain content ([`str_plain`], a SIMD search) but for a `,` and spaces
+/// plain content and valid escapes ([`str_body`], the repairer's scan) but for a `,` and spaces
 /// that end it (the table holds them). Out of line: the byte loop stays
 /// small.
 #[inline(never)]
 fn skip_plain(input: &[u8], i: usize) -> usize {
-    let e = str_plain(input, i);
+    let e = str_body(input, i);
     e - comma_tail(&input[i..e], usize::MAX)
 }
 
