@@ -785,6 +785,22 @@ pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// of the end, or of the first byte the slow path must see (a control
 /// character, an escape that is invalid or cut off, UTF-8 that is invalid or
 /// cut off). Valid escapes are plain content.
+#[inline]
+pub(crate) fn str_body(input: &[u8], i: usize) -> usize {
+    str_scan::<true>(input, i)
+}
+
+/// [`str_body`] for the lane, on the chunks of a streamed string value: a
+/// valid escape is content there as well (the lane's byte table sees only
+/// what the repairer would look at), with no short-string head (a chunk
+/// continues a long string).
+#[inline]
+pub(super) fn str_chunk(input: &[u8], i: usize) -> usize {
+    str_scan::<false>(input, i)
+}
+
+/// [`str_body`] and [`str_chunk`] (`HEAD`: a short string's first 32
+/// bytes read first, as below).
 ///
 /// One pass a word (8 bytes) at a time: a SWAR test flags the first `"`,
 /// `\\` or control character of the word, and a valid escape there is
@@ -802,18 +818,16 @@ pub(super) fn skip_ws(input: &[u8], mut i: usize) -> usize {
 /// least 64 bytes), so invalid UTF-8 that returns the scan early (the slow
 /// path then repairs one character and the fast path comes back) was not
 /// reached by reading the rest of the string first. The search itself
-/// reads at most a word past the byte it stops on.
-/// (The lane calls it too, on the chunks of a streamed string value: a
-/// valid escape there is content as well, so a chunk goes to the lane's
-/// byte table only at what the repairer would look at.)
-#[inline]
-pub(crate) fn str_body(input: &[u8], mut i: usize) -> usize {
+/// reads at most a word past the byte it stops on — a 64-byte block far
+/// from the checkpoint in a long input ([`long_run`]).
+#[inline(always)]
+fn str_scan<const HEAD: bool>(input: &[u8], mut i: usize) -> usize {
     let n = input.len();
     let start = i;
     // Most strings (keys, short values) are a few bytes of plain ASCII up
     // to their closing quote: read as before, a word at a time, with no
     // set-up for the search and the validation below.
-    {
+    if HEAD {
         let head = i + super::plain_len(&input[i..n.min(i + 32)]);
         match input.get(head) {
             None => return head,
@@ -1205,10 +1219,11 @@ pub(super) fn number_len(s: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape_len, str_body};
+    use super::{escape_len, str_body, str_chunk};
     use proptest::prelude::*;
 
-    /// The scan a character at a time: what [`str_body`] must return.
+    /// The scan a character at a time: what [`str_body`] and [`str_chunk`]
+    /// must return.
     fn naive(input: &[u8], mut i: usize) -> usize {
         loop {
             let Some(&c) = input.get(i) else { return i };
@@ -1293,6 +1308,12 @@ mod tests {
                     str_body(input, start),
                     naive(input, start),
                     "str_body {:?} from {start}",
+                    String::from_utf8_lossy(input)
+                );
+                assert_eq!(
+                    str_chunk(input, start),
+                    naive(input, start),
+                    "str_chunk {:?} from {start}",
                     String::from_utf8_lossy(input)
                 );
             }
@@ -1404,6 +1425,7 @@ mod tests {
                         continue;
                     }
                     prop_assert_eq!(str_body(s, start), naive(s, start));
+                    prop_assert_eq!(str_chunk(s, start), naive(s, start));
                 }
             }
         }
@@ -1425,6 +1447,7 @@ mod tests {
                     continue;
                 }
                 prop_assert_eq!(str_body(&input, start), naive(&input, start));
+                prop_assert_eq!(str_chunk(&input, start), naive(&input, start));
             }
         }
     }

@@ -42,7 +42,7 @@
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
 
-use super::fast::{check_utf8, number_len, str_body};
+use super::fast::{check_utf8, number_len, str_chunk};
 use super::{
     comma_tail, fits_f64, plain_word, swar_hits, Esc, Frame, Kind, Lex, Pos, Quote, Repairer,
     StrLex,
@@ -705,7 +705,7 @@ impl Lane {
             // scan: a valid escape passes through there too); a `,` and
             // spaces that end the run are read by the table (they are
             // held), as is what stopped it.
-            let e = str_body(input, 0);
+            let e = str_chunk(input, 0);
             let t = comma_tail(&input[..e], usize::MAX);
             if e == n && t == 0 {
                 self.committed = base + n;
@@ -1106,12 +1106,12 @@ fn after_held_comma(input: &[u8]) -> (u8, usize) {
 }
 
 /// Where the table goes on inside a string value from `input[i]`: past its
-/// plain content and valid escapes ([`str_body`], the repairer's scan) but for a `,` and spaces
+/// plain content and valid escapes ([`str_chunk`], the repairer's scan) but for a `,` and spaces
 /// that end it (the table holds them). Out of line: the byte loop stays
 /// small.
 #[inline(never)]
 fn skip_plain(input: &[u8], i: usize) -> usize {
-    let e = str_body(input, i);
+    let e = str_chunk(input, i);
     e - comma_tail(&input[i..e], usize::MAX)
 }
 
