@@ -978,13 +978,23 @@ fn long_run(input: &[u8], mut i: usize, end: usize, high: &mut u64) -> Long {
 
 /// The `"`, `\\` and control bytes (below 0x20) of a 64-byte block, one bit
 /// a byte (bit `j` for byte `j`), and whether any byte of it is not ASCII.
-/// Four 16-byte compares (`wide`: SSE2 on x86-64).
 #[inline(always)]
 fn specials(block: &[u8; 64]) -> (u64, bool) {
+    block_flags::<false>(block)
+}
+
+/// The bytes of a 64-byte block that JSON string content cannot hold as
+/// they are — `"`, `\\`, control characters (below 0x20) and, with `DEL`,
+/// 0x7F — one bit a byte (bit `j` for byte `j`); and whether any byte of
+/// it is not ASCII. Four 16-byte compares and move masks (`wide`: SSE2 on
+/// x86-64, NEON or plain arrays elsewhere; no `unsafe` here).
+#[inline(always)]
+pub(crate) fn block_flags<const DEL: bool>(block: &[u8; 64]) -> (u64, bool) {
     use wide::u8x16;
     let quote = u8x16::splat(b'"');
     let backslash = u8x16::splat(b'\\');
     let control = u8x16::splat(0x1F);
+    let del = u8x16::splat(0x7F);
     let mut flags = 0u64;
     let mut any = u8x16::splat(0);
     for (k, part) in block.chunks_exact(16).enumerate() {
@@ -993,7 +1003,10 @@ fn specials(block: &[u8; 64]) -> (u64, bool) {
         };
         let v = u8x16::new(part);
         any |= v;
-        let hit = v.cmp_eq(quote) | v.cmp_eq(backslash) | v.min(control).cmp_eq(v);
+        let mut hit = v.cmp_eq(quote) | v.cmp_eq(backslash) | v.min(control).cmp_eq(v);
+        if DEL {
+            hit |= v.cmp_eq(del);
+        }
         flags |= u64::from(hit.move_mask() as u16) << (16 * k);
     }
     (flags, any.move_mask() != 0)
