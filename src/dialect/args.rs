@@ -437,7 +437,7 @@ pub(crate) fn escape_content(b: &[u8], out: &mut Vec<u8>, del: bool) {
     if b.len() > 32 {
         out.reserve(b.len());
     }
-    escape_into(b, &mut BytesOut { out, src: b }, del);
+    escape_into(b, &mut BytesOut { out, src: b }, del, (0, 0));
 }
 
 /// Appends `s` as JSON string content to text, `del` as in
@@ -446,8 +446,11 @@ pub(crate) fn escape_content(b: &[u8], out: &mut Vec<u8>, del: bool) {
 pub(crate) fn escape_content_text(s: &str, out: &mut String, del: bool) {
     if s.len() > 32 {
         out.reserve(s.len());
+        if s.len() >= LONG_ESCAPE {
+            return escape_long(s.as_bytes(), &mut TextOut { out, src: s }, del);
+        }
     }
-    escape_into(s.as_bytes(), &mut TextOut { out, src: s }, del);
+    escape_into(s.as_bytes(), &mut TextOut { out, src: s }, del, (0, 0));
 }
 
 /// Where [`escape_into`] writes: runs of its source as they are, and
@@ -497,21 +500,10 @@ impl EscapeOut for TextOut<'_> {
     }
 }
 
-/// [`escape_content`]'s loop, for any [`EscapeOut`].
+/// [`escape_content`]'s loop, for any [`EscapeOut`], from `b[i..]` with
+/// the run to write starting at `start` (`(start, i)`).
 #[inline(always)]
-fn escape_into(b: &[u8], out: &mut impl EscapeOut, del: bool) {
-    let mut start = 0;
-    let mut i = 0;
-    // Long content: 64 bytes at a time, every byte to escape in a block
-    // flagged at once (SIMD), so a run between two escapes costs no search
-    // of its own. Out of line: short content keeps the loop below as it was.
-    if b.len() >= LONG_ESCAPE {
-        (start, i) = if del {
-            escape_blocks::<true>(b, out)
-        } else {
-            escape_blocks::<false>(b, out)
-        };
-    }
+fn escape_into(b: &[u8], out: &mut impl EscapeOut, del: bool, (mut start, mut i): (usize, usize)) {
     loop {
         i += unescaped_len(&b[i..]);
         let Some(&c) = b.get(i) else { break };
@@ -527,14 +519,28 @@ fn escape_into(b: &[u8], out: &mut impl EscapeOut, del: bool) {
     out.run(start, b.len());
 }
 
-/// Content at least this long goes through [`escape_blocks`].
+/// Content at least this long goes through [`escape_long`].
 const LONG_ESCAPE: usize = 128;
+
+/// [`escape_into`] for long content: its whole 64-byte blocks first, every
+/// byte to escape in a block flagged at once (SIMD), so a run between two
+/// escapes costs no search of its own; the rest by the byte loop. Out of
+/// line: the short content of a streamed chunk keeps its loop as it was.
+#[inline(never)]
+fn escape_long(b: &[u8], out: &mut impl EscapeOut, del: bool) {
+    let at = if del {
+        escape_blocks::<true>(b, out)
+    } else {
+        escape_blocks::<false>(b, out)
+    };
+    escape_into(b, out, del, at);
+}
 
 /// [`escape_into`] over the whole 64-byte blocks of `b`: writes up to the
 /// last escape in them and returns where the run after it starts and where
 /// the byte loop goes on (the first byte past the blocks). `DEL`: 0x7F is
 /// escaped too.
-#[inline(never)]
+#[inline(always)]
 fn escape_blocks<const DEL: bool>(b: &[u8], out: &mut impl EscapeOut) -> (usize, usize) {
     let mut start = 0;
     let mut i = 0;
