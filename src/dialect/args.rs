@@ -408,19 +408,14 @@ fn unescaped_len(s: &[u8]) -> usize {
 }
 
 /// Checks that `bytes` is UTF-8; the error is std's `valid_up_to` and
-/// `error_len`. Long runs go through simdutf8 (SIMD: the content of every
-/// transcoded string argument passes here) — its faster `basic` check, then
-/// its `compat` one (std's errors) only when that fails; short ones
-/// through std's (less set-up).
+/// `error_len`. Long runs go through simdutf8's `compat` validator (std's
+/// errors at SIMD speed: the content of every transcoded string argument
+/// passes here), short ones through std's (less set-up).
 pub(crate) fn check_utf8(bytes: &[u8]) -> Result<(), (usize, Option<usize>)> {
     if bytes.len() < 64 {
         std::str::from_utf8(bytes)
             .map(drop)
             .map_err(|e| (e.valid_up_to(), e.error_len()))
-    } else if simdutf8::basic::from_utf8(bytes).is_ok() {
-        // Valid content is the rule: the faster check first, the one that
-        // says where it goes wrong only when it does.
-        Ok(())
     } else {
         simdutf8::compat::from_utf8(bytes)
             .map(drop)
