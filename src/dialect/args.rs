@@ -299,8 +299,6 @@ pub(crate) struct StrEscaper {
     carry: Vec<u8>,
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 impl StrEscaper {
     /// Escapes `bytes` into `out`. Returns where invalid UTF-8 was replaced
     /// with U+FFFD, relative to `bytes[0]` (negative: in bytes held from the
@@ -564,19 +562,7 @@ fn escape_byte(c: u8, out: &mut impl EscapeOut) {
     match c {
         b'"' => out.escape(b"\\\""),
         b'\\' => out.escape(b"\\\\"),
-        b'\n' => out.escape(b"\\n"),
-        b'\r' => out.escape(b"\\r"),
-        b'\t' => out.escape(b"\\t"),
-        0x08 => out.escape(b"\\b"),
-        0x0C => out.escape(b"\\f"),
-        _ => out.escape(&[
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[(c >> 4) as usize],
-            HEX[(c & 15) as usize],
-        ]),
+        _ => crate::json::control_escape(c, |e| out.escape(e)),
     }
 }
 

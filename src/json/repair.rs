@@ -374,6 +374,35 @@ fn literals_from(tok: &[u8]) -> impl Iterator<Item = &'static Literal> + '_ {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// `\u00XX`: the JSON escape of the byte `c` by its code.
+#[inline(always)]
+pub(crate) const fn unicode_escape(c: u8) -> [u8; 6] {
+    [
+        b'\\',
+        b'u',
+        b'0',
+        b'0',
+        HEX[(c >> 4) as usize],
+        HEX[(c & 15) as usize],
+    ]
+}
+
+/// Writes the JSON escape of a control character (or DEL) with `write`:
+/// its short form where JSON has one (`\n`, `\r`, `\t`, `\b`, `\f`), else
+/// [`unicode_escape`]. The one table of these escapes, for the repairer and
+/// the dialects' escape loop.
+#[inline(always)]
+pub(crate) fn control_escape(c: u8, write: impl FnOnce(&[u8])) {
+    match c {
+        b'\n' => write(b"\\n"),
+        b'\r' => write(b"\\r"),
+        b'\t' => write(b"\\t"),
+        0x08 => write(b"\\b"),
+        0x0C => write(b"\\f"),
+        _ => write(&unicode_escape(c)),
+    }
+}
+
 /// Bytes a JSON string may hold unescaped and that need no UTF-8 check.
 const fn plain_table() -> [bool; 256] {
     let mut t = [false; 256];
@@ -1718,26 +1747,7 @@ impl Repairer {
             0x00..=0x1F => {
                 self.lt_once = false;
                 self.repair(RepairKind::ControlCharacter, at);
-                let esc: &[u8] = match b {
-                    b'\n' => b"\\n",
-                    b'\r' => b"\\r",
-                    b'\t' => b"\\t",
-                    0x08 => b"\\b",
-                    0x0C => b"\\f",
-                    _ => {
-                        let e = [
-                            b'\\',
-                            b'u',
-                            b'0',
-                            b'0',
-                            HEX[(b >> 4) as usize],
-                            HEX[(b & 15) as usize],
-                        ];
-                        self.out(s.key, sink, &e);
-                        return Step::Consumed(1);
-                    }
-                };
-                self.out(s.key, sink, esc);
+                control_escape(b, |e| self.out(s.key, sink, e));
                 Step::Consumed(1)
             }
             0x80..=0xFF => {
@@ -2583,17 +2593,7 @@ impl Repairer {
             match c {
                 b'"' => sink.write(b"\\\""),
                 b'\\' => sink.write(b"\\\\"),
-                0x00..=0x1F => {
-                    let e = [
-                        b'\\',
-                        b'u',
-                        b'0',
-                        b'0',
-                        HEX[(c >> 4) as usize],
-                        HEX[(c & 15) as usize],
-                    ];
-                    sink.write(&e);
-                }
+                0x00..=0x1F => sink.write(&unicode_escape(c)),
                 _ => {
                     match non_ascii_run(rest) {
                         (end, None) => {
