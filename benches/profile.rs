@@ -4,7 +4,8 @@
 //! `cargo bench --bench profile -- [hermes|text|string|calls|empty|FILE|FILE.jsonl] [chunk] [reps] [bytes]`
 //! (`calls`: the Rust peer comparison's "64 calls" input, `benches/rust_peers`'
 //! `small_calls`, with its tools; the last argument is then the number of
-//! calls, 64 by default; `matrix:DIALECT`: one cell of `benches/matrix.rs`,
+//! calls, 64 by default; `prose`: its "1 MB prose" input, with its tools,
+//! the last argument its length, 1,000,000 by default; `matrix:DIALECT`: one cell of `benches/matrix.rs`,
 //! its input for that dialect with a `content` argument of `bytes` (or
 //! `100B`, `10KB`, `1MB`), fed as that bench feeds it, `Bytes` slices, to a
 //! parser in auto mode: under callgrind
@@ -53,6 +54,11 @@ fn main() {
         "empty" => Vec::new(),
         "hermes" => hermes_calls(size),
         "calls" => small_calls(args.get(4).and_then(|s| s.parse().ok()).unwrap_or(64)),
+        "prose" => peer_prose(
+            args.get(4)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(1_000_000),
+        ),
         // Anything else is a file to parse; a `.jsonl` file holds one input
         // per line, in its `text` field (the corpus), each parsed on its own.
         path => std::fs::read(path).expect("hermes, text, string, empty or a file"),
@@ -77,7 +83,7 @@ fn main() {
                 (text, cfg)
             })
             .collect()
-    } else if kind == "calls" {
+    } else if kind == "calls" || kind == "prose" {
         let tools = Tools::from_value(&peer_tools()).expect("tools");
         vec![(input, Config::default().with_tools(tools))]
     } else {
@@ -136,6 +142,19 @@ fn small_calls(n: usize) -> Vec<u8> {
     }
     text.push_str("Those are all the forecasts.\n");
     text.into_bytes()
+}
+
+/// `len` bytes of prose without a call, a line break every 119 bytes:
+/// byte for byte the input of the Rust peer comparison's "1 MB prose" rows
+/// (`benches/rust_peers/src/inputs.rs`' `prose_only(1_000_000)`; parsed,
+/// like "64 calls", with that comparison's tools).
+fn peer_prose(len: usize) -> Vec<u8> {
+    let base = "The quick brown fox jumps over the lazy dog; it was a bright cold day in April, and the clocks were striking thirteen.\n";
+    base.chars()
+        .cycle()
+        .take(len)
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// The tools of the Rust peer comparison's synthetic inputs.

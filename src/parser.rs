@@ -663,10 +663,24 @@ impl Parser {
         self.text_released(chunk);
         let start = self.offset;
         self.offset += chunk.len() as u64;
-        out.push(Event::Text {
-            text: Delta::copy_from_slice(chunk),
-            span: Span::new(start, self.offset),
-        });
+        let span = Span::new(start, self.offset);
+        if out.len() == out.capacity() {
+            out.reserve(1);
+        }
+        // As in `Arena::push_args`: with room known to be there, `push`
+        // has no growth path that needs the event as a value first, and the
+        // event is written in place from registers (see `Delta::copied`).
+        match Delta::inline(chunk) {
+            Some(text) => out.push(Event::Text { text, span }),
+            None if out.len() < out.capacity() => out.push(Event::Text {
+                text: Delta::copied(chunk),
+                span,
+            }),
+            None => out.push(Event::Text {
+                text: Delta::copy_from_slice(chunk),
+                span,
+            }),
+        }
         true
     }
 
@@ -1745,6 +1759,44 @@ mod tests {
             calls[0].arguments,
             r#"{"path": "/tmp/x", "content": "Ssome text \"q\" é\t é more"}"#
         );
+    }
+
+    #[test]
+    fn plain_text_chunks_are_one_event_each_whatever_the_room_in_out() {
+        // The shortcut writes a chunk's text event in place when `out` has
+        // room for it (after making room): short chunks inline, longer ones
+        // copied. Whatever the room, each chunk is one `Text` event with
+        // its bytes and span, owned, and nothing is held back.
+        let prose = "The quick brown fox jumps over the lazy dog; it was a bright cold day.\n";
+        let input = prose.repeat(20);
+        for chunk in [1usize, 7, 23, 24, 40, 64] {
+            for room in [0usize, 1, 3] {
+                let mut p = Parser::new(Config::default().with_dialects(vec![Dialect::Hermes]));
+                let mut events: Vec<Event> = Vec::new();
+                let mut at = 0u64;
+                for c in input.as_bytes().chunks(chunk) {
+                    // No spare room, or a little (the taken path differs).
+                    events.clear();
+                    events.shrink_to(0);
+                    events.reserve_exact(room);
+                    let mut copy = c.to_vec();
+                    p.feed(&copy, &mut events);
+                    copy.fill(b'#');
+                    match &events[..] {
+                        [Event::Text { text, span }] => {
+                            assert_eq!(&text[..], c, "{chunk} {room}");
+                            assert_eq!((span.start, span.end), (at, at + c.len() as u64));
+                        }
+                        other => panic!("{chunk} {room}: {other:?}"),
+                    }
+                    at += c.len() as u64;
+                    assert_eq!(p.position(), at);
+                }
+                events.clear();
+                p.finish(&mut events);
+                assert!(events.iter().all(|e| !matches!(e, Event::Text { .. })));
+            }
+        }
     }
 
     #[test]
