@@ -140,6 +140,12 @@ fn run_ts(env: &Env, chunks: &[&str], events: &mut Vec<Event>) -> Got {
     let take = |events: &mut Vec<Event>, got: &mut Got| {
         for e in events.drain(..) {
             match e {
+                // The first text is taken as the result's `String` (no copy
+                // where its `Bytes` is not shared), as the other peers hand
+                // over the `String` they made; later ones are appended.
+                Event::Text { text, .. } if got.text.is_empty() => {
+                    got.text = String::from_utf8(Vec::from(text)).expect("UTF-8 text")
+                }
                 Event::Text { text, .. } => got
                     .text
                     .push_str(std::str::from_utf8(&text).expect("UTF-8 text")),
