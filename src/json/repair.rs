@@ -43,8 +43,8 @@ mod lane;
 mod units;
 
 /// The string scan, for the call fast path (`dialect::fastcall`).
-pub(crate) use fast::{str_body, str_tail_cut};
-pub(crate) use lane::{Lane, LaneAt};
+pub(crate) use fast::str_body;
+pub(crate) use lane::Lane;
 
 use units::Units;
 
