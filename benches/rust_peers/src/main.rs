@@ -144,7 +144,7 @@ fn run_ts(env: &Env, chunks: &[&str], events: &mut Vec<Event>) -> Got {
                 // where its `Bytes` is not shared), as the other peers hand
                 // over the `String` they made; later ones are appended.
                 Event::Text { text, .. } if got.text.is_empty() => {
-                    got.text = String::from_utf8(Vec::from(text)).expect("UTF-8 text")
+                    got.text = String::from_utf8(Vec::from(bytes::Bytes::from(text))).expect("UTF-8 text")
                 }
                 Event::Text { text, .. } => got
                     .text
