@@ -880,8 +880,19 @@ fn str_scan<const HEAD: bool>(input: &[u8], mut i: usize) -> usize {
                 continue;
             }
             i + (hits.trailing_zeros() / 8) as usize
+        } else if let Some(x) = last_word(input, i) {
+            // The last 1 to 7 bytes, as the word that ends the input
+            // shifted down to them: the zeros shifted in are flagged (as
+            // control bytes) above every byte of the input, so a flag below
+            // them is a match.
+            high |= x;
+            let j = (super::swar_hits::<false, false>(x).trailing_zeros() / 8) as usize;
+            if i + j >= n {
+                break n;
+            }
+            i + j
         } else {
-            // The last few bytes, one at a time.
+            // The last few bytes of a short input, one at a time.
             match input[i..]
                 .iter()
                 .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
@@ -912,6 +923,17 @@ fn str_scan<const HEAD: bool>(input: &[u8], mut i: usize) -> usize {
         Ok(v) => v,
         Err(bad) => bad,
     }
+}
+
+/// `input[i..]` (1 to 7 bytes, the end of an input of at least 8) in the
+/// low bytes of a word, zeros above: the input's last word shifted down.
+#[inline(always)]
+fn last_word(input: &[u8], i: usize) -> Option<u64> {
+    let n = input.len();
+    let left = n.checked_sub(i).filter(|l| (1..8).contains(l))?;
+    let w = input.get(n.checked_sub(8)?..)?;
+    let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).ok()?);
+    Some(w >> (8 * (8 - left)))
 }
 
 /// Where [`long_run`] left the scan.
@@ -1062,20 +1084,111 @@ pub(super) fn check_utf8(run: &[u8]) -> Result<usize, usize> {
     }
 }
 
-/// [`check_utf8`] a character at a time (ASCII a word at a time).
+/// [`check_utf8`] of a short run, a word at a time: an ASCII word between
+/// characters is skipped, any other word goes through [`UTF8_DFA`] (two or
+/// three instructions a byte, no branch on the byte). A character cut by the
+/// run's end leaves the automaton waiting for more: the run is valid up to
+/// that character's first byte. Only an invalid run is read again, a
+/// character at a time, to say where it goes wrong.
 fn short_utf8(run: &[u8]) -> Result<usize, usize> {
     let n = run.len();
     let mut i = 0;
-    while i < n {
-        if let Some(w) = run.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
-            let top = u64::from_le_bytes(w) & TOP;
-            if top == 0 {
-                i += 8;
-                continue;
+    let mut s = utf8::ACCEPT;
+    while let Some(w) = run.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        // An ASCII word between characters leaves the state as it is.
+        if u64::from_le_bytes(w) & TOP != 0 || s & 63 != utf8::ACCEPT {
+            for c in w {
+                s = UTF8_DFA[c as usize] >> (s & 63);
             }
-            // Up to the word's first non-ASCII byte.
-            i += (top.trailing_zeros() / 8) as usize;
         }
+        i += 8;
+    }
+    for &c in &run[i..] {
+        s = UTF8_DFA[c as usize] >> (s & 63);
+    }
+    match s & 63 {
+        utf8::ACCEPT => Ok(n),
+        utf8::ERROR => Err(utf8_error(run)),
+        // Cut inside its last character, whose first byte is among the
+        // last three (the bytes after it continue it).
+        _ => Ok(run.iter().rposition(|&c| c & 0xC0 != 0x80).unwrap_or(0)),
+    }
+}
+
+/// The states of [`UTF8_DFA`]: each is the offset of its 6-bit field in a
+/// table word, which holds the state after the byte in that state.
+mod utf8 {
+    /// Between characters.
+    pub(super) const ACCEPT: u64 = 0;
+    /// Invalid (absorbing).
+    pub(super) const ERROR: u64 = 6;
+    /// One continuation byte to come.
+    pub(super) const C1: u64 = 12;
+    /// Two to come.
+    pub(super) const C2: u64 = 18;
+    /// Three to come.
+    pub(super) const C3: u64 = 24;
+    /// After `E0`: `A0..=BF` (no overlong form), then one.
+    pub(super) const E0: u64 = 30;
+    /// After `ED`: `80..=9F` (no surrogate), then one.
+    pub(super) const ED: u64 = 36;
+    /// After `F0`: `90..=BF` (no overlong form), then two.
+    pub(super) const F0: u64 = 42;
+    /// After `F4`: `80..=8F` (nothing past U+10FFFF), then two.
+    pub(super) const F4: u64 = 48;
+}
+
+/// UTF-8 as a shift automaton: in state `s`, byte `c` leads to
+/// `UTF8_DFA[c] >> s & 63` ([`utf8`] lists the states). The table is
+/// std's rules (RFC 3629's well-formed sequences), byte by byte.
+static UTF8_DFA: [u64; 256] = {
+    use utf8::*;
+    let mut t = [0u64; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let first = match b {
+            0x00..=0x7F => ACCEPT,
+            0xC2..=0xDF => C1,
+            0xE0 => E0,
+            0xED => ED,
+            0xE1..=0xEF => C2,
+            0xF0 => F0,
+            0xF4 => F4,
+            0xF1..=0xF3 => C3,
+            _ => ERROR,
+        };
+        t[c] = first << ACCEPT
+            | ERROR << ERROR
+            | within(b, 0x80, 0xBF, ACCEPT) << C1
+            | within(b, 0x80, 0xBF, C1) << C2
+            | within(b, 0x80, 0xBF, C2) << C3
+            | within(b, 0xA0, 0xBF, C1) << E0
+            | within(b, 0x80, 0x9F, C1) << ED
+            | within(b, 0x90, 0xBF, C2) << F0
+            | within(b, 0x80, 0x8F, C2) << F4;
+        c += 1;
+    }
+    t
+};
+
+/// `then` if `lo <= b <= hi`, else [`utf8::ERROR`] (for [`UTF8_DFA`]).
+const fn within(b: u8, lo: u8, hi: u8, then: u64) -> u64 {
+    if b >= lo && b <= hi {
+        then
+    } else {
+        utf8::ERROR
+    }
+}
+
+/// Where the first invalid character of `run` begins, the run being known
+/// to be invalid: a character at a time.
+#[cold]
+#[inline(never)]
+fn utf8_error(run: &[u8]) -> usize {
+    let n = run.len();
+    let mut i = 0;
+    while i < n {
         let c = run[i];
         if c < 0x80 {
             i += 1;
@@ -1091,21 +1204,21 @@ fn short_utf8(run: &[u8]) -> Result<usize, usize> {
             0xF0 => (4, 0x90, 0xBF),
             0xF1..=0xF3 => (4, 0x80, 0xBF),
             0xF4 => (4, 0x80, 0x8F),
-            _ => return Err(i),
+            _ => return i,
         };
         for k in 1..len {
             let Some(&b) = run.get(i + k) else {
                 // Cut by the end of the run after a valid start.
-                return Ok(i);
+                return i;
             };
             let (l, h) = if k == 1 { (lo, hi) } else { (0x80, 0xBF) };
             if !(l..=h).contains(&b) {
-                return Err(i);
+                return i;
             }
         }
         i += len;
     }
-    Ok(n)
+    n
 }
 
 /// The bytes after a backslash that make a two-byte escape.
