@@ -864,7 +864,7 @@ impl Lane {
             }
             s = next;
             i += 1;
-            if s == st::STR && n - i > 16 {
+            if s == st::STR && n - i > 8 {
                 // Into a string value with much of the chunk left: its plain
                 // content up to the next quote, backslash or control
                 // character (a SIMD search), its UTF-8 validated at once;
@@ -1099,7 +1099,7 @@ fn after_held_comma(input: &[u8]) -> (u8, usize) {
         s = t as u8;
         i += 1;
     }
-    if s == st::STR && input.len() - i > 16 {
+    if s == st::STR && input.len() - i > 8 {
         i = skip_plain(input, i);
     }
     (s, i)
