@@ -1141,18 +1141,31 @@ mod utf8 {
     pub(super) const F0: u64 = 42;
     /// After `F4`: `80..=8F` (nothing past U+10FFFF), then two.
     pub(super) const F4: u64 = 48;
+    /// After a `\\` ([`super::STR_DFA`] only): an escape's letter next.
+    pub(super) const ESC: u64 = 54;
 }
 
 /// UTF-8 as a shift automaton: in state `s`, byte `c` leads to
 /// `UTF8_DFA[c] >> s & 63` ([`utf8`] lists the states). The table is
 /// std's rules (RFC 3629's well-formed sequences), byte by byte.
-static UTF8_DFA: [u64; 256] = {
+static UTF8_DFA: [u64; 256] = shift_dfa(false);
+
+/// [`UTF8_DFA`] for the content of a JSON string: a `"` or a control
+/// character is [`utf8::ERROR`] too, and a `\\` leads to [`utf8::ESC`],
+/// where one of the two-byte escapes' letters leads back (`\\u` is
+/// [`utf8::ERROR`]: its four digits are left to the slower scans).
+static STR_DFA: [u64; 256] = shift_dfa(true);
+
+/// The table of [`UTF8_DFA`] (`json` false) or [`STR_DFA`] (true).
+const fn shift_dfa(json: bool) -> [u64; 256] {
     use utf8::*;
     let mut t = [0u64; 256];
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
         let first = match b {
+            b'"' | 0x00..=0x1F if json => ERROR,
+            b'\\' if json => ESC,
             0x00..=0x7F => ACCEPT,
             0xC2..=0xDF => C1,
             0xE0 => E0,
@@ -1163,6 +1176,10 @@ static UTF8_DFA: [u64; 256] = {
             0xF1..=0xF3 => C3,
             _ => ERROR,
         };
+        let escaped = match b {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' if json => ACCEPT,
+            _ => ERROR,
+        };
         t[c] = first << ACCEPT
             | ERROR << ERROR
             | within(b, 0x80, 0xBF, ACCEPT) << C1
@@ -1171,11 +1188,40 @@ static UTF8_DFA: [u64; 256] = {
             | within(b, 0xA0, 0xBF, C1) << E0
             | within(b, 0x80, 0x9F, C1) << ED
             | within(b, 0x90, 0xBF, C2) << F0
-            | within(b, 0x80, 0x8F, C2) << F4;
+            | within(b, 0x80, 0x8F, C2) << F4
+            | escaped << ESC;
         c += 1;
     }
     t
-};
+}
+
+/// `input` is string content whole, as the lane commits a chunk at once:
+/// no `"` or control character, every `\\` the start of a complete
+/// two-byte escape, valid UTF-8 with no character cut by the end. A word
+/// at a time: plain ASCII words (a SWAR test) are skipped between
+/// characters, the others go through [`STR_DFA`]. False is not exact
+/// (`\\u` escapes are left to the scans).
+#[inline(always)]
+pub(super) fn whole_content(input: &[u8]) -> bool {
+    let mut s = utf8::ACCEPT;
+    let mut i = 0;
+    while let Some(w) = input
+        .get(i..i + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+    {
+        let x = u64::from_le_bytes(w);
+        if x & TOP != 0 || s & 63 != utf8::ACCEPT || super::swar_hits::<false, false>(x) != 0 {
+            for c in w {
+                s = STR_DFA[c as usize] >> (s & 63);
+            }
+        }
+        i += 8;
+    }
+    for &c in &input[i.min(input.len())..] {
+        s = STR_DFA[c as usize] >> (s & 63);
+    }
+    s & 63 == utf8::ACCEPT
+}
 
 /// `then` if `lo <= b <= hi`, else [`utf8::ERROR`] (for [`UTF8_DFA`]).
 const fn within(b: u8, lo: u8, hi: u8, then: u64) -> u64 {
@@ -1509,6 +1555,44 @@ mod tests {
         }
     }
 
+    /// What [`super::whole_content`] says, a byte at a time: string
+    /// content with two-byte escapes only, valid and complete UTF-8.
+    fn content_ref(s: &[u8]) -> bool {
+        let mut i = 0;
+        while let Some(&c) = s.get(i) {
+            match c {
+                b'\\' => match s.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    _ => return false,
+                },
+                b'"' | 0..=0x1F => return false,
+                _ => i += 1,
+            }
+        }
+        std::str::from_utf8(s).is_ok()
+    }
+
+    /// Every sequence of up to three bytes, alone and (a sample) after
+    /// ASCII of every length up to a word and a half: the automaton for
+    /// string content agrees with the walk a byte at a time.
+    #[test]
+    fn whole_content_on_every_short_sequence() {
+        let pad = b"abcdefghijkl";
+        for x in 0..=0xFF_FFFFu32 {
+            let b = x.to_le_bytes();
+            for len in 1..=3 {
+                let seq = &b[..len];
+                assert_eq!(super::whole_content(seq), content_ref(seq), "{seq:x?}");
+            }
+            if x % 61 == 0 {
+                for p in 0..=pad.len() {
+                    let run = [&pad[..p], &b[..3]].concat();
+                    assert_eq!(super::whole_content(&run), content_ref(&run), "{run:x?}");
+                }
+            }
+        }
+    }
+
     /// Every sequence of up to three bytes, and each after ASCII of every
     /// length up to a word and a half (the word skip): the character check
     /// agrees with std's.
@@ -1532,6 +1616,17 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+        /// Content of every kind (escapes valid and not, quotes, control
+        /// and non-ASCII characters) cut at every point: the automaton
+        /// agrees with the walk a byte at a time.
+        #[test]
+        fn whole_content_is_the_walk(parts in prop::collection::vec(piece(), 0..24)) {
+            let run = parts.concat();
+            for cut in 0..=run.len() {
+                prop_assert_eq!(super::whole_content(&run[..cut]), content_ref(&run[..cut]));
+            }
+        }
 
         /// Runs of any bytes and of text with non-ASCII characters, long
         /// and short: the check agrees with std's.

@@ -42,10 +42,9 @@
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
 
-use super::fast::{check_utf8, number_len, str_chunk};
+use super::fast::{number_len, str_chunk, whole_content};
 use super::{
-    comma_tail, fits_f64, plain_word, swar_hits, Esc, Frame, Kind, Lex, Pos, Quote, Repairer,
-    StrLex,
+    comma_tail, fits_f64, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex,
 };
 
 /// The lane's states: where it is inside the current unit. A state is a
@@ -1119,40 +1118,17 @@ fn skip_plain(input: &[u8], i: usize) -> usize {
 /// straight to the SIMD search).
 const PLAIN_CHUNK_MAX: usize = 64;
 
-/// `input` (9 to [`PLAIN_CHUNK_MAX`] bytes) is plain content of a string
-/// value, all committed by [`Lane::feed`]: no `"`, `\` or control
-/// character, valid and complete UTF-8, and it does not end in a `,` or a
-/// space (which the lane holds, see [`st::STR_COMMA`]). One pass a word
-/// at a time (the last word overlapping the one before), the end's comma
-/// test read off the last word: the test of the commonest chunk, with none
-/// of the search's set-up. False is not exact: the chunk is then read by
-/// the search and the table.
+/// `input` (9 to [`PLAIN_CHUNK_MAX`] bytes) is content of a string value
+/// that [`Lane::feed`] commits whole: no `"` or control character, valid
+/// two-byte escapes only, valid and complete UTF-8 ([`whole_content`], one
+/// pass a word at a time through a shift automaton), and it does not end
+/// in a `,` or a space (which the lane holds, see [`st::STR_COMMA`]). The
+/// test of the commonest chunk, with none of the scan's set-up. False is
+/// not exact: the chunk is then read by the scan and the table.
 #[inline(always)]
 fn plain_chunk(input: &[u8]) -> bool {
-    let n = input.len();
-    debug_assert!((9..=PLAIN_CHUNK_MAX).contains(&n));
-    let word = |k: usize| {
-        input
-            .get(k..k + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-            .map_or(0, u64::from_le_bytes)
-    };
-    let last = word(n - 8);
-    let mut special = swar_hits::<false, false>(last);
-    let mut high = last;
-    let mut k = 0;
-    while k + 8 < n {
-        let w = word(k);
-        special |= swar_hits::<false, false>(w);
-        high |= w;
-        k += 8;
-    }
-    let end = (last >> 56) as u8;
-    if special != 0 || end == b',' || end == b' ' {
-        return false;
-    }
-    // Non-ASCII: checked whole (a character cut by the chunk's end fails).
-    high & 0x8080_8080_8080_8080 == 0 || check_utf8(input) == Ok(input.len())
+    debug_assert!((9..=PLAIN_CHUNK_MAX).contains(&input.len()));
+    !matches!(input.last(), Some(b',' | b' ')) && whole_content(input)
 }
 
 /// The character `c` is valid UTF-8, given that the table read it as a
@@ -1180,14 +1156,25 @@ fn clean(s: u8) -> bool {
     s <= st::CLEAN_A || s == st::STR
 }
 
-/// Appends `bytes` to `out`: a few bytes as one word store, not a call to
-/// `memcpy` (most commits on small chunks are a few bytes).
+/// Appends `bytes` to `out`: up to 16 bytes as one or two word stores, not
+/// a call to `memcpy` (most chunks streamed are that short).
 #[inline(always)]
 fn append(out: &mut Vec<u8>, bytes: &[u8]) {
     let n = bytes.len();
     if n <= 8 {
         append_word(out, crate::event::word(bytes), n);
-    } else {
+    } else if let (Some(head), Some(tail)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        if let Some(last) = n.checked_sub(8).filter(|&k| k <= 8) {
+            // The first and the last 8 bytes, overlapping in the middle,
+            // stored as 16 (the bytes past `n` cut off again).
+            let len = out.len();
+            let mut pair = [0u8; 16];
+            pair[..8].copy_from_slice(head);
+            pair[last..last + 8].copy_from_slice(tail);
+            out.extend_from_slice(&pair);
+            out.truncate(len + n);
+            return;
+        }
         out.extend_from_slice(bytes);
     }
 }
