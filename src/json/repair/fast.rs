@@ -1195,14 +1195,15 @@ const fn shift_dfa(json: bool) -> [u64; 256] {
     t
 }
 
-/// `input` is string content whole, as the lane commits a chunk at once:
-/// no `"` or control character, every `\\` the start of a complete
-/// two-byte escape, valid UTF-8 with no character cut by the end. A word
-/// at a time: plain ASCII words (a SWAR test) are skipped between
-/// characters, the others go through [`STR_DFA`]. False is not exact
-/// (`\\u` escapes are left to the scans).
+/// How much of `input` [`str_chunk`] would read as string content, found
+/// in one pass a word at a time: plain ASCII words (a SWAR test) are
+/// skipped between characters, the others go through [`STR_DFA`].
+/// `Some(n)`: all of it (no `"` or control character, two-byte escapes
+/// only, valid and complete UTF-8). `Some(k)`: all but its last character
+/// or escape, which the end cuts and which begins at `k`. None: something
+/// else stops it (or a `\\u` escape, left to the scan): ask the scan.
 #[inline(always)]
-pub(super) fn whole_content(input: &[u8]) -> bool {
+pub(super) fn content_len(input: &[u8]) -> Option<usize> {
     let mut s = utf8::ACCEPT;
     let mut i = 0;
     while let Some(w) = input
@@ -1220,7 +1221,14 @@ pub(super) fn whole_content(input: &[u8]) -> bool {
     for &c in &input[i.min(input.len())..] {
         s = STR_DFA[c as usize] >> (s & 63);
     }
-    s & 63 == utf8::ACCEPT
+    match s & 63 {
+        utf8::ACCEPT => Some(input.len()),
+        utf8::ERROR => None,
+        // Waiting for a continuation byte or an escape's letter: the unit
+        // began at the last byte that is not a continuation byte (a lead
+        // byte or the backslash), among the last four.
+        _ => input.iter().rposition(|&c| c & 0xC0 != 0x80),
+    }
 }
 
 /// `then` if `lo <= b <= hi`, else [`utf8::ERROR`] (for [`UTF8_DFA`]).
@@ -1555,7 +1563,7 @@ mod tests {
         }
     }
 
-    /// What [`super::whole_content`] says, a byte at a time: string
+    /// What [`super::content_len`] says of a whole run, a byte at a time: string
     /// content with two-byte escapes only, valid and complete UTF-8.
     fn content_ref(s: &[u8]) -> bool {
         let mut i = 0;
@@ -1576,18 +1584,26 @@ mod tests {
     /// ASCII of every length up to a word and a half: the automaton for
     /// string content agrees with the walk a byte at a time.
     #[test]
-    fn whole_content_on_every_short_sequence() {
+    fn content_len_on_every_short_sequence() {
         let pad = b"abcdefghijkl";
         for x in 0..=0xFF_FFFFu32 {
             let b = x.to_le_bytes();
             for len in 1..=3 {
                 let seq = &b[..len];
-                assert_eq!(super::whole_content(seq), content_ref(seq), "{seq:x?}");
+                assert_eq!(
+                    super::content_len(seq) == Some(seq.len()),
+                    content_ref(seq),
+                    "{seq:x?}"
+                );
             }
             if x % 61 == 0 {
                 for p in 0..=pad.len() {
                     let run = [&pad[..p], &b[..3]].concat();
-                    assert_eq!(super::whole_content(&run), content_ref(&run), "{run:x?}");
+                    assert_eq!(
+                        super::content_len(&run) == Some(run.len()),
+                        content_ref(&run),
+                        "{run:x?}"
+                    );
                 }
             }
         }
@@ -1621,10 +1637,17 @@ mod tests {
         /// and non-ASCII characters) cut at every point: the automaton
         /// agrees with the walk a byte at a time.
         #[test]
-        fn whole_content_is_the_walk(parts in prop::collection::vec(piece(), 0..24)) {
+        fn content_len_is_the_walk_and_the_scan(parts in prop::collection::vec(piece(), 0..24)) {
             let run = parts.concat();
             for cut in 0..=run.len() {
-                prop_assert_eq!(super::whole_content(&run[..cut]), content_ref(&run[..cut]));
+                let s = &run[..cut];
+                let len = super::content_len(s);
+                prop_assert_eq!(len == Some(s.len()), content_ref(s));
+                // Where it answers, it is the scan's answer.
+                if let Some(k) = len {
+                    prop_assert_eq!(k, str_chunk(s, 0));
+                    prop_assert_eq!(k, naive(s, 0));
+                }
             }
         }
 

@@ -42,7 +42,7 @@
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
 
-use super::fast::{number_len, str_chunk, whole_content};
+use super::fast::{content_len, number_len, str_chunk};
 use super::{
     comma_tail, fits_f64, plain_word, Esc, Frame, Kind, Lex, Pos, Quote, Repairer, StrLex,
 };
@@ -695,16 +695,14 @@ impl Lane {
         if s == st::STR && n > 8 {
             // Inside a string value, nothing held: the common chunk of a
             // long string is all plain content, committed as it is.
-            if n <= PLAIN_CHUNK_MAX && plain_chunk(input) {
-                self.committed = base + n;
-                return None;
-            }
             // Its content up to the next quote, control character or
             // backslash that is not a whole valid escape (the repairer's
             // scan: a valid escape passes through there too); a `,` and
             // spaces that end the run are read by the table (they are
-            // held), as is what stopped it.
-            let e = str_chunk(input, 0);
+            // held), as is what stopped it. A short chunk is read in one
+            // pass ([`content_len`]), which answers the common cases: all
+            // of it, or all but a character or an escape cut by its end.
+            let e = short_content(input).unwrap_or_else(|| str_chunk(input, 0));
             let t = comma_tail(&input[..e], usize::MAX);
             if e == n && t == 0 {
                 self.committed = base + n;
@@ -1110,25 +1108,23 @@ fn after_held_comma(input: &[u8]) -> (u8, usize) {
 /// small.
 #[inline(never)]
 fn skip_plain(input: &[u8], i: usize) -> usize {
-    let e = str_chunk(input, i);
+    let e = short_content(&input[i..]).map_or_else(|| str_chunk(input, i), |e| i + e);
     e - comma_tail(&input[i..e], usize::MAX)
 }
 
-/// The longest chunk [`plain_chunk`] is asked about (longer ones go
-/// straight to the SIMD search).
+/// The longest run [`short_content`] reads (longer ones go straight to
+/// the SIMD search).
 const PLAIN_CHUNK_MAX: usize = 64;
 
-/// `input` (9 to [`PLAIN_CHUNK_MAX`] bytes) is content of a string value
-/// that [`Lane::feed`] commits whole: no `"` or control character, valid
-/// two-byte escapes only, valid and complete UTF-8 ([`whole_content`], one
-/// pass a word at a time through a shift automaton), and it does not end
-/// in a `,` or a space (which the lane holds, see [`st::STR_COMMA`]). The
-/// test of the commonest chunk, with none of the scan's set-up. False is
-/// not exact: the chunk is then read by the scan and the table.
+/// [`content_len`] of `input` if it is at most [`PLAIN_CHUNK_MAX`] bytes:
+/// one pass with none of the scan's set-up.
 #[inline(always)]
-fn plain_chunk(input: &[u8]) -> bool {
-    debug_assert!((9..=PLAIN_CHUNK_MAX).contains(&input.len()));
-    !matches!(input.last(), Some(b',' | b' ')) && whole_content(input)
+fn short_content(input: &[u8]) -> Option<usize> {
+    if input.len() <= PLAIN_CHUNK_MAX {
+        content_len(input)
+    } else {
+        None
+    }
 }
 
 /// The character `c` is valid UTF-8, given that the table read it as a
