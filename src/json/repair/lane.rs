@@ -480,6 +480,11 @@ pub(crate) struct Lane {
     committed0: usize,
     /// The call's index (for its `ToolArgs` events).
     index: usize,
+    /// The last chunk that began inside a string value was its content to
+    /// the end (but for a character or an escape the end cut): a long
+    /// string, whose next chunk is likely all content too. Which of two
+    /// reads that agree goes first depends on it (see [`Lane::feed`]).
+    runs_on: bool,
     /// The last stop was at a closer the lane may not close (the end of
     /// the arguments, as a rule), not at something to repair.
     at_end: bool,
@@ -510,6 +515,7 @@ impl Default for Lane {
             at0: 0,
             committed0: 0,
             index: 0,
+            runs_on: false,
             at_end: false,
         }
     }
@@ -699,10 +705,17 @@ impl Lane {
             // backslash that is not a whole valid escape (the repairer's
             // scan: a valid escape passes through there too); a `,` and
             // spaces that end the run are read by the table (they are
-            // held), as is what stopped it. A short chunk is read in one
-            // pass ([`content_len`]), which answers the common cases: all
-            // of it, or all but a character or an escape cut by its end.
-            let e = short_content(input).unwrap_or_else(|| str_chunk(input, 0));
+            // held), as is what stopped it. A short chunk of a long string
+            // is read in one pass ([`content_len`]), which answers the
+            // common cases: all of it, or all but a character or an escape
+            // cut by its end. In a short string, which ends in the chunk,
+            // that pass would be read again by the scan: the scan goes
+            // first there.
+            let e = match self.runs_on.then(|| short_content(input)).flatten() {
+                Some(e) => e,
+                None => str_chunk(input, 0),
+            };
+            self.runs_on = e + 4 > n;
             let t = comma_tail(&input[..e], usize::MAX);
             if e == n && t == 0 {
                 self.committed = base + n;
@@ -862,11 +875,15 @@ impl Lane {
             s = next;
             i += 1;
             if s == st::STR && n - i > 8 {
+                // (A string value that begins here is short as a rule: the
+                // scan reads it first; one that goes on after a character
+                // or an escape, the one pass.)
+                let begins = matches!((t >> 8) as u8, act::ENTER_STR | act::COMMA_STR);
                 // Into a string value with much of the chunk left: its plain
                 // content up to the next quote, backslash or control
                 // character (a SIMD search), its UTF-8 validated at once;
                 // a `,` and spaces that end it are read by the table.
-                i = skip_plain(input, i);
+                i = skip_plain(input, i, !begins);
             }
         }
         self.state = s;
@@ -1097,18 +1114,22 @@ fn after_held_comma(input: &[u8]) -> (u8, usize) {
         i += 1;
     }
     if s == st::STR && input.len() - i > 8 {
-        i = skip_plain(input, i);
+        i = skip_plain(input, i, true);
     }
     (s, i)
 }
 
 /// Where the table goes on inside a string value from `input[i]`: past its
-/// plain content and valid escapes ([`str_chunk`], the repairer's scan) but for a `,` and spaces
-/// that end it (the table holds them). Out of line: the byte loop stays
-/// small.
+/// plain content and valid escapes ([`str_chunk`], the repairer's scan; in
+/// a `long` string first the one pass of [`content_len`]) but for a `,` and
+/// spaces that end it (the table holds them). Out of line: the byte loop
+/// stays small.
 #[inline(never)]
-fn skip_plain(input: &[u8], i: usize) -> usize {
-    let e = short_content(&input[i..]).map_or_else(|| str_chunk(input, i), |e| i + e);
+fn skip_plain(input: &[u8], i: usize, long: bool) -> usize {
+    let e = match long.then(|| short_content(&input[i..])).flatten() {
+        Some(e) => i + e,
+        None => str_chunk(input, i),
+    };
     e - comma_tail(&input[i..e], usize::MAX)
 }
 
