@@ -319,6 +319,429 @@ pub(crate) fn scan(s: &[u8], limits: &Limits) -> Option<Found> {
     })
 }
 
+/// Where a streamed value's scan is ([`Stream`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum At {
+    /// Blanks, then `"name"`.
+    NameKey,
+    /// Blanks, then the `:` after a key (`then`: what follows it).
+    Colon(Then),
+    /// Blanks, then the name's string.
+    Name,
+    /// Blanks, then the `,` after the name.
+    Comma,
+    /// Blanks, then `"arguments"`.
+    ArgsKey,
+    /// Blanks, then the arguments' `{`.
+    ArgsOpen,
+    /// Inside the arguments, expecting what [`Want`] says.
+    Args(Want),
+    /// Inside a string of the arguments (a key when `key`), at `i`.
+    Str { key: bool },
+    /// Inside a number or literal that starts at `tok`.
+    Scalar,
+    /// Blanks, then the envelope's closing `}`.
+    Close,
+}
+
+/// What follows a key's `:` ([`At::Colon`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then {
+    Name,
+    ArgsOpen,
+    Value,
+}
+
+/// Inside the arguments: what comes next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Want {
+    /// After `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `[`: a value or `]`.
+    ValueOrEnd,
+    /// After `,` in an object.
+    Key,
+    /// After `:` or `,` in an array.
+    Value,
+    /// After a value.
+    Next,
+}
+
+/// What a streamed scan found in the bytes it was given ([`Stream::advance`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Well-formed so far: more bytes are needed.
+    More,
+    /// The value is complete and well-formed; it ends at this index of
+    /// [`Stream::buf`].
+    Done(usize),
+    /// Not a value the scan accepts (or one that may reach a limit): the
+    /// value goes to the repairer, replayed from its first byte.
+    Refuse,
+}
+
+/// The streaming fast path (#48): a value inside call markup that arrives
+/// in pieces, scanned as it comes while it stays exactly
+/// `{"name": "…", "arguments": {…}}` (name first; blanks between tokens).
+///
+/// Its bytes are kept ([`Stream::buf`]) so that the value can be handed
+/// over to the repairer at any byte it does not accept, replayed from the
+/// value's first byte. The arguments' bytes are safe to hand out up to
+/// [`Stream::safe`]: through a string value's opening quote (and what
+/// precedes it), a string's whole characters and escapes, a number or
+/// literal once it ended (and is one [`scan`] accepts), a closing bracket.
+/// Never a key before its value began, a comma before what follows it,
+/// blanks before the next token, a cut escape or character: what is safe
+/// is what the repairer writes, unchanged, by then and whatever follows.
+/// Each byte is looked at a bounded number of times (the resumed token's
+/// bytes: a name, a key's literal, a number or literal), and a string's
+/// body is read by the repairer's own scan ([`crate::json::str_body`]).
+#[derive(Debug)]
+pub(crate) struct Stream {
+    /// A value is being read.
+    pub active: bool,
+    /// Absolute offset of the value's `{`.
+    pub start: u64,
+    /// The value's bytes so far.
+    pub buf: Vec<u8>,
+    /// Next byte to read.
+    i: usize,
+    /// Start of the token being read (a name, a key, a number).
+    tok: usize,
+    at: At,
+    /// One bit a level: set for an object, clear for an array.
+    stack: u64,
+    depth: usize,
+    /// The arguments' first key is being read (a wrapper name refuses).
+    first_key: bool,
+    /// The name's bytes, once complete.
+    pub name: Option<(usize, usize)>,
+    /// The call's block-local number, once started.
+    pub local: Option<usize>,
+    /// Where the arguments start (their `{`), once begun.
+    pub args: usize,
+    /// Arguments' bytes before this index may be handed out.
+    pub safe: usize,
+    /// Arguments' bytes before this index were handed out.
+    pub emitted: usize,
+    /// Just past the arguments' `}`.
+    pub args_end: usize,
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Stream {
+            active: false,
+            start: 0,
+            buf: Vec::new(),
+            i: 0,
+            tok: 0,
+            at: At::NameKey,
+            stack: 0,
+            depth: 0,
+            first_key: false,
+            name: None,
+            local: None,
+            args: 0,
+            safe: 0,
+            emitted: 0,
+            args_end: 0,
+        }
+    }
+}
+
+/// The longest value the streaming path reads before handing it over (its
+/// bytes are kept, and replayed at a hand-over).
+const MAX_STREAM: usize = 4 << 10;
+
+impl Stream {
+    /// Starts a value at absolute offset `start` (its `{` is the first
+    /// byte the next [`Stream::advance`] is given).
+    pub(crate) fn begin(&mut self, start: u64) {
+        let buf = std::mem::take(&mut self.buf);
+        *self = Stream {
+            active: true,
+            start,
+            buf,
+            i: 1,
+            ..Stream::default()
+        };
+        self.buf.clear();
+        if self.buf.capacity() > 2 * MAX_STREAM {
+            self.buf = Vec::new();
+        }
+    }
+
+    /// Reads what was appended to [`Stream::buf`].
+    pub(crate) fn advance(&mut self, limits: &Limits) -> Step {
+        if self.buf.first() != Some(&b'{') {
+            return Step::Refuse;
+        }
+        // As [`scan`]: a value shorter than every size limit reaches none.
+        let cap = MAX_STREAM
+            .min(limits.max_held_bytes)
+            .min(limits.max_token_bytes)
+            .min(limits.max_args_bytes.saturating_sub(1));
+        let n = self.buf.len().min(cap);
+        let step = self.run(n, limits);
+        if step == Step::More && self.buf.len() >= cap {
+            return Step::Refuse;
+        }
+        step
+    }
+
+    fn run(&mut self, n: usize, limits: &Limits) -> Step {
+        let s = &self.buf[..n];
+        let mut i = self.i;
+        // Blanks, then the literal `lit`: `Some(true)` read, `Some(false)`
+        // cut by the end, `None` something else.
+        let lit = |i: usize, lit: &[u8]| -> Option<bool> {
+            let t = &s[i..];
+            if t.len() < lit.len() {
+                lit.starts_with(t).then_some(false)
+            } else {
+                t.starts_with(lit).then_some(true)
+            }
+        };
+        let step = loop {
+            if self.at != At::Scalar && !matches!(self.at, At::Str { .. }) && self.at != At::Name {
+                i = blanks(s, i);
+            }
+            let Some(&b) = s.get(i) else {
+                break Step::More;
+            };
+            match self.at {
+                At::NameKey | At::ArgsKey => {
+                    let (l, then): (&[u8], _) = if self.at == At::NameKey {
+                        (b"\"name\"", Then::Name)
+                    } else {
+                        (b"\"arguments\"", Then::ArgsOpen)
+                    };
+                    match lit(i, l) {
+                        Some(true) => {
+                            i += l.len();
+                            self.at = At::Colon(then);
+                        }
+                        Some(false) => break Step::More,
+                        None => break Step::Refuse,
+                    }
+                }
+                At::Colon(then) => {
+                    if b != b':' {
+                        break Step::Refuse;
+                    }
+                    i += 1;
+                    self.at = match then {
+                        Then::Name => At::Name,
+                        Then::ArgsOpen => At::ArgsOpen,
+                        Then::Value => At::Args(Want::Value),
+                    };
+                }
+                At::Name => {
+                    i = blanks(s, i);
+                    let Some(&b) = s.get(i) else {
+                        break Step::More;
+                    };
+                    if b != b'"' {
+                        break Step::Refuse;
+                    }
+                    let from = i + 1;
+                    let max = MAX_NAME.min(limits.max_token_bytes);
+                    let mut j = from;
+                    while let Some(&c) = s.get(j) {
+                        if c == b'"' || !(0x21..=0x7E).contains(&c) || c == b'\\' {
+                            break;
+                        }
+                        j += 1;
+                    }
+                    if j - from > max {
+                        break Step::Refuse;
+                    }
+                    match s.get(j) {
+                        None => break Step::More,
+                        Some(b'"') if j > from => {}
+                        Some(_) => break Step::Refuse,
+                    }
+                    self.name = Some((from, j));
+                    i = j + 1;
+                    self.at = At::Comma;
+                }
+                At::Comma => {
+                    if b != b',' {
+                        break Step::Refuse;
+                    }
+                    i += 1;
+                    self.at = At::ArgsKey;
+                }
+                At::ArgsOpen => {
+                    let max_depth = limits.max_depth.saturating_sub(2).min(MAX_NEST);
+                    if b != b'{' || max_depth == 0 {
+                        break Step::Refuse;
+                    }
+                    self.args = i;
+                    self.safe = i;
+                    self.emitted = i;
+                    self.stack = 1;
+                    self.depth = 1;
+                    self.first_key = true;
+                    i += 1;
+                    self.at = At::Args(Want::KeyOrEnd);
+                }
+                At::Args(want) => {
+                    let close = match want {
+                        Want::KeyOrEnd | Want::Key => match b {
+                            b'"' => {
+                                self.tok = i;
+                                i += 1;
+                                self.at = At::Str { key: true };
+                                continue;
+                            }
+                            b'}' if want == Want::KeyOrEnd => true,
+                            _ => break Step::Refuse,
+                        },
+                        Want::ValueOrEnd | Want::Value => match b {
+                            b'{' | b'[' => {
+                                let max_depth = limits.max_depth.saturating_sub(2).min(MAX_NEST);
+                                if self.depth >= max_depth {
+                                    break Step::Refuse;
+                                }
+                                self.stack = (self.stack << 1) | u64::from(b == b'{');
+                                self.depth += 1;
+                                i += 1;
+                                self.at = At::Args(if b == b'{' {
+                                    Want::KeyOrEnd
+                                } else {
+                                    Want::ValueOrEnd
+                                });
+                                continue;
+                            }
+                            b'"' => {
+                                i += 1;
+                                self.safe = i;
+                                self.at = At::Str { key: false };
+                                continue;
+                            }
+                            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                                self.tok = i;
+                                self.at = At::Scalar;
+                                continue;
+                            }
+                            b']' if want == Want::ValueOrEnd => true,
+                            _ => break Step::Refuse,
+                        },
+                        Want::Next => match b {
+                            b',' => {
+                                i += 1;
+                                self.at = At::Args(if self.stack & 1 == 1 {
+                                    Want::Key
+                                } else {
+                                    Want::Value
+                                });
+                                continue;
+                            }
+                            b'}' | b']' => true,
+                            _ => break Step::Refuse,
+                        },
+                    };
+                    debug_assert!(close);
+                    if (b == b'}') != (self.stack & 1 == 1) {
+                        break Step::Refuse;
+                    }
+                    self.stack >>= 1;
+                    self.depth -= 1;
+                    i += 1;
+                    self.safe = i;
+                    if self.depth == 0 {
+                        self.args_end = i;
+                        self.at = At::Close;
+                    } else {
+                        self.at = At::Args(Want::Next);
+                    }
+                }
+                At::Str { key } => {
+                    let e = crate::json::str_body(s, i);
+                    match s.get(e) {
+                        None => {
+                            i = e;
+                            if !key {
+                                self.safe = e;
+                            }
+                            break Step::More;
+                        }
+                        Some(b'"') => {
+                            i = e + 1;
+                            if key {
+                                let k = &s[self.tok + 1..e];
+                                if i - self.tok > limits.max_token_bytes
+                                    || self.first_key
+                                        && (k.contains(&b'\\')
+                                            || matches!(
+                                                k,
+                                                b"arguments" | b"parameters" | b"args" | b"input"
+                                            ))
+                                {
+                                    break Step::Refuse;
+                                }
+                                self.first_key = false;
+                                self.at = At::Colon(Then::Value);
+                            } else {
+                                self.safe = i;
+                                self.at = At::Args(Want::Next);
+                            }
+                        }
+                        Some(_) => {
+                            if !crate::json::str_tail_cut(&s[e..]) {
+                                break Step::Refuse;
+                            }
+                            i = e;
+                            if !key {
+                                self.safe = e;
+                            }
+                            break Step::More;
+                        }
+                    }
+                }
+                At::Scalar => {
+                    let from = self.tok;
+                    let mut j = from;
+                    while s.get(j).is_some_and(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')
+                    }) {
+                        j += 1;
+                    }
+                    if j == s.len() {
+                        if j - from > 16 {
+                            break Step::Refuse;
+                        }
+                        break Step::More;
+                    }
+                    let t = &s[from..j];
+                    let ok = match t[0] {
+                        b't' => t == b"true",
+                        b'f' => t == b"false",
+                        b'n' => t == b"null",
+                        _ => number(&s[..j], from, limits.max_token_bytes) == Some(j),
+                    };
+                    if !ok {
+                        break Step::Refuse;
+                    }
+                    i = j;
+                    self.safe = j;
+                    self.at = At::Args(Want::Next);
+                }
+                At::Close => {
+                    if b != b'}' {
+                        break Step::Refuse;
+                    }
+                    break Step::Done(i + 1);
+                }
+            }
+        };
+        self.i = i;
+        step
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,11 +778,81 @@ mod tests {
             "none with Config::repairer_only"
         );
         assert_eq!(fast, slow);
-        // Streamed in small chunks no value arrives whole: the usual way.
-        let splits: Vec<usize> = (1..input.len() / 16).map(|k| k * 16).collect();
-        let before = fast_calls_taken();
-        let _ = events(input, &splits, false);
-        assert_eq!(fast_calls_taken(), before);
+        // Streamed in small chunks no value arrives whole: the streaming
+        // path reads the first (its deltas are cut elsewhere, the calls
+        // agree); the second, its arguments first, is handed over.
+        for n in [1, 3, 16, 64] {
+            let splits: Vec<usize> = (1..input.len().div_ceil(n)).map(|k| k * n).collect();
+            let before = fast_calls_taken();
+            let fast = events(input, &splits, false);
+            assert_eq!(fast_calls_taken() - before, 1, "{n}-byte chunks");
+            let slow = events(input, &splits, true);
+            assert_eq!(fast_calls_taken() - before, 1);
+            let ends = |evs: &[String]| -> Vec<String> {
+                evs.iter()
+                    .filter(|e| e.starts_with("ToolEnd") || e.starts_with("Text"))
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(ends(&fast), ends(&slow), "{n}-byte chunks");
+        }
+    }
+
+    /// Feeds `input` to a [`Stream`] in `n`-byte pieces: its last step.
+    fn stream(input: &str, n: usize) -> Step {
+        let mut st = Stream::default();
+        st.begin(0);
+        let mut step = Step::More;
+        for piece in input.as_bytes().chunks(n) {
+            st.buf.extend_from_slice(piece);
+            step = st.advance(&Limits::default());
+            if step != Step::More {
+                break;
+            }
+        }
+        step
+    }
+
+    #[test]
+    fn the_stream_reads_what_scan_reads() {
+        let s = r#"{"name": "get_weather", "arguments": {"city": "Paris \u00e9 \ud83d\ude00 é", "n": [1, -2.5e3, true, null, {}]}}"#;
+        for n in 1..=s.len() {
+            assert_eq!(stream(s, n), Step::Done(s.len()), "{n}");
+        }
+        for s in [
+            r#"{"name": "f", "arguments": {"a": 1},}"#,
+            r#"{"name": "f", "arguments": {"a": 01}}"#,
+            r#"{"name": "f", "arguments": {"a": "\x"}}"#,
+            r#"{"name": "f", "arguments": {"a": "\ud83d"}}"#,
+            r#"{"name": "f", "arguments": {"arguments": {}}}"#,
+            r#"{"name": "f", "arguments": "{}"}"#,
+            r#"{"name": "f", "id": "1", "arguments": {}}"#,
+            r#"{"arguments": {}, "name": "f"}"#,
+            r#"{"name": "f f", "arguments": {}}"#,
+            r#"{"name": "", "arguments": {}}"#,
+            r#"{"name": "f", "arguments": {"a": [1}]}}"#,
+            r#"{"name": "f", "arguments": {"a": tru}}"#,
+            r#"{"name": "f", "arguments": {'a': 1}}"#,
+            "{\"name\": \"f\", \"arguments\": {\"a\": \"\u{1}\"}}",
+        ] {
+            for n in [1, 2, 5, 64] {
+                assert_eq!(stream(s, n), Step::Refuse, "{s} in {n}-byte pieces");
+            }
+        }
+        // Cut: more is needed, and the safe point is never past a key, a
+        // comma, a number or blanks.
+        let mut st = Stream::default();
+        st.begin(0);
+        st.buf
+            .extend_from_slice(br#"{"name": "f", "arguments": {"a": "xy", "b": 12"#);
+        assert_eq!(st.advance(&Limits::default()), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "xy""#);
+        st.buf.extend_from_slice(br#" , "c": "\u00"#);
+        assert_eq!(st.advance(&Limits::default()), Step::More);
+        assert_eq!(
+            &st.buf[st.args..st.safe],
+            br#"{"a": "xy", "b": 12 , "c": ""#
+        );
     }
 
     fn ok(s: &str) -> Option<Found> {

@@ -163,6 +163,14 @@ pub(crate) struct JsonCalls {
     /// these `strict` and `stop_on_lt`) at the first feed the fast path
     /// does not take.
     stale: Option<(bool, bool)>,
+    /// The streaming fast path's state ([`super::fastcall::Stream`]),
+    /// kept for its buffer; reading a value while `active`.
+    stream: Option<Box<super::fastcall::Stream>>,
+    /// The arguments' bytes the streaming fast path handed out before it
+    /// handed the value to the repairer (checked at the call's end: the
+    /// final arguments start with them).
+    #[cfg(debug_assertions)]
+    handed: Vec<u8>,
 }
 
 /// A call read by the fast path, waiting for its end.
@@ -211,6 +219,9 @@ impl JsonCalls {
             fast: false,
             fast_end: None,
             stale: None,
+            stream: None,
+            #[cfg(debug_assertions)]
+            handed: Vec::new(),
         }
     }
 
@@ -277,6 +288,21 @@ impl JsonCalls {
         self.fast = false;
         self.fast_end = None;
         self.stale = None;
+        self.stop_stream();
+        #[cfg(debug_assertions)]
+        self.handed.clear();
+    }
+
+    /// The streaming fast path is reading this value.
+    #[inline]
+    fn streaming(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| s.active)
+    }
+
+    fn stop_stream(&mut self) {
+        if let Some(st) = self.stream.as_mut() {
+            st.active = false;
+        }
     }
 
     /// [`JsonCalls::renew`] (with the parser's limits and tools) put off
@@ -291,6 +317,7 @@ impl JsonCalls {
         // requires empty) are all it needs; the renewal resets the rest.
         self.began = false;
         self.fast_end = None;
+        self.stop_stream();
         self.stale = Some((strict, stop_on_lt));
         self.fast_calls(fast);
     }
@@ -366,9 +393,23 @@ impl JsonCalls {
         // A first feed of up to 64 bytes is a streamed chunk: the value
         // mostly goes on past it (and a search would cost more than the
         // fast path saves there).
-        if self.fast && self.prev.is_none() && input.len() > 64 {
-            if let Some(p) = self.feed_fast(input, cx) {
-                return Some(p);
+        if self.streaming() {
+            return Some(self.feed_stream(input, cx));
+        }
+        if self.fast && self.prev.is_none() {
+            if input.len() > 64 {
+                if let Some(p) = self.feed_fast(input, cx) {
+                    return Some(p);
+                }
+            } else if input.first() == Some(&b'{') {
+                // A streamed value: the streaming fast path reads it while
+                // it stays well-formed.
+                self.stream
+                    .get_or_insert_with(Default::default)
+                    .begin(cx.base);
+                self.closed = false;
+                self.any_named = false;
+                return Some(self.feed_stream(input, cx));
             }
         }
         if let Some((strict, stop_on_lt)) = self.stale {
@@ -409,6 +450,138 @@ impl JsonCalls {
         })
     }
 
+    /// A feed of a value the streaming fast path reads
+    /// ([`super::fastcall::Stream`]): the call's start once its name is
+    /// complete, the arguments' bytes that became safe, and at the value's
+    /// end what [`JsonCalls::feed_fast`] leaves (the end for
+    /// [`JsonCalls::end_all`]). At anything the scan does not accept, the
+    /// value goes to the repairer ([`JsonCalls::hand_over`]).
+    #[inline(never)]
+    fn feed_stream(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
+        let Some(st) = self.stream.as_mut() else {
+            debug_assert!(false, "no stream");
+            return Progress {
+                consumed: 0,
+                status: Status::Halted,
+            };
+        };
+        let old = st.buf.len();
+        st.buf.extend_from_slice(input);
+        let step = st.advance(&cx.cfg.limits);
+        if step == super::fastcall::Step::Refuse {
+            return self.hand_over(cx, old);
+        }
+        let span = Span::new(cx.base, cx.abs(input.len()));
+        if st.local.is_none() {
+            if let Some((a, b)) = st.name {
+                // Printable ASCII (checked by the scan).
+                let name = std::str::from_utf8(&st.buf[a..b]).unwrap_or_default();
+                st.local = Some(cx.start(name, None, span));
+                self.any_named = true;
+            }
+        }
+        if let Some(local) = st.local {
+            if st.safe > st.emitted {
+                cx.args(local, &st.buf[st.emitted..st.safe], span);
+                st.emitted = st.safe;
+            }
+        }
+        match step {
+            super::fastcall::Step::Done(end) => {
+                let Some(local) = st.local else {
+                    debug_assert!(false, "a complete call without a start");
+                    return self.hand_over(cx, old);
+                };
+                debug_assert_eq!(st.emitted, st.args_end);
+                super::fast_call_taken();
+                st.active = false;
+                self.fast_end = Some(FastEnd {
+                    local,
+                    args: st.buf[st.args..st.args_end].to_vec(),
+                });
+                self.began = true;
+                self.closed = true;
+                Progress {
+                    consumed: end - old,
+                    status: Status::Done,
+                }
+            }
+            _ => Progress {
+                consumed: input.len(),
+                status: Status::NeedMore,
+            },
+        }
+    }
+
+    /// Hands a value the streaming fast path was reading to the repairer
+    /// and the router, renewed as [`JsonCalls::begin`] renews them: the
+    /// value's bytes so far (of which the last feed's start at `old`) are
+    /// replayed from its first byte, in one piece. The call already
+    /// started keeps its number, and the arguments' bytes already handed
+    /// out count as handed out ([`crate::envelope::ArgsWriter::handed_out`]):
+    /// the repairer writes valid JSON as it was written, and those bytes
+    /// are a prefix of what it writes whatever follows (see
+    /// [`super::fastcall::Stream`]). Its progress is over the last feed.
+    #[inline(never)]
+    fn hand_over(&mut self, cx: &mut Cx<'_>, old: usize) -> Progress {
+        let Some(mut st) = self.stream.take() else {
+            debug_assert!(false, "no stream");
+            return Progress {
+                consumed: 0,
+                status: Status::Halted,
+            };
+        };
+        st.active = false;
+        if let Some((strict, stop_on_lt)) = self.stale {
+            let tools = cx.cfg.tools.clone();
+            self.renew(&cx.cfg.limits, strict, stop_on_lt, tools);
+        }
+        self.began = true;
+        self.rep.set_offset(st.start);
+        let mut vcx = Cx {
+            base: st.start,
+            em: &mut *cx.em,
+            cfg: cx.cfg,
+        };
+        let left = (vcx.em.data_end.saturating_sub(st.start) as usize).max(st.buf.len());
+        self.router.feed_left(left);
+        let p = self.rep.feed(&st.buf, &mut self.router);
+        if matches!(p.status, Status::Done) {
+            self.closed = true;
+        }
+        if let Some(local) = st.local {
+            self.any_named = true;
+            self.track.clear();
+            self.track.push(Track {
+                local: Some(local),
+                ..Track::default()
+            });
+            let handed = &st.buf[st.args.min(st.emitted)..st.emitted];
+            match self.router.calls.first_mut() {
+                Some(c) => {
+                    debug_assert_eq!(
+                        c.call_name().map(|n| n.as_bytes()),
+                        st.name.map(|(a, b)| &st.buf[a..b])
+                    );
+                    c.args.handed_out(handed);
+                }
+                None => debug_assert!(false, "a started call the router does not have"),
+            }
+            #[cfg(debug_assertions)]
+            {
+                self.handed.clear();
+                self.handed.extend_from_slice(handed);
+            }
+        }
+        self.sync(&mut vcx, Span::new(st.start, st.start + p.consumed as u64));
+        debug_assert!(p.consumed >= old, "a replayed value ended early");
+        self.stream = Some(st);
+        Progress {
+            consumed: p.consumed.saturating_sub(old),
+            status: p.status,
+        }
+    }
+
     fn feed_piece(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
         let p = self.rep.feed(input, &mut self.router);
         if matches!(p.status, Status::Done) {
@@ -425,7 +598,8 @@ impl JsonCalls {
     /// the chunks until [`JsonCalls::lane_disarm`]. False: not armed.
     pub(crate) fn lane_arm(&mut self, lane: &mut Lane, em: &Emitter) -> bool {
         let n = self.router.calls.len();
-        if self.closed
+        if self.streaming()
+            || self.closed
             || !self.began
             || self.prev.is_some()
             || n == 0
@@ -468,6 +642,10 @@ impl JsonCalls {
 
     /// True when some call (of this value or an earlier one) has its name.
     pub(crate) fn named(&self) -> bool {
+        if self.streaming() {
+            // (The router may still hold the last value's calls.)
+            return self.any_named;
+        }
         self.any_named
             || self.router.calls[self.settled..]
                 .iter()
@@ -512,6 +690,10 @@ impl JsonCalls {
 
     /// Closes the value early: the input ended (`eof`) or markup ended it.
     pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
+        if self.streaming() {
+            let old = self.stream.as_ref().map_or(0, |s| s.buf.len());
+            self.hand_over(cx, old);
+        }
         if self.closed {
             return;
         }
@@ -674,6 +856,14 @@ impl JsonCalls {
         let span = Span::new(end, end);
         cx.args(local, c.args.take_delta(), span);
         let (final_json, tail) = c.args.take_final();
+        #[cfg(debug_assertions)]
+        if k == 0 && !self.handed.is_empty() {
+            debug_assert!(
+                final_json.as_bytes().starts_with(&self.handed),
+                "handed out {:?}, final {final_json:?}",
+                String::from_utf8_lossy(&self.handed)
+            );
+        }
         if !tail.is_empty() {
             cx.args(local, &tail, span);
         }

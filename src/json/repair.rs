@@ -43,7 +43,7 @@ mod lane;
 mod units;
 
 /// The string scan, for the call fast path (`dialect::fastcall`).
-pub(crate) use fast::{block_flags, str_body};
+pub(crate) use fast::{block_flags, str_body, str_tail_cut};
 pub(crate) use lane::Lane;
 
 use units::Units;
