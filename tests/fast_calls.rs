@@ -1,7 +1,8 @@
 //! Property: the fast paths for well-formed call objects
 //! (`src/dialect/fastcall.rs`: one read whole, and the streaming path that
-//! reads one arriving in pieces and hands it to the repairer, replayed,
-//! at anything it does not accept) and the repairer alone give the same
+//! reads one arriving in pieces — its arguments' chunks taken over by the
+//! parser's lane where it can be armed — and hands it to the repairer,
+//! replayed, at anything it does not accept) and the repairer alone give the same
 //! text, thinking, markup, diagnostics and calls (arguments, names, ids,
 //! repairs, truncation, spans), in the same feeds, for well-formed calls
 //! and for slightly broken ones, whole and at every split; and each

@@ -15,6 +15,7 @@
 //! the same events at every split).
 
 use crate::config::Limits;
+use crate::json::LaneAt;
 
 /// A well-formed call object at the start of the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,13 +397,27 @@ pub(crate) enum Step {
 /// Each byte is looked at a bounded number of times (the resumed token's
 /// bytes: a name, a key's literal, a number or literal), and a string's
 /// body is read by the repairer's own scan ([`crate::json::str_body`]).
+///
+/// Inside the arguments, once the call has started and everything read is
+/// handed out (in a string value's content, or after a value), the
+/// parser's lane may take the chunks over ([`crate::json::Lane::arm_stream`],
+/// armed by [`Stream::armable`]'s rule): its per-chunk cost is far below
+/// the stream's, which goes through the parser's layers each chunk. The
+/// lane reads exactly what the repairer would commit unchanged, appending
+/// to this buffer; where it stops (the arguments' end, as a rule, or
+/// anything it does not take) it gives the value back ([`Stream::resume`])
+/// and the stream reads on from its last commit point. Before the lane is
+/// first armed the arguments are moved to the front of the buffer
+/// ([`Stream::detach_head`]), so that long ones become the call's
+/// arguments without a copy.
 #[derive(Debug)]
 pub(crate) struct Stream {
     /// A value is being read.
     pub active: bool,
     /// Absolute offset of the value's `{`.
     pub start: u64,
-    /// The value's bytes so far.
+    /// The value's bytes so far (from its arguments' `{` once
+    /// [`Stream::shift`] is not 0).
     pub buf: Vec<u8>,
     /// Next byte to read.
     i: usize,
@@ -426,6 +441,26 @@ pub(crate) struct Stream {
     pub emitted: usize,
     /// Just past the arguments' `}`.
     pub args_end: usize,
+    /// Where the bytes the stream reads itself begin: 0, or where the
+    /// parser's lane last gave the value back ([`Stream::resume`]). The
+    /// size cap of [`Stream::advance`] counts from here.
+    own: usize,
+    /// The lane read part of the arguments ([`Stream::resume`]).
+    laned: bool,
+    /// The value's bytes before its arguments, once the arguments were
+    /// moved to the front of [`Stream::buf`] ([`Stream::detach_head`]).
+    pub head: Vec<u8>,
+    /// How many bytes [`Stream::detach_head`] moved off the front of
+    /// [`Stream::buf`] (0: none): the indexes into it are after them.
+    pub shift: usize,
+    /// Where the string value being read began (after its quote).
+    str_at: usize,
+    /// The length of the value's last feed.
+    pub last_feed: usize,
+    /// The arguments' size limit (`max_args_bytes`).
+    pub max_args: usize,
+    /// [`Stream::lane_limits`].
+    pub lane_limits: (usize, usize),
 }
 
 impl Default for Stream {
@@ -446,9 +481,27 @@ impl Default for Stream {
             safe: 0,
             emitted: 0,
             args_end: 0,
+            own: 0,
+            laned: false,
+            head: Vec::new(),
+            shift: 0,
+            str_at: 0,
+            last_feed: 0,
+            max_args: 0,
+            lane_limits: (0, 0),
         }
     }
 }
+
+/// Chunks up to this long are read by the parser's lane once it can be
+/// armed ([`Stream::armable`]) ...
+const LANE_CHUNK: usize = 8;
+/// ... longer ones once a string value is this long.
+const LANE_STRING: usize = 16;
+
+/// Complete arguments at least this long are taken with the buffer that
+/// holds them ([`Stream::take_args`]), not copied.
+const TAKE_ARGS_MIN: usize = 1 << 10;
 
 /// The longest value the streaming path reads before handing it over (its
 /// bytes are kept, and replayed at a hand-over).
@@ -457,13 +510,18 @@ const MAX_STREAM: usize = 4 << 10;
 impl Stream {
     /// Starts a value at absolute offset `start` (its `{` is the first
     /// byte the next [`Stream::advance`] is given).
-    pub(crate) fn begin(&mut self, start: u64) {
+    pub(crate) fn begin(&mut self, start: u64, limits: &Limits) {
         let buf = std::mem::take(&mut self.buf);
+        let mut head = std::mem::take(&mut self.head);
+        head.clear();
         *self = Stream {
             active: true,
             start,
             buf,
+            head,
             i: 1,
+            max_args: limits.max_args_bytes,
+            lane_limits: Stream::lane_limits(limits),
             ..Stream::default()
         };
         self.buf.clear();
@@ -482,12 +540,151 @@ impl Stream {
             .min(limits.max_held_bytes)
             .min(limits.max_token_bytes)
             .min(limits.max_args_bytes.saturating_sub(1));
+        // Bytes the lane read are not counted: it stops where the
+        // repairer would reach a limit; the arguments' size still is.
+        let mut cap = self.own.saturating_add(cap);
+        if self.laned {
+            cap = cap.min(
+                self.args
+                    .saturating_add(limits.max_args_bytes.saturating_sub(1)),
+            );
+        }
         let n = self.buf.len().min(cap);
         let step = self.run(n, limits);
         if step == Step::More && self.buf.len() >= cap {
             return Step::Refuse;
         }
         step
+    }
+
+    /// Where the parser's lane may read on from
+    /// ([`crate::json::Lane::arm_stream`]): the call started, every byte
+    /// read and handed out, inside a string value's content or after a
+    /// value in the arguments. With the call's local number and the
+    /// arguments' containers (as [`Stream::resume`] takes them).
+    #[inline]
+    pub(crate) fn armable(&self) -> Option<(LaneAt, usize)> {
+        let local = self.local?;
+        let len = self.buf.len();
+        if self.i != len || self.safe != len || self.emitted != len || self.depth == 0 {
+            return None;
+        }
+        // The lane pays where chunks are short (the stream's cost is per
+        // chunk, the lane's mostly per byte) and inside a long string; a
+        // short value streamed in longer chunks is read faster without it
+        // (arming and disarming it cost more than the chunks it takes).
+        let short = self.last_feed <= LANE_CHUNK;
+        match self.at {
+            At::Str { key: false } if short || len - self.str_at >= LANE_STRING => {
+                Some((LaneAt::Str, local))
+            }
+            At::Args(Want::Next) if short => Some((LaneAt::After, local)),
+            _ => None,
+        }
+    }
+
+    /// Moves the bytes before the arguments off the front of
+    /// [`Stream::buf`] into [`Stream::head`] (once a value; before the
+    /// lane is armed): the arguments then start at `buf[0]`, so that a
+    /// long value's arguments become the call's without a copy
+    /// ([`Stream::take_args`]). The name stays where it was, in `head`.
+    pub(crate) fn detach_head(&mut self) {
+        let k = self.args;
+        if self.shift != 0 || k == 0 || self.local.is_none() {
+            return;
+        }
+        debug_assert!(self.i >= k && self.safe >= k && self.emitted >= k && self.own <= k);
+        // The arguments go to the other buffer (the head's, free), the
+        // head stays where it is: the buffer that may grow long is the one
+        // allocated last (so that it can grow in place, as the repairer's
+        // arguments buffer, allocated when they begin, does).
+        let mut args = std::mem::take(&mut self.head);
+        args.clear();
+        args.reserve((self.buf.len() - k).max(crate::envelope::ARGS_FIRST_CAPACITY));
+        args.extend_from_slice(&self.buf[k..]);
+        self.buf.truncate(k);
+        self.head = std::mem::replace(&mut self.buf, args);
+        self.shift = k;
+        self.i -= k;
+        self.tok = self.tok.saturating_sub(k);
+        self.str_at = self.str_at.saturating_sub(k);
+        self.safe -= k;
+        self.emitted -= k;
+        self.own = 0;
+        self.args = 0;
+    }
+
+    /// The call's name (once complete).
+    pub(crate) fn name_bytes(&self) -> Option<&[u8]> {
+        let (a, b) = self.name?;
+        Some(if self.shift == 0 {
+            &self.buf[a..b]
+        } else {
+            &self.head[a..b]
+        })
+    }
+
+    /// The value's bytes so far, from its first (a copy once the head was
+    /// detached: for a hand-over, once a value).
+    pub(crate) fn value(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.shift == 0 {
+            std::borrow::Cow::Borrowed(&self.buf)
+        } else {
+            std::borrow::Cow::Owned([&self.head[..], &self.buf[..]].concat())
+        }
+    }
+
+    /// The complete arguments' bytes, for the call's end: the buffer itself
+    /// when they are long and at its front (no copy), else a copy.
+    pub(crate) fn take_args(&mut self) -> Vec<u8> {
+        if self.args == 0 && self.args_end >= TAKE_ARGS_MIN {
+            let mut v = std::mem::take(&mut self.buf);
+            v.truncate(self.args_end);
+            v
+        } else {
+            self.buf[self.args..self.args_end].to_vec()
+        }
+    }
+
+    /// The arguments' containers, for [`crate::json::Lane::arm_stream`].
+    pub(crate) fn containers(&self) -> (u64, usize) {
+        (self.stack, self.depth)
+    }
+
+    /// The lane's limits on a value this stream reads (for
+    /// [`crate::json::Lane::arm_stream`]): the depth it may open no
+    /// container past (that of the envelope and the arguments, as the
+    /// scan's), and the repairer's limit on a held token.
+    pub(crate) fn lane_limits(limits: &Limits) -> (usize, usize) {
+        (
+            limits.max_depth.saturating_sub(2).min(MAX_NEST) + 1,
+            limits.max_token_bytes.max(16),
+        )
+    }
+
+    /// The lane gave the value back ([`crate::json::Lane::disarm_stream`]):
+    /// [`Stream::buf`] holds the value through the lane's last commit
+    /// point, all of it handed out; the scan goes on from there, at `at`
+    /// with the arguments' containers `objs` (bit 0 the innermost, set
+    /// for an object) `depth` deep.
+    pub(crate) fn resume(&mut self, at: LaneAt, objs: u64, depth: usize) {
+        let len = self.buf.len();
+        self.i = len;
+        self.safe = len;
+        self.emitted = len;
+        self.own = len;
+        self.laned = true;
+        self.first_key = false;
+        self.stack = objs;
+        self.depth = depth;
+        let obj = objs & 1 == 1;
+        self.at = match at {
+            LaneAt::Str => At::Str { key: false },
+            LaneAt::Key => At::Args(Want::KeyOrEnd),
+            LaneAt::Value if obj => At::Args(Want::Value),
+            LaneAt::Value => At::Args(Want::ValueOrEnd),
+            LaneAt::After => At::Args(Want::Next),
+        };
     }
 
     fn run(&mut self, n: usize, limits: &Limits) -> Step {
@@ -618,6 +815,7 @@ impl Stream {
                             b'"' => {
                                 i += 1;
                                 self.safe = i;
+                                self.str_at = i;
                                 self.at = At::Str { key: false };
                                 continue;
                             }
@@ -801,7 +999,7 @@ mod tests {
     /// Feeds `input` to a [`Stream`] in `n`-byte pieces: its last step.
     fn stream(input: &str, n: usize) -> Step {
         let mut st = Stream::default();
-        st.begin(0);
+        st.begin(0, &Limits::default());
         let mut step = Step::More;
         for piece in input.as_bytes().chunks(n) {
             st.buf.extend_from_slice(piece);
@@ -842,7 +1040,7 @@ mod tests {
         // Cut: more is needed, and the safe point is never past a key, a
         // comma, a number or blanks.
         let mut st = Stream::default();
-        st.begin(0);
+        st.begin(0, &Limits::default());
         st.buf
             .extend_from_slice(br#"{"name": "f", "arguments": {"a": "xy", "b": 12"#);
         assert_eq!(st.advance(&Limits::default()), Step::More);

@@ -406,7 +406,7 @@ impl JsonCalls {
                 // it stays well-formed.
                 self.stream
                     .get_or_insert_with(Default::default)
-                    .begin(cx.base);
+                    .begin(cx.base, &cx.cfg.limits);
                 self.closed = false;
                 self.any_named = false;
                 return Some(self.feed_stream(input, cx));
@@ -467,15 +467,16 @@ impl JsonCalls {
         };
         let old = st.buf.len();
         st.buf.extend_from_slice(input);
+        st.last_feed = input.len();
         let step = st.advance(&cx.cfg.limits);
         if step == super::fastcall::Step::Refuse {
             return self.hand_over(cx, old);
         }
         let span = Span::new(cx.base, cx.abs(input.len()));
         if st.local.is_none() {
-            if let Some((a, b)) = st.name {
+            if let Some(name) = st.name_bytes() {
                 // Printable ASCII (checked by the scan).
-                let name = std::str::from_utf8(&st.buf[a..b]).unwrap_or_default();
+                let name = std::str::from_utf8(name).unwrap_or_default();
                 st.local = Some(cx.start(name, None, span));
                 self.any_named = true;
             }
@@ -497,7 +498,7 @@ impl JsonCalls {
                 st.active = false;
                 self.fast_end = Some(FastEnd {
                     local,
-                    args: st.buf[st.args..st.args_end].to_vec(),
+                    args: st.take_args(),
                 });
                 self.began = true;
                 self.closed = true;
@@ -543,9 +544,13 @@ impl JsonCalls {
             em: &mut *cx.em,
             cfg: cx.cfg,
         };
-        let left = (vcx.em.data_end.saturating_sub(st.start) as usize).max(st.buf.len());
+        let value = st.value();
+        let left = (vcx.em.data_end.saturating_sub(st.start) as usize).max(value.len());
         self.router.feed_left(left);
-        let p = self.rep.feed(&st.buf, &mut self.router);
+        let p = self.rep.feed(&value, &mut self.router);
+        drop(value);
+        // (`old` is an index into `buf`, after the detached head.)
+        let old = old + st.shift;
         if matches!(p.status, Status::Done) {
             self.closed = true;
         }
@@ -559,10 +564,7 @@ impl JsonCalls {
             let handed = &st.buf[st.args.min(st.emitted)..st.emitted];
             match self.router.calls.first_mut() {
                 Some(c) => {
-                    debug_assert_eq!(
-                        c.call_name().map(|n| n.as_bytes()),
-                        st.name.map(|(a, b)| &st.buf[a..b])
-                    );
+                    debug_assert_eq!(c.call_name().map(|n| n.as_bytes()), st.name_bytes());
                     c.args.handed_out(handed);
                 }
                 None => debug_assert!(false, "a started call the router does not have"),
@@ -597,9 +599,11 @@ impl JsonCalls {
     /// handed out, and the repairer in a plain state. The lane then reads
     /// the chunks until [`JsonCalls::lane_disarm`]. False: not armed.
     pub(crate) fn lane_arm(&mut self, lane: &mut Lane, em: &Emitter) -> bool {
+        if self.streaming() {
+            return self.stream_lane_arm(lane, em);
+        }
         let n = self.router.calls.len();
-        if self.streaming()
-            || self.closed
+        if self.closed
             || !self.began
             || self.prev.is_some()
             || n == 0
@@ -622,9 +626,44 @@ impl JsonCalls {
         lane.arm(&mut self.rep, closable, out, max, em.locals[local].index)
     }
 
+    /// [`JsonCalls::lane_arm`] on a value the streaming fast path reads
+    /// ([`Lane::arm_stream`]): inside its arguments, at a string value's
+    /// content or after a value, everything read handed out.
+    fn stream_lane_arm(&mut self, lane: &mut Lane, em: &Emitter) -> bool {
+        let Some(st) = self.stream.as_mut() else {
+            return false;
+        };
+        let Some((at, local)) = st.armable() else {
+            return false;
+        };
+        st.detach_head();
+        let (objs, depth) = st.containers();
+        let out_max = st.args.saturating_add(st.max_args.saturating_sub(2));
+        if st.buf.len() >= out_max {
+            return false;
+        }
+        lane.arm_stream(
+            at,
+            objs,
+            depth,
+            &mut st.buf,
+            st.start + st.shift as u64,
+            out_max,
+            st.lane_limits,
+            em.locals[local].index,
+        );
+        true
+    }
+
     /// Disarms the lane (see [`JsonCalls::lane_arm`]): the repairer and the
     /// arguments take back the state of the lane's last commit point.
     pub(crate) fn lane_disarm(&mut self, lane: &mut Lane) {
+        if let Some(st) = self.stream.as_mut().filter(|s| s.active) {
+            // Armed by the streaming fast path: it reads on.
+            let (at, objs, depth) = lane.disarm_stream(&mut st.buf);
+            st.resume(at, objs, depth);
+            return;
+        }
         let Some(call) = self.router.calls.last_mut() else {
             debug_assert!(false, "a lane armed without a call");
             return;

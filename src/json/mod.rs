@@ -22,7 +22,7 @@ pub(crate) use complete::completion;
 pub use document::{DocumentEnd, DocumentRepairer, LimitHit};
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
-pub(crate) use repair::Lane;
+pub(crate) use repair::{Lane, LaneAt};
 
 /// Most bytes a reader hands its repairer at once when it must do per-feed
 /// bookkeeping within a long feed (see [`in_pieces`]).

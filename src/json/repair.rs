@@ -44,7 +44,7 @@ mod units;
 
 /// The string scan, for the call fast path (`dialect::fastcall`).
 pub(crate) use fast::{block_flags, str_body, str_tail_cut};
-pub(crate) use lane::Lane;
+pub(crate) use lane::{Lane, LaneAt};
 
 use units::Units;
 
