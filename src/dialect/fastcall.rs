@@ -455,6 +455,8 @@ pub(crate) struct Stream {
     pub shift: usize,
     /// Where the string value being read began (after its quote).
     str_at: usize,
+    /// The name's bytes, read (complete at the comma after it).
+    name_at: (usize, usize),
     /// The length of the value's last feed.
     pub last_feed: usize,
     /// The arguments' size limit (`max_args_bytes`).
@@ -486,6 +488,7 @@ impl Default for Stream {
             head: Vec::new(),
             shift: 0,
             str_at: 0,
+            name_at: (0, 0),
             last_feed: 0,
             max_args: 0,
             lane_limits: (0, 0),
@@ -514,6 +517,9 @@ impl Stream {
         let buf = std::mem::take(&mut self.buf);
         let mut head = std::mem::take(&mut self.head);
         head.clear();
+        if head.capacity() > 2 * MAX_STREAM {
+            head = Vec::new();
+        }
         *self = Stream {
             active: true,
             start,
@@ -759,7 +765,10 @@ impl Stream {
                         Some(b'"') if j > from => {}
                         Some(_) => break Step::Refuse,
                     }
-                    self.name = Some((from, j));
+                    // Complete once a `,` follows: followed by anything
+                    // else its closing quote was a quote inside it, which
+                    // the repairer reads on past.
+                    self.name_at = (from, j);
                     i = j + 1;
                     self.at = At::Comma;
                 }
@@ -767,6 +776,7 @@ impl Stream {
                     if b != b',' {
                         break Step::Refuse;
                     }
+                    self.name = Some(self.name_at);
                     i += 1;
                     self.at = At::ArgsKey;
                 }
@@ -829,6 +839,10 @@ impl Stream {
                         },
                         Want::Next => match b {
                             b',' => {
+                                // What precedes the comma is safe (a string
+                                // value's closing quote, blanks), the comma
+                                // is not yet.
+                                self.safe = i;
                                 i += 1;
                                 self.at = At::Args(if self.stack & 1 == 1 {
                                     Want::Key
@@ -883,7 +897,12 @@ impl Stream {
                                 self.first_key = false;
                                 self.at = At::Colon(Then::Value);
                             } else {
-                                self.safe = i;
+                                // The closing quote is safe once a `,` or a
+                                // closer follows it: followed by anything
+                                // else it was a quote inside the string
+                                // (`"{"name": …`), which the repairer
+                                // escapes (as its lane holds the quote).
+                                self.safe = e;
                                 self.at = At::Args(Want::Next);
                             }
                         }
@@ -912,6 +931,12 @@ impl Stream {
                             break Step::Refuse;
                         }
                         break Step::More;
+                    }
+                    // Ended by what ends it for the repairer's lane (a
+                    // blank, a `,` or a closer); anything else may make
+                    // the repairer read it otherwise.
+                    if !matches!(s[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                        break Step::Refuse;
                     }
                     let t = &s[from..j];
                     let ok = match t[0] {
@@ -1037,6 +1062,32 @@ mod tests {
                 assert_eq!(stream(s, n), Step::Refuse, "{s} in {n}-byte pieces");
             }
         }
+        // A string value's closing quote is not safe before what follows
+        // it shows it closes the string (a quote inside the string, not
+        // escaped, is the repairer's to escape).
+        let mut st = Stream::default();
+        st.begin(0, &Limits::default());
+        st.buf
+            .extend_from_slice(br#"{"name": "f", "arguments": {"a": "{""#);
+        assert_eq!(st.advance(&Limits::default()), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "{"#);
+        st.buf.extend_from_slice(b"name");
+        assert_eq!(st.advance(&Limits::default()), Step::Refuse);
+        // Nor a name before the comma after it.
+        let mut st = Stream::default();
+        st.begin(0, &Limits::default());
+        st.buf.extend_from_slice(br#"{"name": "f""#);
+        assert_eq!(st.advance(&Limits::default()), Step::More);
+        assert_eq!(st.name, None);
+        assert_eq!(
+            stream(r#"{"name": "f"g", "arguments": {}}"#, 1),
+            Step::Refuse
+        );
+        // Nor a number before the byte after it ends it.
+        assert_eq!(
+            stream(r#"{"name": "f", "arguments": {"a": 1"}}"#, 1),
+            Step::Refuse
+        );
         // Cut: more is needed, and the safe point is never past a key, a
         // comma, a number or blanks.
         let mut st = Stream::default();
