@@ -536,11 +536,10 @@ impl Stream {
         }
     }
 
-    /// Reads what was appended to [`Stream::buf`].
-    pub(crate) fn advance(&mut self, limits: &Limits) -> Step {
-        if self.buf.first() != Some(&b'{') {
-            return Step::Refuse;
-        }
+    /// The length [`Stream::buf`] may reach before the value is handed
+    /// over ([`Stream::advance`] refuses there).
+    #[inline]
+    fn cap(&self, limits: &Limits) -> usize {
         // As [`scan`]: a value shorter than every size limit reaches none.
         let cap = MAX_STREAM
             .min(limits.max_held_bytes)
@@ -548,13 +547,32 @@ impl Stream {
             .min(limits.max_args_bytes.saturating_sub(1));
         // Bytes the lane read are not counted: it stops where the
         // repairer would reach a limit; the arguments' size still is.
-        let mut cap = self.own.saturating_add(cap);
+        let cap = self.own.saturating_add(cap);
         if self.laned {
-            cap = cap.min(
+            cap.min(
                 self.args
                     .saturating_add(limits.max_args_bytes.saturating_sub(1)),
-            );
+            )
+        } else {
+            cap
         }
+    }
+
+    /// How many more bytes [`Stream::buf`] takes: those the scan may still
+    /// read (a feed's bytes past them are the repairer's, which a refusal
+    /// hands the value to; they are not copied here, so the buffer stays
+    /// within the limits whatever the feed's length).
+    #[inline]
+    pub(crate) fn room(&self, limits: &Limits) -> usize {
+        self.cap(limits).saturating_sub(self.buf.len())
+    }
+
+    /// Reads what was appended to [`Stream::buf`].
+    pub(crate) fn advance(&mut self, limits: &Limits) -> Step {
+        if self.buf.first() != Some(&b'{') {
+            return Step::Refuse;
+        }
+        let cap = self.cap(limits);
         let n = self.buf.len().min(cap);
         let step = self.run(n, limits);
         if step == Step::More && self.buf.len() >= cap {
@@ -691,6 +709,20 @@ impl Stream {
             LaneAt::Value => At::Args(Want::ValueOrEnd),
             LaneAt::After => At::Args(Want::Next),
         };
+    }
+
+    /// Where the handed-out part of a string value's content read up to
+    /// `s[e]` ends: all of it but a `,` and spaces that end it, which the
+    /// repairer holds (`StrLex::tail`, the lane's `STR_COMMA`): it may
+    /// still read the comma as the string's end (`{"a": "x, "b": 1}`, a
+    /// repair), and handed out they would not be in its arguments then.
+    /// (The run of `,` and spaces stops at the string's opening quote, so
+    /// an earlier `str_at`, as after the lane read on, changes nothing.)
+    #[inline]
+    fn str_safe(&self, s: &[u8], e: usize, limits: &Limits) -> usize {
+        let t = crate::json::comma_tail(&s[self.str_at.min(e)..e], limits.max_token_bytes);
+        debug_assert!(e - t >= self.safe.min(e), "a held comma was handed out");
+        e - t
     }
 
     fn run(&mut self, n: usize, limits: &Limits) -> Step {
@@ -876,7 +908,7 @@ impl Stream {
                         None => {
                             i = e;
                             if !key {
-                                self.safe = e;
+                                self.safe = self.str_safe(s, e, limits);
                             }
                             break Step::More;
                         }
@@ -902,7 +934,7 @@ impl Stream {
                                 // else it was a quote inside the string
                                 // (`"{"name": …`), which the repairer
                                 // escapes (as its lane holds the quote).
-                                self.safe = e;
+                                self.safe = self.str_safe(s, e, limits);
                                 self.at = At::Args(Want::Next);
                             }
                         }
@@ -912,7 +944,7 @@ impl Stream {
                             }
                             i = e;
                             if !key {
-                                self.safe = e;
+                                self.safe = self.str_safe(s, e, limits);
                             }
                             break Step::More;
                         }

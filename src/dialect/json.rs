@@ -466,12 +466,19 @@ impl JsonCalls {
             };
         };
         let old = st.buf.len();
-        st.buf.extend_from_slice(input);
+        // No more than the scan may read (a long feed's rest, which it
+        // would refuse, is not copied: the repairer reads it in place).
+        let take = input.len().min(st.room(&cx.cfg.limits));
+        st.buf.extend_from_slice(&input[..take]);
         st.last_feed = input.len();
         let step = st.advance(&cx.cfg.limits);
         if step == super::fastcall::Step::Refuse {
-            return self.hand_over(cx, old);
+            return self.hand_over(cx, old, &input[take..]);
         }
+        debug_assert!(
+            take == input.len() || matches!(step, super::fastcall::Step::Done(_)),
+            "the scan wants more of a cut feed"
+        );
         let span = Span::new(cx.base, cx.abs(input.len()));
         if st.local.is_none() {
             if let Some(name) = st.name_bytes() {
@@ -491,7 +498,7 @@ impl JsonCalls {
             super::fastcall::Step::Done(end) => {
                 let Some(local) = st.local else {
                     debug_assert!(false, "a complete call without a start");
-                    return self.hand_over(cx, old);
+                    return self.hand_over(cx, old, &input[take..]);
                 };
                 debug_assert_eq!(st.emitted, st.args_end);
                 super::fast_call_taken();
@@ -517,14 +524,19 @@ impl JsonCalls {
     /// Hands a value the streaming fast path was reading to the repairer
     /// and the router, renewed as [`JsonCalls::begin`] renews them: the
     /// value's bytes so far (of which the last feed's start at `old`) are
-    /// replayed from its first byte, in one piece. The call already
+    /// replayed from its first byte, then `rest` (the last feed's bytes
+    /// past those the stream took, read in place). The call already
     /// started keeps its number, and the arguments' bytes already handed
     /// out count as handed out ([`crate::envelope::ArgsWriter::handed_out`]):
     /// the repairer writes valid JSON as it was written, and those bytes
     /// are a prefix of what it writes whatever follows (see
     /// [`super::fastcall::Stream`]). Its progress is over the last feed.
+    ///
+    /// Both are read in pieces ([`in_pieces`]), each followed by the
+    /// per-feed bookkeeping, as a long feed is: what that bounds (the
+    /// repairs kept for an open call) stays bounded in a replay too.
     #[inline(never)]
-    fn hand_over(&mut self, cx: &mut Cx<'_>, old: usize) -> Progress {
+    fn hand_over(&mut self, cx: &mut Cx<'_>, old: usize, rest: &[u8]) -> Progress {
         let Some(mut st) = self.stream.take() else {
             debug_assert!(false, "no stream");
             return Progress {
@@ -539,48 +551,76 @@ impl JsonCalls {
         }
         self.began = true;
         self.rep.set_offset(st.start);
-        let mut vcx = Cx {
-            base: st.start,
-            em: &mut *cx.em,
-            cfg: cx.cfg,
-        };
         let value = st.value();
-        let left = (vcx.em.data_end.saturating_sub(st.start) as usize).max(value.len());
-        self.router.feed_left(left);
-        let p = self.rep.feed(&value, &mut self.router);
-        drop(value);
         // (`old` is an index into `buf`, after the detached head.)
         let old = old + st.shift;
-        if matches!(p.status, Status::Done) {
-            self.closed = true;
-        }
-        if let Some(local) = st.local {
-            self.any_named = true;
-            self.track.clear();
-            self.track.push(Track {
-                local: Some(local),
-                ..Track::default()
-            });
-            let handed = &st.buf[st.args.min(st.emitted)..st.emitted];
-            match self.router.calls.first_mut() {
-                Some(c) => {
-                    debug_assert_eq!(c.call_name().map(|n| n.as_bytes()), st.name_bytes());
-                    c.args.handed_out(handed);
+        let left = (cx.em.data_end.saturating_sub(st.start) as usize).max(value.len() + rest.len());
+        let mut first = true;
+        let p = {
+            let mut vcx = Cx {
+                base: st.start,
+                em: &mut *cx.em,
+                cfg: cx.cfg,
+            };
+            in_pieces(&value, |piece, at| {
+                self.router.feed_left(left - at);
+                let p = self.rep.feed(piece, &mut self.router);
+                if matches!(p.status, Status::Done) {
+                    self.closed = true;
                 }
-                None => debug_assert!(false, "a started call the router does not have"),
-            }
-            #[cfg(debug_assertions)]
-            {
-                self.handed.clear();
-                self.handed.extend_from_slice(handed);
-            }
-        }
-        self.sync(&mut vcx, Span::new(st.start, st.start + p.consumed as u64));
+                if std::mem::take(&mut first) {
+                    // The name is in the first piece (the stream reads at
+                    // most `MAX_STREAM` bytes before the arguments).
+                    self.adopt_stream_call(&st);
+                }
+                let base = vcx.abs(at);
+                self.sync(&mut vcx.at(at), Span::new(base, base + p.consumed as u64));
+                p
+            })
+        };
+        drop(value);
         debug_assert!(p.consumed >= old, "a replayed value ended early");
+        let mut done = p.consumed.saturating_sub(old);
+        let mut status = p.status;
+        if status == Status::NeedMore && !rest.is_empty() {
+            // The value goes on in the rest of the feed, read as any feed
+            // of a value the repairer reads.
+            let q = self.feed(rest, &mut cx.at(done));
+            done += q.consumed;
+            status = q.status;
+        }
         self.stream = Some(st);
         Progress {
-            consumed: p.consumed.saturating_sub(old),
-            status: p.status,
+            consumed: done,
+            status,
+        }
+    }
+
+    /// The repairer reads a value the streaming fast path started its call
+    /// of ([`JsonCalls::hand_over`]): the call keeps its number, and its
+    /// arguments' bytes already handed out count as handed out.
+    fn adopt_stream_call(&mut self, st: &super::fastcall::Stream) {
+        let Some(local) = st.local else {
+            return;
+        };
+        self.any_named = true;
+        self.track.clear();
+        self.track.push(Track {
+            local: Some(local),
+            ..Track::default()
+        });
+        let handed = &st.buf[st.args.min(st.emitted)..st.emitted];
+        match self.router.calls.first_mut() {
+            Some(c) => {
+                debug_assert_eq!(c.call_name().map(|n| n.as_bytes()), st.name_bytes());
+                c.args.handed_out(handed);
+            }
+            None => debug_assert!(false, "a started call the router does not have"),
+        }
+        #[cfg(debug_assertions)]
+        {
+            self.handed.clear();
+            self.handed.extend_from_slice(handed);
         }
     }
 
@@ -731,7 +771,7 @@ impl JsonCalls {
     pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
         if self.streaming() {
             let old = self.stream.as_ref().map_or(0, |s| s.buf.len());
-            self.hand_over(cx, old);
+            self.hand_over(cx, old, &[]);
         }
         if self.closed {
             return;
