@@ -1136,6 +1136,68 @@ mod tests {
         );
     }
 
+    /// A `,` and spaces that end what was read of a string value are held,
+    /// as the repairer holds them (`StrLex::tail`, the lane's `STR_COMMA`):
+    /// it may yet read the comma as the string's end. Handed out, the
+    /// deltas did not add up where it did (`{"a": "x, "b": 1}`).
+    #[test]
+    fn a_comma_ending_a_string_value_is_held() {
+        let lim = Limits::default();
+        let mut st = Stream::default();
+        st.begin(0, &lim);
+        st.buf
+            .extend_from_slice(br#"{"name": "f", "arguments": {"a": "x, y,"#);
+        assert_eq!(st.advance(&lim), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "x, y"#);
+        st.buf.extend_from_slice(b"  ");
+        assert_eq!(st.advance(&lim), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "x, y"#);
+        // Content after them: they were content.
+        st.buf.extend_from_slice(b"z");
+        assert_eq!(st.advance(&lim), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "x, y,  z"#);
+        // Held at a closing quote too, until its delimiter comes ...
+        st.buf.extend_from_slice(br#", ""#);
+        assert_eq!(st.advance(&lim), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "x, y,  z"#);
+        // ... which decides (here: the string ends at the quote).
+        st.buf.extend_from_slice(b"}");
+        assert_eq!(st.advance(&lim), Step::More);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "x, y,  z, "}"#);
+        // The repairer's reading of a quote after them: the string ended
+        // before the comma; refused, nothing of it handed out.
+        let mut st = Stream::default();
+        st.begin(0, &lim);
+        st.buf
+            .extend_from_slice(br#"{"name": "f", "arguments": {"a": "x, "b": 1}}"#);
+        assert_eq!(st.advance(&lim), Step::Refuse);
+        assert_eq!(&st.buf[st.args..st.safe], br#"{"a": "x"#);
+    }
+
+    /// The stream's buffer takes no more of a feed than its scan may read
+    /// ([`Stream::room`]): a long feed's rest is the repairer's.
+    #[test]
+    fn the_stream_takes_no_more_than_it_may_read() {
+        for lim in [
+            Limits::default(),
+            Limits {
+                max_token_bytes: 64,
+                ..Limits::default()
+            },
+        ] {
+            let mut st = Stream::default();
+            st.begin(0, &lim);
+            st.buf
+                .extend_from_slice(br#"{"name": "f", "arguments": {"a": 1"#);
+            assert_eq!(st.advance(&lim), Step::More);
+            let room = st.room(&lim);
+            assert!(st.buf.len() + room <= MAX_STREAM.min(lim.max_token_bytes));
+            st.buf.extend(std::iter::repeat_n(b' ', room));
+            assert_eq!(st.advance(&lim), Step::Refuse);
+            assert_eq!(st.room(&lim), 0);
+        }
+    }
+
     fn ok(s: &str) -> Option<Found> {
         scan(s.as_bytes(), &Limits::default())
     }
