@@ -1065,6 +1065,11 @@ impl CallRouter {
         self
     }
 
+    /// [`CallRouter::with_tools`] in place.
+    pub(crate) fn set_tools(&mut self, tools: Option<Arc<Tools>>) {
+        self.tools = tools;
+    }
+
     /// Tool definitions and placeholders are no calls: a call counts (see
     /// [`CallShape::call_name`]) once its arguments can be neither (see
     /// [`Verdict`]). For JSON written without call markup (bare, or in a

@@ -186,7 +186,9 @@ impl JsonCalls {
     /// `strict`: bare-text mode (reject early). `stop_on_lt`: a `<` where JSON
     /// syntax is expected stops the repairer (the dialect checks its closing tag).
     pub(crate) fn new(cfg: &Config, strict: bool, stop_on_lt: bool) -> Self {
-        Self::with_limits(&cfg.limits, strict, stop_on_lt).tools(cfg.tools.clone())
+        let mut jc = Self::with_limits(&cfg.limits, strict, stop_on_lt);
+        jc.set_tools(cfg.tools.clone());
+        jc
     }
 
     /// Tool definitions and placeholders written as calls are no calls (see
@@ -197,9 +199,8 @@ impl JsonCalls {
     }
 
     /// The offered tools (see [`CallRouter::with_tools`]).
-    pub(crate) fn tools(mut self, tools: Option<std::sync::Arc<crate::config::Tools>>) -> Self {
-        self.router = self.router.with_tools(tools);
-        self
+    pub(crate) fn set_tools(&mut self, tools: Option<std::sync::Arc<crate::config::Tools>>) {
+        self.router.set_tools(tools);
     }
 
     pub(crate) fn with_limits(limits: &Limits, strict: bool, stop_on_lt: bool) -> Self {
@@ -226,7 +227,7 @@ impl JsonCalls {
     }
 
     /// A reader for a new value, as [`JsonCalls::with_limits`] and
-    /// [`JsonCalls::tools`] make it: the one `spares` keeps, renewed in
+    /// [`JsonCalls::set_tools`] make it: the one `spares` keeps, renewed in
     /// place (its state dropped, its buffers kept: see
     /// [`JsonCalls::renew`]), or a new one.
     pub(crate) fn fresh(
@@ -241,13 +242,18 @@ impl JsonCalls {
                 jc.renew(limits, strict, stop_on_lt, tools);
                 jc
             }
-            None => Self::with_limits(limits, strict, stop_on_lt).tools(tools),
+            None => {
+                // Set in place: the reader is not moved once more.
+                let mut jc = Self::with_limits(limits, strict, stop_on_lt);
+                jc.set_tools(tools);
+                jc
+            }
         }
     }
 
     /// Makes this reader a new one for the next value of the stream, in
     /// place: every field as [`JsonCalls::with_limits`] and
-    /// [`JsonCalls::tools`] set it, the buffers kept (up to
+    /// [`JsonCalls::set_tools`] set it, the buffers kept (up to
     /// [`crate::json::reuse`]'s bound). Only buffers pass from one value to
     /// the next, never state. (A reader built anew and handed the old one's
     /// buffers moved the whole reader three times and cost some 600
