@@ -1065,6 +1065,11 @@ impl CallRouter {
         self
     }
 
+    /// [`CallRouter::with_tools`] in place.
+    pub(crate) fn set_tools(&mut self, tools: Option<Arc<Tools>>) {
+        self.tools = tools;
+    }
+
     /// Tool definitions and placeholders are no calls: a call counts (see
     /// [`CallShape::call_name`]) once its arguments can be neither (see
     /// [`Verdict`]). For JSON written without call markup (bare, or in a
@@ -1618,9 +1623,29 @@ impl ArgsWriter {
         self.mode = ArgsMode::Done;
     }
 
+    /// The first `bytes.len()` bytes of the arguments count as handed out
+    /// already (by the streaming fast path, before it handed the value to
+    /// the repairer that writes here): deltas start after them. They may
+    /// not all be written yet; what is written must begin with them.
+    pub(crate) fn handed_out(&mut self, bytes: &[u8]) {
+        debug_assert_eq!(self.emitted, 0);
+        let n = self.len().min(bytes.len());
+        debug_assert!(
+            self.whole()[..n] == bytes[..n],
+            "written {:?}, handed out {:?}",
+            String::from_utf8_lossy(&self.whole()),
+            String::from_utf8_lossy(bytes)
+        );
+        self.emitted = bytes.len();
+    }
+
     /// The bytes written since the last call (the next delta).
     pub(crate) fn take_delta(&mut self) -> &[u8] {
         let from = self.emitted;
+        if from > self.len() {
+            // Handed out ahead of the writing (see `handed_out`).
+            return &[];
+        }
         self.emitted = self.len();
         if !self.head.is_empty()
             && (self.out.len() >= HEAD_MOVE_MIN || (from < self.head.len() && !self.out.is_empty()))

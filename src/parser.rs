@@ -1708,18 +1708,34 @@ mod tests {
 
     #[test]
     fn the_end_of_short_arguments_is_no_reason_to_back_off() {
-        let input =
-            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>\n".repeat(20);
-        let mut p = Parser::new(Config::default());
-        let (mut events, mut armed) = (Vec::new(), 0);
-        for c in input.as_bytes().chunks(4) {
-            p.feed(c, &mut events);
-            armed += usize::from(p.lane.armed());
-            assert_eq!(p.lane_backoff, 0);
+        // The repairer's path (the lane armed on the repairer), and the
+        // streaming fast path's (`dialect::fastcall::Stream`, which arms
+        // the lane inside a string value: with a number alone it reads
+        // the short arguments itself, and the lane is never armed).
+        for (repairer_only, args) in [
+            (true, r#"{"a": 1}"#),
+            (true, r#"{"a": "xyz", "b": 2}"#),
+            (false, r#"{"a": "xyz", "b": 2}"#),
+        ] {
+            let input =
+                format!("<tool_call>{{\"name\": \"f\", \"arguments\": {args}}}</tool_call>\n")
+                    .repeat(20);
+            let mut p = Parser::new(Config::default().with_repairer_only(repairer_only));
+            let (mut events, mut armed) = (Vec::new(), 0);
+            for c in input.as_bytes().chunks(4) {
+                p.feed(c, &mut events);
+                armed += usize::from(p.lane.armed());
+                assert_eq!(p.lane_backoff, 0, "{args} ({repairer_only})");
+            }
+            p.finish(&mut events);
+            let calls = calls(&events);
+            assert_eq!(calls.len(), 20);
+            assert!(calls.iter().all(|c| c.arguments == args));
+            assert!(
+                armed >= 20,
+                "armed after {armed} chunks ({args}, {repairer_only})"
+            );
         }
-        p.finish(&mut events);
-        assert_eq!(calls(&events).len(), 20);
-        assert!(armed >= 20, "armed after {armed} chunks");
     }
 
     #[test]

@@ -1,27 +1,66 @@
-//! Property: the fast path for well-formed call objects read whole
-//! (`src/dialect/fastcall.rs`) and the repairer give the same events —
-//! every event, span and feed boundary — for well-formed calls and for
-//! slightly broken ones, whole and at every split.
+//! Property: the fast paths for well-formed call objects
+//! (`src/dialect/fastcall.rs`: one read whole, and the streaming path that
+//! reads one arriving in pieces — its arguments' chunks taken over by the
+//! parser's lane where it can be armed — and hands it to the repairer,
+//! replayed, at anything it does not accept) and the repairer alone give the same
+//! text, thinking, markup, diagnostics and calls (arguments, names, ids,
+//! repairs, truncation, spans), in the same feeds, for well-formed calls
+//! and for slightly broken ones, whole and at every split; and each
+//! call's `ToolArgs` deltas add up to its final arguments either way.
+//! (Where the deltas are cut, and in which feed a call starts, may
+//! differ: the streaming path hands out bytes as soon as they are safe.)
 
 use proptest::prelude::*;
 use toolstream::{Config, Dialect, Event, Parser};
 
 /// The events of `input` fed in the pieces `splits` cuts it into, each
 /// feed's events followed by a marker (so that which feed emitted what is
-/// compared too), with the fast path on or off.
+/// compared too), with the fast path on or off. `ToolStart` and
+/// `ToolArgs` are checked here (a start before its arguments, deltas that
+/// add up to the `ToolEnd`'s arguments, the start's id and name those of
+/// the end) and left out of the list.
 fn run(input: &[u8], splits: &[usize], cfg: &Config, fast: bool) -> Vec<String> {
     let mut p = Parser::new(cfg.clone().with_repairer_only(!fast));
     let mut out = Vec::new();
     let mut evs: Vec<Event> = Vec::new();
+    let mut calls: std::collections::HashMap<usize, (String, String, Vec<u8>)> =
+        std::collections::HashMap::new();
+    let mut take = |evs: &mut Vec<Event>, out: &mut Vec<String>| {
+        for e in evs.drain(..) {
+            match &e {
+                Event::ToolStart {
+                    index, id, name, ..
+                } => {
+                    let old = calls.insert(*index, (id.to_string(), name.to_string(), Vec::new()));
+                    assert!(old.is_none(), "call {index} started twice");
+                }
+                Event::ToolArgs { index, delta, .. } => {
+                    let c = calls.get_mut(index).expect("arguments before the start");
+                    c.2.extend_from_slice(delta.as_bytes());
+                }
+                Event::ToolEnd { call, .. } => {
+                    let c = calls.get(&call.index).expect("an end without a start");
+                    assert_eq!(
+                        String::from_utf8_lossy(&c.2),
+                        call.arguments,
+                        "deltas add up (fast path {fast})"
+                    );
+                    assert_eq!((c.0.as_str(), c.1.as_str()), (&*call.id, &*call.name));
+                    out.push(format!("{e:?}"));
+                }
+                _ => out.push(format!("{e:?}")),
+            }
+        }
+    };
     let mut at = 0;
     for &cut in splits.iter().chain(std::iter::once(&input.len())) {
         p.feed(&input[at..cut], &mut evs);
-        out.extend(evs.drain(..).map(|e| format!("{e:?}")));
+        take(&mut evs, &mut out);
         out.push(format!("-- feed to {cut}"));
         at = cut;
     }
     p.finish(&mut evs);
-    out.extend(evs.drain(..).map(|e| format!("{e:?}")));
+    take(&mut evs, &mut out);
     out
 }
 
@@ -60,7 +99,7 @@ fn configs() -> Vec<Config> {
 }
 
 /// Whole, every cut into two pieces, and some chunk sizes: the same
-/// events with the fast path on and off.
+/// text and calls with the fast paths on and off.
 fn same_both_ways(input: &[u8]) -> Result<(), TestCaseError> {
     let mut plans: Vec<Vec<usize>> = vec![vec![]];
     plans.extend((1..input.len()).map(|k| vec![k]));

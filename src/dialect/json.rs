@@ -163,6 +163,14 @@ pub(crate) struct JsonCalls {
     /// these `strict` and `stop_on_lt`) at the first feed the fast path
     /// does not take.
     stale: Option<(bool, bool)>,
+    /// The streaming fast path's state ([`super::fastcall::Stream`]),
+    /// kept for its buffer; reading a value while `active`.
+    stream: Option<Box<super::fastcall::Stream>>,
+    /// The arguments' bytes the streaming fast path handed out before it
+    /// handed the value to the repairer (checked at the call's end: the
+    /// final arguments start with them).
+    #[cfg(debug_assertions)]
+    handed: Vec<u8>,
 }
 
 /// A call read by the fast path, waiting for its end.
@@ -178,7 +186,9 @@ impl JsonCalls {
     /// `strict`: bare-text mode (reject early). `stop_on_lt`: a `<` where JSON
     /// syntax is expected stops the repairer (the dialect checks its closing tag).
     pub(crate) fn new(cfg: &Config, strict: bool, stop_on_lt: bool) -> Self {
-        Self::with_limits(&cfg.limits, strict, stop_on_lt).tools(cfg.tools.clone())
+        let mut jc = Self::with_limits(&cfg.limits, strict, stop_on_lt);
+        jc.set_tools(cfg.tools.clone());
+        jc
     }
 
     /// Tool definitions and placeholders written as calls are no calls (see
@@ -189,9 +199,8 @@ impl JsonCalls {
     }
 
     /// The offered tools (see [`CallRouter::with_tools`]).
-    pub(crate) fn tools(mut self, tools: Option<std::sync::Arc<crate::config::Tools>>) -> Self {
-        self.router = self.router.with_tools(tools);
-        self
+    pub(crate) fn set_tools(&mut self, tools: Option<std::sync::Arc<crate::config::Tools>>) {
+        self.router.set_tools(tools);
     }
 
     pub(crate) fn with_limits(limits: &Limits, strict: bool, stop_on_lt: bool) -> Self {
@@ -211,11 +220,14 @@ impl JsonCalls {
             fast: false,
             fast_end: None,
             stale: None,
+            stream: None,
+            #[cfg(debug_assertions)]
+            handed: Vec::new(),
         }
     }
 
     /// A reader for a new value, as [`JsonCalls::with_limits`] and
-    /// [`JsonCalls::tools`] make it: the one `spares` keeps, renewed in
+    /// [`JsonCalls::set_tools`] make it: the one `spares` keeps, renewed in
     /// place (its state dropped, its buffers kept: see
     /// [`JsonCalls::renew`]), or a new one.
     pub(crate) fn fresh(
@@ -230,13 +242,18 @@ impl JsonCalls {
                 jc.renew(limits, strict, stop_on_lt, tools);
                 jc
             }
-            None => Self::with_limits(limits, strict, stop_on_lt).tools(tools),
+            None => {
+                // Set in place: the reader is not moved once more.
+                let mut jc = Self::with_limits(limits, strict, stop_on_lt);
+                jc.set_tools(tools);
+                jc
+            }
         }
     }
 
     /// Makes this reader a new one for the next value of the stream, in
     /// place: every field as [`JsonCalls::with_limits`] and
-    /// [`JsonCalls::tools`] set it, the buffers kept (up to
+    /// [`JsonCalls::set_tools`] set it, the buffers kept (up to
     /// [`crate::json::reuse`]'s bound). Only buffers pass from one value to
     /// the next, never state. (A reader built anew and handed the old one's
     /// buffers moved the whole reader three times and cost some 600
@@ -277,6 +294,21 @@ impl JsonCalls {
         self.fast = false;
         self.fast_end = None;
         self.stale = None;
+        self.stop_stream();
+        #[cfg(debug_assertions)]
+        self.handed.clear();
+    }
+
+    /// The streaming fast path is reading this value.
+    #[inline]
+    fn streaming(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| s.active)
+    }
+
+    fn stop_stream(&mut self) {
+        if let Some(st) = self.stream.as_mut() {
+            st.active = false;
+        }
     }
 
     /// [`JsonCalls::renew`] (with the parser's limits and tools) put off
@@ -291,6 +323,7 @@ impl JsonCalls {
         // requires empty) are all it needs; the renewal resets the rest.
         self.began = false;
         self.fast_end = None;
+        self.stop_stream();
         self.stale = Some((strict, stop_on_lt));
         self.fast_calls(fast);
     }
@@ -366,9 +399,23 @@ impl JsonCalls {
         // A first feed of up to 64 bytes is a streamed chunk: the value
         // mostly goes on past it (and a search would cost more than the
         // fast path saves there).
-        if self.fast && self.prev.is_none() && input.len() > 64 {
-            if let Some(p) = self.feed_fast(input, cx) {
-                return Some(p);
+        if self.streaming() {
+            return Some(self.feed_stream(input, cx));
+        }
+        if self.fast && self.prev.is_none() {
+            if input.len() > 64 {
+                if let Some(p) = self.feed_fast(input, cx) {
+                    return Some(p);
+                }
+            } else if input.first() == Some(&b'{') {
+                // A streamed value: the streaming fast path reads it while
+                // it stays well-formed.
+                self.stream
+                    .get_or_insert_with(Default::default)
+                    .begin(cx.base, &cx.cfg.limits);
+                self.closed = false;
+                self.any_named = false;
+                return Some(self.feed_stream(input, cx));
             }
         }
         if let Some((strict, stop_on_lt)) = self.stale {
@@ -409,6 +456,180 @@ impl JsonCalls {
         })
     }
 
+    /// A feed of a value the streaming fast path reads
+    /// ([`super::fastcall::Stream`]): the call's start once its name is
+    /// complete, the arguments' bytes that became safe, and at the value's
+    /// end what [`JsonCalls::feed_fast`] leaves (the end for
+    /// [`JsonCalls::end_all`]). At anything the scan does not accept, the
+    /// value goes to the repairer ([`JsonCalls::hand_over`]).
+    #[inline(never)]
+    fn feed_stream(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
+        let Some(st) = self.stream.as_mut() else {
+            debug_assert!(false, "no stream");
+            return Progress {
+                consumed: 0,
+                status: Status::Halted,
+            };
+        };
+        let old = st.buf.len();
+        // No more than the scan may read (a long feed's rest, which it
+        // would refuse, is not copied: the repairer reads it in place).
+        let take = input.len().min(st.room(&cx.cfg.limits));
+        st.buf.extend_from_slice(&input[..take]);
+        st.last_feed = input.len();
+        let step = st.advance(&cx.cfg.limits);
+        if step == super::fastcall::Step::Refuse {
+            return self.hand_over(cx, old, &input[take..]);
+        }
+        debug_assert!(
+            take == input.len() || matches!(step, super::fastcall::Step::Done(_)),
+            "the scan wants more of a cut feed"
+        );
+        let span = Span::new(cx.base, cx.abs(input.len()));
+        if st.local.is_none() {
+            if let Some(name) = st.name_bytes() {
+                // Printable ASCII (checked by the scan).
+                let name = std::str::from_utf8(name).unwrap_or_default();
+                st.local = Some(cx.start(name, None, span));
+                self.any_named = true;
+            }
+        }
+        if let Some(local) = st.local {
+            if st.safe > st.emitted {
+                cx.args(local, &st.buf[st.emitted..st.safe], span);
+                st.emitted = st.safe;
+            }
+        }
+        match step {
+            super::fastcall::Step::Done(end) => {
+                let Some(local) = st.local else {
+                    debug_assert!(false, "a complete call without a start");
+                    return self.hand_over(cx, old, &input[take..]);
+                };
+                debug_assert_eq!(st.emitted, st.args_end);
+                super::fast_call_taken();
+                st.active = false;
+                self.fast_end = Some(FastEnd {
+                    local,
+                    args: st.take_args(),
+                });
+                self.began = true;
+                self.closed = true;
+                Progress {
+                    consumed: end - old,
+                    status: Status::Done,
+                }
+            }
+            _ => Progress {
+                consumed: input.len(),
+                status: Status::NeedMore,
+            },
+        }
+    }
+
+    /// Hands a value the streaming fast path was reading to the repairer
+    /// and the router, renewed as [`JsonCalls::begin`] renews them: the
+    /// value's bytes so far (of which the last feed's start at `old`) are
+    /// replayed from its first byte, then `rest` (the last feed's bytes
+    /// past those the stream took, read in place). The call already
+    /// started keeps its number, and the arguments' bytes already handed
+    /// out count as handed out ([`crate::envelope::ArgsWriter::handed_out`]):
+    /// the repairer writes valid JSON as it was written, and those bytes
+    /// are a prefix of what it writes whatever follows (see
+    /// [`super::fastcall::Stream`]). Its progress is over the last feed.
+    ///
+    /// Both are read in pieces ([`in_pieces`]), each followed by the
+    /// per-feed bookkeeping, as a long feed is: what that bounds (the
+    /// repairs kept for an open call) stays bounded in a replay too.
+    #[inline(never)]
+    fn hand_over(&mut self, cx: &mut Cx<'_>, old: usize, rest: &[u8]) -> Progress {
+        let Some(mut st) = self.stream.take() else {
+            debug_assert!(false, "no stream");
+            return Progress {
+                consumed: 0,
+                status: Status::Halted,
+            };
+        };
+        st.active = false;
+        if let Some((strict, stop_on_lt)) = self.stale {
+            let tools = cx.cfg.tools.clone();
+            self.renew(&cx.cfg.limits, strict, stop_on_lt, tools);
+        }
+        self.began = true;
+        self.rep.set_offset(st.start);
+        let value = st.value();
+        // (`old` is an index into `buf`, after the detached head.)
+        let old = old + st.shift;
+        let left = (cx.em.data_end.saturating_sub(st.start) as usize).max(value.len() + rest.len());
+        let mut first = true;
+        let p = {
+            let mut vcx = Cx {
+                base: st.start,
+                em: &mut *cx.em,
+                cfg: cx.cfg,
+            };
+            in_pieces(&value, |piece, at| {
+                self.router.feed_left(left - at);
+                let p = self.rep.feed(piece, &mut self.router);
+                if matches!(p.status, Status::Done) {
+                    self.closed = true;
+                }
+                if std::mem::take(&mut first) {
+                    // The name is in the first piece (the stream reads at
+                    // most `MAX_STREAM` bytes before the arguments).
+                    self.adopt_stream_call(&st);
+                }
+                let base = vcx.abs(at);
+                self.sync(&mut vcx.at(at), Span::new(base, base + p.consumed as u64));
+                p
+            })
+        };
+        drop(value);
+        debug_assert!(p.consumed >= old, "a replayed value ended early");
+        let mut done = p.consumed.saturating_sub(old);
+        let mut status = p.status;
+        if status == Status::NeedMore && !rest.is_empty() {
+            // The value goes on in the rest of the feed, read as any feed
+            // of a value the repairer reads.
+            let q = self.feed(rest, &mut cx.at(done));
+            done += q.consumed;
+            status = q.status;
+        }
+        self.stream = Some(st);
+        Progress {
+            consumed: done,
+            status,
+        }
+    }
+
+    /// The repairer reads a value the streaming fast path started its call
+    /// of ([`JsonCalls::hand_over`]): the call keeps its number, and its
+    /// arguments' bytes already handed out count as handed out.
+    fn adopt_stream_call(&mut self, st: &super::fastcall::Stream) {
+        let Some(local) = st.local else {
+            return;
+        };
+        self.any_named = true;
+        self.track.clear();
+        self.track.push(Track {
+            local: Some(local),
+            ..Track::default()
+        });
+        let handed = &st.buf[st.args.min(st.emitted)..st.emitted];
+        match self.router.calls.first_mut() {
+            Some(c) => {
+                debug_assert_eq!(c.call_name().map(|n| n.as_bytes()), st.name_bytes());
+                c.args.handed_out(handed);
+            }
+            None => debug_assert!(false, "a started call the router does not have"),
+        }
+        #[cfg(debug_assertions)]
+        {
+            self.handed.clear();
+            self.handed.extend_from_slice(handed);
+        }
+    }
+
     fn feed_piece(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Progress {
         let p = self.rep.feed(input, &mut self.router);
         if matches!(p.status, Status::Done) {
@@ -424,6 +645,9 @@ impl JsonCalls {
     /// handed out, and the repairer in a plain state. The lane then reads
     /// the chunks until [`JsonCalls::lane_disarm`]. False: not armed.
     pub(crate) fn lane_arm(&mut self, lane: &mut Lane, em: &Emitter) -> bool {
+        if self.streaming() {
+            return self.stream_lane_arm(lane, em);
+        }
         let n = self.router.calls.len();
         if self.closed
             || !self.began
@@ -448,9 +672,44 @@ impl JsonCalls {
         lane.arm(&mut self.rep, closable, out, max, em.locals[local].index)
     }
 
+    /// [`JsonCalls::lane_arm`] on a value the streaming fast path reads
+    /// ([`Lane::arm_stream`]): inside its arguments, at a string value's
+    /// content or after a value, everything read handed out.
+    fn stream_lane_arm(&mut self, lane: &mut Lane, em: &Emitter) -> bool {
+        let Some(st) = self.stream.as_mut() else {
+            return false;
+        };
+        let Some((at, local)) = st.armable() else {
+            return false;
+        };
+        st.detach_head();
+        let (objs, depth) = st.containers();
+        let out_max = st.args.saturating_add(st.max_args.saturating_sub(2));
+        if st.buf.len() >= out_max {
+            return false;
+        }
+        lane.arm_stream(
+            at,
+            objs,
+            depth,
+            &mut st.buf,
+            st.start + st.shift as u64,
+            out_max,
+            st.lane_limits,
+            em.locals[local].index,
+        );
+        true
+    }
+
     /// Disarms the lane (see [`JsonCalls::lane_arm`]): the repairer and the
     /// arguments take back the state of the lane's last commit point.
     pub(crate) fn lane_disarm(&mut self, lane: &mut Lane) {
+        if let Some(st) = self.stream.as_mut().filter(|s| s.active) {
+            // Armed by the streaming fast path: it reads on.
+            let (at, objs, depth) = lane.disarm_stream(&mut st.buf);
+            st.resume(at, objs, depth);
+            return;
+        }
         let Some(call) = self.router.calls.last_mut() else {
             debug_assert!(false, "a lane armed without a call");
             return;
@@ -468,6 +727,10 @@ impl JsonCalls {
 
     /// True when some call (of this value or an earlier one) has its name.
     pub(crate) fn named(&self) -> bool {
+        if self.streaming() {
+            // (The router may still hold the last value's calls.)
+            return self.any_named;
+        }
         self.any_named
             || self.router.calls[self.settled..]
                 .iter()
@@ -512,6 +775,10 @@ impl JsonCalls {
 
     /// Closes the value early: the input ended (`eof`) or markup ended it.
     pub(crate) fn close(&mut self, cx: &mut Cx<'_>, eof: bool) {
+        if self.streaming() {
+            let old = self.stream.as_ref().map_or(0, |s| s.buf.len());
+            self.hand_over(cx, old, &[]);
+        }
         if self.closed {
             return;
         }
@@ -674,6 +941,14 @@ impl JsonCalls {
         let span = Span::new(end, end);
         cx.args(local, c.args.take_delta(), span);
         let (final_json, tail) = c.args.take_final();
+        #[cfg(debug_assertions)]
+        if k == 0 && !self.handed.is_empty() {
+            debug_assert!(
+                final_json.as_bytes().starts_with(&self.handed),
+                "handed out {:?}, final {final_json:?}",
+                String::from_utf8_lossy(&self.handed)
+            );
+        }
         if !tail.is_empty() {
             cx.args(local, &tail, span);
         }

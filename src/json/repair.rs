@@ -43,8 +43,8 @@ mod lane;
 mod units;
 
 /// The string scan, for the call fast path (`dialect::fastcall`).
-pub(crate) use fast::{block_flags, str_body};
-pub(crate) use lane::Lane;
+pub(crate) use fast::{block_flags, str_body, str_tail_cut};
+pub(crate) use lane::{Lane, LaneAt};
 
 use units::Units;
 
@@ -159,7 +159,7 @@ pub trait Sink {
 /// they are at most `max` bytes: where a string value may have been meant
 /// to end ([`StrLex::tail`]). 0 when there is no such tail.
 #[inline]
-pub(super) fn comma_tail(content: &[u8], max: usize) -> usize {
+pub(crate) fn comma_tail(content: &[u8], max: usize) -> usize {
     // Most content ends in neither (asked once per chunk and string run).
     if !matches!(content.last(), Some(b',' | b' ')) {
         return 0;

@@ -710,7 +710,7 @@ pub(super) enum Cut {
 /// True when `t` (the rest of the input, at a byte [`str_body`] stopped on
 /// inside a string) is the start of an escape or of a UTF-8 character that
 /// the input's end cut off.
-fn str_tail_cut(t: &[u8]) -> bool {
+pub(crate) fn str_tail_cut(t: &[u8]) -> bool {
     let hex = |s: &[u8]| s.iter().all(u8::is_ascii_hexdigit);
     match t {
         [b'\\'] | [b'\\', b'u'] => true,

@@ -41,6 +41,13 @@
 //! repairer would be in there, so the output does not depend on whether,
 //! or for how long, the lane was armed — the contract tests compare every
 //! split of the same input.
+//!
+//! The streaming fast path for call values (`dialect::fastcall::Stream`),
+//! which reads a well-formed value without the repairer, arms the lane
+//! too ([`Lane::arm_stream`]): with the state the repairer would be in
+//! after the value's bytes so far (the envelope's object, the arguments'
+//! containers, inside a string value or after a value), and it takes the
+//! value back where the lane stops ([`Lane::disarm_stream`]).
 
 use super::fast::{content_len, number_len, str_chunk};
 use super::{
@@ -429,6 +436,20 @@ const fn transitions() -> [[u16; 32]; 32] {
     t
 }
 
+/// A commit point of the lane inside a call's arguments (see
+/// [`Lane::arm_stream`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneAt {
+    /// Inside a string value's content.
+    Str,
+    /// After an object's `{`: a key or its end.
+    Key,
+    /// After a key's `:` or an array's `[`: a value (or the array's end).
+    Value,
+    /// After a value: a comma or a closer.
+    After,
+}
+
 /// The resumable reader of plain JSON arguments (see the module docs).
 /// Owned by the parser; armed and disarmed by the calls reader.
 #[derive(Debug)]
@@ -644,6 +665,92 @@ impl Lane {
             rep.stash.clear();
         }
         true
+    }
+
+    /// Arms the lane on a value the streaming call path reads
+    /// (`dialect::fastcall::Stream`), with no repairer behind it: the
+    /// repairer would be, after the same bytes, in the plain state `at`
+    /// inside the arguments (`{"name": …, "arguments": {…`), with `objs`'
+    /// low `depth` bits the arguments' containers (set: an object; bit 0
+    /// the innermost). `out` holds the value's bytes, all handed out, at
+    /// absolute offset `out_at`; it may not grow past `out_max`. The lane
+    /// never closes the arguments' object (it stops there, at their end),
+    /// and opens no container deeper than `max_depth`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn arm_stream(
+        &mut self,
+        at: LaneAt,
+        objs: u64,
+        depth: usize,
+        out: &mut Vec<u8>,
+        out_at: u64,
+        out_max: usize,
+        limits: (usize, usize),
+        index: usize,
+    ) {
+        debug_assert!(!self.armed && depth >= 1);
+        let (max_depth, max_token) = limits;
+        self.stack.clear();
+        // The envelope's object, then the arguments' containers.
+        self.stack.push(Kind::Obj);
+        self.stack.extend((0..depth).rev().map(|k| {
+            if objs >> k & 1 == 1 {
+                Kind::Obj
+            } else {
+                Kind::Arr
+            }
+        }));
+        let full = depth + 1;
+        self.base = 0;
+        self.low = full;
+        self.depth0 = full;
+        self.floor = 2;
+        self.max_depth = max_depth.max(full);
+        self.max_token = max_token;
+        self.state = match at {
+            LaneAt::Str => st::STR,
+            LaneAt::Key => st::CLEAN_K,
+            LaneAt::Value => st::CLEAN_V,
+            LaneAt::After => st::CLEAN_A,
+        };
+        self.str_pos = Pos::Value;
+        self.held.clear();
+        self.committed = out.len();
+        self.emitted = out.len();
+        self.committed0 = out.len();
+        self.out_max = out_max;
+        self.at0 = out_at + out.len() as u64;
+        self.index = index;
+        std::mem::swap(&mut self.out, out);
+        self.armed = true;
+    }
+
+    /// Disarms a lane armed by [`Lane::arm_stream`]: `out` gets the value's
+    /// bytes back, through the last commit point (all of them handed out);
+    /// returns where that point is and the arguments' containers there (as
+    /// [`Lane::arm_stream`] takes them). Held bytes stay here (see
+    /// [`Lane::take_held`]).
+    pub(crate) fn disarm_stream(&mut self, out: &mut Vec<u8>) -> (LaneAt, u64, usize) {
+        debug_assert!(self.armed && self.base == 0);
+        self.armed = false;
+        self.split_held();
+        let at = if clean(self.state) {
+            self.state
+        } else {
+            self.cstate
+        };
+        let at = match at {
+            st::STR => LaneAt::Str,
+            st::CLEAN_K => LaneAt::Key,
+            st::CLEAN_A => LaneAt::After,
+            _ => LaneAt::Value,
+        };
+        let mut objs = 0u64;
+        for k in &self.stack[1..] {
+            objs = objs << 1 | u64::from(*k == Kind::Obj);
+        }
+        std::mem::swap(&mut self.out, out);
+        (at, objs, self.stack.len() - 1)
     }
 
     /// Reads `input` when it is the common chunk of a streamed string
