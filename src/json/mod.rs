@@ -22,11 +22,11 @@ pub(crate) use complete::completion;
 pub use document::{DocumentEnd, DocumentRepairer, LimitHit};
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
-pub(crate) use repair::Lane;
+pub(crate) use repair::{Lane, STASH_MAX};
 
 /// Most bytes a reader hands its repairer at once when it must do per-feed
 /// bookkeeping within a long feed (see [`in_pieces`]).
-const PIECE: usize = 64 << 10;
+pub(crate) const PIECE: usize = 64 << 10;
 
 /// Feeds `input` to `feed` in pieces of at most [`PIECE`] bytes, stopping at
 /// the first piece that does not end with [`Status::NeedMore`]: a reader's
@@ -49,7 +49,7 @@ pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Prog
 
 #[allow(unused_imports)]
 pub(crate) use repair::{
-    block_flags, control_escape, ends_in_blank_line, fits_f64, holds_blank_line,
+    block_flags, comma_tail, control_escape, ends_in_blank_line, fits_f64, holds_blank_line,
     incomplete_utf8_tail, is_json_number, reuse, run_len, run_len_except, str_body, utf8_len,
 };
 

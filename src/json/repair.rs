@@ -159,7 +159,7 @@ pub trait Sink {
 /// they are at most `max` bytes: where a string value may have been meant
 /// to end ([`StrLex::tail`]). 0 when there is no such tail.
 #[inline]
-pub(super) fn comma_tail(content: &[u8], max: usize) -> usize {
+pub(crate) fn comma_tail(content: &[u8], max: usize) -> usize {
     // Most content ends in neither (asked once per chunk and string run).
     if !matches!(content.last(), Some(b',' | b' ')) {
         return 0;
@@ -686,7 +686,7 @@ pub(crate) fn reuse<T>(slot: &mut Vec<T>, mut old: Vec<T>) {
 
 /// Most bytes [`Repairer::stash`] holds: a longer unit goes to the slow
 /// path, so that no byte is read more than `STASH_MAX / chunk` times.
-const STASH_MAX: usize = 32;
+pub(crate) const STASH_MAX: usize = 32;
 
 /// How far a run of non-ASCII string content is looked at in one step: a
 /// run cut by an invalid byte is read again after it, so the look ahead must
