@@ -188,8 +188,18 @@ fn content_end(s: &[u8], mut i: usize) -> usize {
             if block[j] != b'\\' {
                 return i + j;
             }
-            let Some(l) = escape_len(&s[i + j..]) else {
-                return i + j;
+            // Mostly a two-byte escape: its second byte says so.
+            let e = match block.get(j + 1) {
+                Some(&e) => e,
+                None => s.get(i + 64).copied().unwrap_or(0),
+            };
+            let l = if SHORT_ESCAPE[e as usize] {
+                2
+            } else {
+                match escape_len(&s[i + j..]) {
+                    Some(l) => l,
+                    None => return i + j,
+                }
             };
             if j + l >= 64 {
                 i += j + l;
@@ -240,6 +250,18 @@ fn hex4(h: &[u8]) -> Option<u32> {
         Some(acc << 4 | d)
     })
 }
+
+/// The bytes after a backslash that make a two-byte escape.
+const SHORT_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let set = b"\"\\/bfnrt";
+    let mut k = 0;
+    while k < set.len() {
+        t[set[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 /// Printable ASCII but `"` and `\\`: string content that needs no look.
 const PLAIN: [bool; 256] = {
