@@ -49,6 +49,8 @@ fn configs() -> Vec<Config> {
         tight(64, 2, 4096, 256),
         tight(64, 3, 200, 256),
         tight(16, 8, 200, 256),
+        // (Below the repairer's own floor of 16 bytes a token.)
+        tight(4, 8, 4096, 256),
         tight(64, 8, 40, 256),
         tight(64, 8, 4096, 16),
         Config::default().with_dialects(vec![Dialect::Hermes]),

@@ -461,7 +461,9 @@ pub(crate) fn scan(s: &[u8], limits: &Limits, whole: bool) -> Option<Found> {
         .max_held_bytes
         .min(limits.max_token_bytes)
         .min(limits.max_args_bytes.saturating_sub(1));
-    let cap = if whole {
+    // (Token limits below 16 bytes, where the repairer keeps its own
+    // floor of 16, keep the short rule.)
+    let cap = if whole && limits.max_token_bytes >= 16 {
         limits
             .max_held_bytes
             .min(limits.max_args_bytes.saturating_sub(1))
