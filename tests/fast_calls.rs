@@ -88,6 +88,8 @@ fn configs() -> Vec<Config> {
         tight(64, 2, 4096, 256),
         tight(64, 3, 200, 256),
         tight(16, 8, 200, 256),
+        // (Below the repairer's own floor of 16 bytes a token.)
+        tight(4, 8, 4096, 256),
         tight(64, 8, 40, 256),
         tight(64, 8, 4096, 16),
         Config::default().with_dialects(vec![Dialect::Hermes]),
@@ -277,5 +279,181 @@ proptest! {
     #[test]
     fn broken_calls_same_events(input in broken()) {
         same_both_ways(&input)?;
+    }
+}
+
+// ----- Long values (#48): longer than the repairer's 64 KB pieces ----------
+
+/// The repairer's piece (`json::PIECE`): a long value read whole is fed to
+/// it in pieces of this many bytes from its `{`, with a delta after each.
+const PIECE: usize = 64 << 10;
+
+/// A Hermes call whose `content` argument is `before` + `filler` + `at` +
+/// `after`, sized so that the first piece ends `d` bytes into `at`, and the
+/// value is `pieces` pieces long or so.
+fn long_call(at: &str, d: usize, after: &str, pieces: usize) -> Vec<u8> {
+    let head = r#"{"name": "write_file", "arguments": {"path": "/tmp/x", "content": ""#;
+    let fill = "He said \\\"ship it\\\"\\tthen ran C:\\\\tools — naïve café ✓ ";
+    let mut v = head.to_string();
+    // Up to the piece end, less `d`: filler, then ASCII to the byte.
+    while v.len() + fill.len() < PIECE - d {
+        v.push_str(fill);
+    }
+    while v.len() < PIECE - d {
+        v.push('x');
+    }
+    v.push_str(at);
+    v.push_str(after);
+    while v.len() + fill.len() < pieces * PIECE + 1000 {
+        v.push_str(fill);
+    }
+    v.push_str("\"}}");
+    format!("Writing it.\n<tool_call>\n{v}\n</tool_call>\nDone.").into_bytes()
+}
+
+/// Fast path on and off: the same events, whole and at a few splits (near
+/// the piece end, inside the value, in 4 KB and 64 KB chunks).
+fn same_long(input: &[u8], cfgs: &[Config]) {
+    let value_at = input.iter().position(|&b| b == b'{').expect("a value");
+    let mut plans: Vec<Vec<usize>> = vec![vec![]];
+    for cut in [
+        value_at + 1,
+        value_at + PIECE - 3,
+        value_at + PIECE + 5,
+        input.len() - 20,
+    ] {
+        if cut < input.len() {
+            plans.push(vec![cut]);
+        }
+    }
+    for n in [4096usize, PIECE] {
+        plans.push((1..input.len().div_ceil(n)).map(|k| k * n).collect());
+    }
+    for cfg in cfgs {
+        for splits in &plans {
+            let slow = run(input, splits, cfg, false);
+            let fast = run(input, splits, cfg, true);
+            if fast != slow {
+                let at = fast.iter().zip(&slow).position(|(a, b)| a != b);
+                let show = |v: &[String]| {
+                    at.and_then(|k| v.get(k))
+                        .map(|e| e.chars().take(300).collect::<String>())
+                };
+                panic!(
+                    "{} events vs {} (first difference at {at:?}: fast {:?} slow {:?}), split at {splits:?}, limits {:?}",
+                    fast.len(),
+                    slow.len(),
+                    show(&fast),
+                    show(&slow),
+                    cfg.limits
+                );
+            }
+        }
+    }
+}
+
+fn long_configs() -> Vec<Config> {
+    vec![
+        Config::default().with_dialects(vec![Dialect::Hermes]),
+        Config::default(),
+    ]
+}
+
+/// The first piece ends at every byte of escapes, characters of 2-4 bytes,
+/// a `,` and spaces (stashed, or too long to be), a backslash pair, and
+/// past the string into the structure after it.
+#[test]
+fn long_values_every_piece_end() {
+    let spots = [
+        "ab\\n\\u00e9\\ud83d\\ude00é日😀\\\\\\\"\\/\\t",
+        "x, y,  z,   w ,",
+        "x,                                        y",
+        "end\", \"n\": -12.5e3, \"b\": [true, null, {\"k\": \"v\"}], \"t\": \"go on",
+        "end\",\n    \"k2\": \"go on",
+    ];
+    for at in spots {
+        for d in 0..at.len() + 2 {
+            same_long(&long_call(at, d, "", 2), &long_configs());
+        }
+    }
+}
+
+/// Values of several pieces, each piece end inside the string or not.
+#[test]
+fn long_values_many_pieces() {
+    for pieces in [3, 5] {
+        same_long(&long_call("é", 1, "", pieces), &long_configs());
+        same_long(&long_call(", ", 0, "", pieces), &long_configs());
+    }
+}
+
+/// A bad byte late in a long value: the fast path refuses it there and the
+/// repairer reads it from its start (same events), near its end.
+#[test]
+fn long_values_failing_late() {
+    for bad in [
+        "\u{1}",
+        "\\x",
+        "\\ud83d",
+        "\"",
+        "\", \"name\": \"g",
+        "\"}, \"id\": \"1",
+    ] {
+        let ok = long_call("x", 10, "", 2);
+        let s = String::from_utf8(ok).expect("UTF-8");
+        let k = s.rfind("\"}}").expect("the value's end") - 1;
+        let broken = format!("{}{bad}{}", &s[..k], &s[k..]);
+        same_long(broken.as_bytes(), &long_configs());
+    }
+    // Invalid UTF-8 near the end.
+    let mut v = long_call("x", 10, "", 2);
+    let k = v.len() - 40;
+    v[k] = 0xFF;
+    same_long(&v, &long_configs());
+    let mut v = long_call("x", 10, "", 2);
+    let k = v.len() - 40;
+    v.splice(k..k, [0xE2, 0x82]);
+    same_long(&v, &long_configs());
+}
+
+/// Long values at each limit: arguments at `max_args_bytes` and either
+/// side of it, the value at `max_held_bytes` and either side, keys and
+/// blank runs at a quarter of `max_token_bytes` and either side.
+#[test]
+fn long_values_at_the_limits() {
+    let input = long_call("x", 5, "", 2);
+    let s = std::str::from_utf8(&input).expect("UTF-8");
+    let v0 = s.find('{').expect("value");
+    let v1 = s.rfind('}').expect("end") + 1;
+    let a0 = s.find("{\"path\"").expect("args");
+    let args = v1 - 1 - a0;
+    let with = |f: &dyn Fn(&mut toolstream::Limits)| {
+        let mut l = toolstream::Limits::default();
+        f(&mut l);
+        Config::default()
+            .with_dialects(vec![Dialect::Hermes])
+            .with_limits(l)
+    };
+    let mut cfgs = Vec::new();
+    for d in [-1isize, 0, 1] {
+        let n = (args as isize + d) as usize;
+        cfgs.push(with(&|l| l.max_args_bytes = n));
+        let n = ((v1 - v0) as isize + d) as usize;
+        cfgs.push(with(&|l| l.max_held_bytes = n));
+    }
+    same_long(&input, &cfgs);
+    // Keys and blanks near a quarter of a 1 KB token limit.
+    let tight = [with(&|l| l.max_token_bytes = 1024)];
+    for n in [253usize, 254, 255, 256, 257] {
+        let key = "k".repeat(n);
+        let pad = " ".repeat(n);
+        for at in [
+            format!("x\", \"{key}\": 1, \"t\": \"more"),
+            format!("x\",{pad}\"t\":{pad}[1,{pad}2]{pad}, \"u\": \"more"),
+        ] {
+            let input = long_call("y", 30, &at, 2);
+            same_long(&input, &tight);
+            same_long(&input, &long_configs());
+        }
     }
 }

@@ -13,12 +13,23 @@
 //! the events cannot depend on it. What the scan accepts, the repairer
 //! passes through unchanged (`tests/fast_calls.rs` checks both ways give
 //! the same events at every split).
+//!
+//! A value longer than the repairer's pieces (`json::PIECE`) is read in
+//! pieces there, with a `ToolArgs` delta after each: the arguments written
+//! up to the piece's end, less what the repairer holds there. The scan
+//! takes such a value only when every piece ends inside a string value of
+//! the arguments, where what is held is known — a cut escape or character,
+//! and a `,` and spaces ending the content ([`crate::json::comma_tail`]),
+//! stashed together when at most [`crate::json::STASH_MAX`] bytes — and
+//! says where each delta ends ([`Found::cuts`]). Work stays linear: the
+//! scan reads each byte once, and a value it refuses is read once more by
+//! the repairer, from its start (the fast path is tried once a value).
 
 use crate::config::Limits;
 use crate::json::LaneAt;
 
 /// A well-formed call object at the start of the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Found {
     /// The tool name's bytes (between its quotes): printable ASCII.
     pub name: (usize, usize),
@@ -26,16 +37,36 @@ pub(crate) struct Found {
     pub args: (usize, usize),
     /// Just past the envelope's closing brace.
     pub end: usize,
+    /// A value longer than one of the repairer's pieces: for each piece but
+    /// the last, where the arguments the repairer has written at the
+    /// piece's end stop (an index into the input). Empty otherwise.
+    pub cuts: Vec<usize>,
 }
 
-/// Longest value the fast path reads (well below the repairer's pieces,
-/// `json::PIECE`, so that a value it accepts is one piece there too).
+/// Longest value the fast path reads when the feed may stop inside it
+/// (the parser gave the block less than all its data), so that a long
+/// value cut by the feed costs a short scan only.
 const MAX_VALUE: usize = 16 << 10;
 /// Deepest nesting inside the arguments the fast path follows.
 const MAX_NEST: usize = 32;
 /// Longest name the fast path takes.
 const MAX_NAME: usize = 64;
 
+/// The scan's state: the input, the limits' bounds on what the repairer
+/// holds, and the next piece end to account for.
+struct Scan<'a> {
+    s: &'a [u8],
+    /// Longest key (with its quotes) or run of blanks taken: well inside
+    /// `max_token_bytes`, which bounds what the repairer holds of them.
+    max_held: usize,
+    /// The repairer's token bound (as it sets it).
+    max_token: usize,
+    /// The next end of a repairer's piece not yet accounted for.
+    next_cut: usize,
+    cuts: Vec<usize>,
+}
+
+/// Past the blanks at `s[i..]`.
 #[inline]
 fn blanks(s: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = s.get(i) {
@@ -44,10 +75,97 @@ fn blanks(s: &[u8], mut i: usize) -> usize {
     i
 }
 
+impl Scan<'_> {
+    /// Past the blanks at `i`, unless there are more than the repairer
+    /// would hold.
+    #[inline]
+    fn blanks(&self, i: usize) -> Option<usize> {
+        let j = blanks(self.s, i);
+        (j - i <= self.max_held).then_some(j)
+    }
+
+    /// A string value of the arguments whose opening quote is at `i`: the
+    /// index past its closing quote, each piece end inside its content
+    /// accounted for (one in any other place refuses the value).
+    #[inline]
+    fn value_string(&mut self, i: usize) -> Option<usize> {
+        if self.next_cut >= self.s.len() {
+            return string(self.s, i);
+        }
+        self.long_string(i)
+    }
+
+    /// [`Scan::value_string`] when a piece may end inside it: its content
+    /// read up to each piece end, then on.
+    #[cold]
+    #[inline(never)]
+    fn long_string(&mut self, i: usize) -> Option<usize> {
+        let s = self.s;
+        let from = i + 1;
+        if self.next_cut <= from {
+            return None;
+        }
+        let mut pos = from;
+        let stop = loop {
+            let b = self.next_cut;
+            if b >= s.len() {
+                break content_end(s, pos);
+            }
+            let e = content_end(&s[..b], pos);
+            // Stopped short of the piece end: the string's end (or what
+            // makes it no string), unless an escape the end cuts.
+            if e < b && !(s[e] == b'\\' && escape_len(&s[e..]).is_some()) {
+                break e;
+            }
+            self.piece_end(from, e, b)?;
+            pos = e;
+        };
+        (s.get(stop) == Some(&b'"')).then_some(stop + 1)
+    }
+
+    /// The piece that ends at `b`, inside the content that starts at
+    /// `from`, whose whole escapes end at `k` (the start of one `b` cuts,
+    /// or `b`): where the repairer's output stops there. It reads the
+    /// content from `from` or the piece's start, whichever is later, up to
+    /// `b`, and writes all of it but a cut escape or character and a `,`
+    /// and spaces that end it (held as a possible end of the string), those
+    /// stashed for the next piece when at most `STASH_MAX` bytes.
+    fn piece_end(&mut self, from: usize, mut k: usize, b: usize) -> Option<()> {
+        let s = self.s;
+        if k == b {
+            // A character `b` cuts: its lead byte is among the three
+            // before `b` (UTF-8 resynchronises; checked with the arguments).
+            let mut j = b;
+            while j > from && j + 3 > b && s[j - 1] & 0xC0 == 0x80 {
+                j -= 1;
+            }
+            if j > from && s[j - 1] >= 0xC0 {
+                let len = match s[j - 1] {
+                    0xC0..=0xDF => 2,
+                    0xE0..=0xEF => 3,
+                    _ => 4,
+                };
+                if j - 1 + len > b {
+                    k = j - 1;
+                }
+            }
+        }
+        let run = from.max(b - crate::json::PIECE);
+        let tail = crate::json::comma_tail(&s[run..k], self.max_token);
+        let at = k - tail;
+        if b - at > crate::json::STASH_MAX {
+            return None;
+        }
+        self.cuts.push(at);
+        self.next_cut = b + crate::json::PIECE;
+        Some(())
+    }
+}
+
 /// Reads a string whose opening quote is at `i`; returns the index past
-/// its closing quote. Its content is what the repairer's own scan passes
-/// through unchanged ([`crate::json::str_body`]: no raw control byte,
-/// valid escapes, whole valid UTF-8); anything else: `None`.
+/// its closing quote. Its content has no raw control byte and only valid
+/// escapes (a high surrogate with its low half); its UTF-8 is checked
+/// with the whole arguments' ([`scan`]'s caller).
 #[inline]
 fn string(s: &[u8], i: usize) -> Option<usize> {
     debug_assert_eq!(s.get(i), Some(&b'"'));
@@ -61,10 +179,98 @@ fn string(s: &[u8], i: usize) -> Option<usize> {
         e += 1;
     }
     if s.get(e) != Some(&b'"') {
-        e = crate::json::str_body(s, i + 1);
+        e = content_end(s, e);
     }
     (s.get(e) == Some(&b'"')).then_some(e + 1)
 }
+
+/// The first byte from `i` on that string content cannot hold as it is:
+/// a quote, a control byte, a backslash that begins no valid escape (or
+/// the end). Non-ASCII is content here (checked once, with the arguments).
+#[inline(never)]
+fn content_end(s: &[u8], mut i: usize) -> usize {
+    let n = s.len();
+    'blocks: while let Some(block) = s.get(i..i + 64).and_then(|b| <&[u8; 64]>::try_from(b).ok()) {
+        let (mut flags, _) = crate::json::block_flags::<false>(block);
+        while flags != 0 {
+            let j = flags.trailing_zeros() as usize & 63;
+            if block[j] != b'\\' {
+                return i + j;
+            }
+            // Mostly a two-byte escape: its second byte says so.
+            let e = match block.get(j + 1) {
+                Some(&e) => e,
+                None => s.get(i + 64).copied().unwrap_or(0),
+            };
+            let l = if SHORT_ESCAPE[e as usize] {
+                2
+            } else {
+                match escape_len(&s[i + j..]) {
+                    Some(l) => l,
+                    None => return i + j,
+                }
+            };
+            if j + l >= 64 {
+                i += j + l;
+                continue 'blocks;
+            }
+            flags &= u64::MAX << (j + l);
+        }
+        i += 64;
+    }
+    while i < n {
+        match s[i] {
+            b'"' | 0..=0x1F => return i,
+            b'\\' => match escape_len(&s[i..]) {
+                Some(l) => i += l,
+                None => return i,
+            },
+            _ => i += 1,
+        }
+    }
+    n
+}
+
+/// Length of the valid escape at the start of `s` (which starts with `\`),
+/// or None if it is invalid or cut off. A high surrogate counts only with
+/// its low half (as the repairer's scan takes escapes).
+#[inline]
+fn escape_len(s: &[u8]) -> Option<usize> {
+    match *s.get(1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => match hex4(s.get(2..6)?)? {
+            0xD800..=0xDBFF => {
+                if s.get(6..8)? != b"\\u" {
+                    return None;
+                }
+                let low = hex4(s.get(8..12)?)?;
+                (0xDC00..=0xDFFF).contains(&low).then_some(12)
+            }
+            0xDC00..=0xDFFF => None,
+            _ => Some(6),
+        },
+        _ => None,
+    }
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    h.iter().try_fold(0u32, |acc, &c| {
+        let d = (c as char).to_digit(16)?;
+        Some(acc << 4 | d)
+    })
+}
+
+/// The bytes after a backslash that make a two-byte escape.
+const SHORT_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let set = b"\"\\/bfnrt";
+    let mut k = 0;
+    while k < set.len() {
+        t[set[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 /// Printable ASCII but `"` and `\\`: string content that needs no look.
 const PLAIN: [bool; 256] = {
@@ -115,7 +321,8 @@ fn number(s: &[u8], start: usize, max: usize) -> Option<usize> {
 }
 
 /// Reads the arguments object whose `{` is at `i`; the index past its `}`.
-fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
+fn args_object(sc: &mut Scan<'_>, start: usize, limits: &Limits) -> Option<usize> {
+    let s = sc.s;
     let max_token = limits.max_token_bytes;
     // Levels inside the arguments: the envelope and the arguments object
     // are two, and one more is kept short of the limit.
@@ -126,7 +333,7 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
     // One bit a level: set for an object, clear for an array.
     let mut stack: u64 = 1;
     let mut depth = 1usize;
-    let mut i = blanks(s, start + 1);
+    let mut i = sc.blanks(start + 1)?;
     // The arguments' first key: a wrapper name makes them double-wrapped
     // (the writer unwraps them); no key, an empty object.
     if *s.get(i)? == b'"' {
@@ -158,14 +365,14 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
             Want::KeyOrEnd | Want::Key => match b {
                 b'"' => {
                     let k = string(s, i)?;
-                    if k - i > max_token {
+                    if k - i > max_token || k - i > sc.max_held {
                         return None;
                     }
-                    i = blanks(s, k);
+                    i = sc.blanks(k)?;
                     if *s.get(i)? != b':' {
                         return None;
                     }
-                    i = blanks(s, i + 1);
+                    i = sc.blanks(i + 1)?;
                     want = Want::Value;
                     continue;
                 }
@@ -179,7 +386,7 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
                     }
                     stack = (stack << 1) | u64::from(b == b'{');
                     depth += 1;
-                    i = blanks(s, i + 1);
+                    i = sc.blanks(i + 1)?;
                     want = if b == b'{' {
                         Want::KeyOrEnd
                     } else {
@@ -188,12 +395,13 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
                     continue;
                 }
                 b'"' => {
-                    i = blanks(s, string(s, i)?);
+                    let k = sc.value_string(i)?;
+                    i = sc.blanks(k)?;
                     want = Want::Next;
                     continue;
                 }
                 b'-' | b'0'..=b'9' => {
-                    i = blanks(s, number(s, i, max_token)?);
+                    i = sc.blanks(number(s, i, max_token)?)?;
                     want = Want::Next;
                     continue;
                 }
@@ -206,7 +414,7 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
                     if s.get(i..i + lit.len())? != lit {
                         return None;
                     }
-                    i = blanks(s, i + lit.len());
+                    i = sc.blanks(i + lit.len())?;
                     want = Want::Next;
                     continue;
                 }
@@ -215,7 +423,7 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
             },
             Want::Next => match b {
                 b',' => {
-                    i = blanks(s, i + 1);
+                    i = sc.blanks(i + 1)?;
                     want = if stack & 1 == 1 {
                         Want::Key
                     } else {
@@ -236,7 +444,7 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
         if depth == 0 {
             return Some(i + 1);
         }
-        i = blanks(s, i + 1);
+        i = sc.blanks(i + 1)?;
         want = Want::Next;
     }
 }
@@ -244,32 +452,59 @@ fn args_object(s: &[u8], start: usize, limits: &Limits) -> Option<usize> {
 /// `s` starts with a well-formed `{"name": "…", "arguments": {…}}` (either
 /// key order; blanks between tokens), all of it in `s`: where its parts are.
 /// `None` when it does not, or when the scan is unsure of anything (see the
-/// module's documentation).
-pub(crate) fn scan(s: &[u8], limits: &Limits) -> Option<Found> {
+/// module's documentation). `whole`: `s` is all the data the parser has
+/// (the feed does not stop inside a longer value); else the value must
+/// be short ([`MAX_VALUE`]). The arguments' UTF-8 is left to the caller,
+/// which checks it once as it makes them text.
+pub(crate) fn scan(s: &[u8], limits: &Limits, whole: bool) -> Option<Found> {
     if s.first() != Some(&b'{') {
         return None;
     }
     // A value shorter than every size limit reaches none of them: no
-    // token, held run or arguments can be cut by one.
-    let cap = MAX_VALUE
-        .min(limits.max_held_bytes)
+    // token, held run or arguments can be cut by one. A longer one (read
+    // whole) is bounded token by token: a key or run of blanks a quarter
+    // of the token limit at most (the repairer holds them within it, with
+    // a comma or quote), numbers of 15 bytes; its arguments shorter than
+    // theirs, and all of it within what the parser holds undecided.
+    let short = limits
+        .max_held_bytes
         .min(limits.max_token_bytes)
         .min(limits.max_args_bytes.saturating_sub(1));
+    // (Token limits below 16 bytes, where the repairer keeps its own
+    // floor of 16, keep the short rule.)
+    let cap = if whole && limits.max_token_bytes >= 16 {
+        limits
+            .max_held_bytes
+            .min(limits.max_args_bytes.saturating_sub(1))
+    } else {
+        short.min(MAX_VALUE)
+    };
     let s = &s[..s.len().min(cap)];
+    let mut sc = Scan {
+        s,
+        max_held: if s.len() <= short {
+            usize::MAX
+        } else {
+            limits.max_token_bytes / 4
+        },
+        max_token: limits.max_token_bytes.max(16),
+        next_cut: crate::json::PIECE,
+        cuts: Vec::new(),
+    };
     let mut name = None;
     let mut args = None;
-    let mut i = blanks(s, 1);
+    let mut i = sc.blanks(1)?;
     loop {
         if *s.get(i)? != b'"' {
             return None;
         }
         let k = string(s, i)?;
         let key = &s[i + 1..k - 1];
-        i = blanks(s, k);
+        i = sc.blanks(k)?;
         if *s.get(i)? != b':' {
             return None;
         }
-        i = blanks(s, i + 1);
+        i = sc.blanks(i + 1)?;
         match key {
             b"name" if name.is_none() => {
                 if *s.get(i)? != b'"' {
@@ -291,32 +526,39 @@ pub(crate) fn scan(s: &[u8], limits: &Limits) -> Option<Found> {
                     return None;
                 }
                 name = Some((from, j));
-                i = blanks(s, j + 1);
+                i = sc.blanks(j + 1)?;
             }
             b"arguments" if args.is_none() => {
                 if *s.get(i)? != b'{' {
                     return None;
                 }
-                let end = args_object(s, i, limits)?;
+                let end = args_object(&mut sc, i, limits)?;
                 if end - i > limits.max_args_bytes {
                     return None;
                 }
                 args = Some((i, end));
-                i = blanks(s, end);
+                i = sc.blanks(end)?;
             }
             _ => return None,
         }
         match *s.get(i)? {
-            b',' if args.is_none() || name.is_none() => i = blanks(s, i + 1),
+            b',' if args.is_none() || name.is_none() => i = sc.blanks(i + 1)?,
             b'}' => break,
             _ => return None,
         }
     }
-    // (Every string's UTF-8 was checked by its scan; the rest is ASCII.)
+    let (name, args) = (name?, args?);
+    // Every piece end before the value's end is accounted for; a long
+    // value's call starts once its name is read (arguments before it are
+    // held, not handed out piece by piece).
+    if sc.next_cut <= i || (!sc.cuts.is_empty() && args.0 < name.0) {
+        return None;
+    }
     Some(Found {
-        name: name?,
-        args: args?,
+        name,
+        args,
         end: i + 1,
+        cuts: sc.cuts,
     })
 }
 
@@ -1198,8 +1440,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn takes_long_values_in_pieces() {
+        use crate::dialect::fast_calls_taken;
+        let piece = crate::json::PIECE;
+        // The first piece ends inside an escape, the second after `, `.
+        let head = r#"{"name": "f", "arguments": {"content": ""#;
+        let mut v = head.to_string();
+        v.push_str(&"a".repeat(piece - 2 - v.len()));
+        v.push_str("\\u00e9");
+        v.push_str(&"b".repeat(2 * piece - 2 - v.len()));
+        v.push_str(", c\"}}");
+        let f = ok(&v).expect("a long value");
+        assert_eq!(f.cuts, vec![piece - 2, 2 * piece - 2]);
+        assert_eq!(f.end, v.len());
+        let input = format!("<tool_call>\n{v}\n</tool_call>");
+        let before = fast_calls_taken();
+        let fast = events(&input, &[], false);
+        assert_eq!(fast_calls_taken() - before, 1, "read by the fast path");
+        assert_eq!(fast, events(&input, &[], true));
+        // Cut by the feed (more data follows it): long values are not read.
+        assert!(scan(v.as_bytes(), &Limits::default(), false).is_none());
+        // A piece end between members, not in a string: refused.
+        let mut w = head.to_string();
+        w.push_str(&"a".repeat(piece - 3 - w.len()));
+        w.push_str("\", \"b\": \"");
+        w.push_str(&"c".repeat(1000));
+        w.push_str("\"}}");
+        assert_eq!(ok(&w), None);
+    }
+
     fn ok(s: &str) -> Option<Found> {
-        scan(s.as_bytes(), &Limits::default())
+        scan(s.as_bytes(), &Limits::default(), true)
     }
 
     #[test]
@@ -1238,12 +1510,9 @@ mod tests {
         ] {
             assert_eq!(ok(s), None, "{s}");
         }
-        assert_eq!(
-            scan(
-                b"{\"name\": \"f\", \"arguments\": {\"a\": \"\xff\"}}",
-                &Limits::default()
-            ),
-            None
-        );
+        // UTF-8 is the caller's to check, once, over the arguments.
+        let s = b"{\"name\": \"f\", \"arguments\": {\"a\": \"\xff\"}}";
+        let f = scan(s, &Limits::default(), true).expect("no UTF-8 check here");
+        assert!(std::str::from_utf8(&s[f.args.0..f.args.1]).is_err());
     }
 }

@@ -179,7 +179,7 @@ struct FastEnd {
     /// Its block-local call number.
     local: usize,
     /// Its arguments, as written (and as the repairer would write them).
-    args: Vec<u8>,
+    args: String,
 }
 
 impl JsonCalls {
@@ -430,26 +430,46 @@ impl JsonCalls {
     /// The fast path: `input` starts with a whole well-formed call object
     /// ([`super::fastcall::scan`]). Emits what the repairer and the router
     /// would have made known in this feed — the call's start and its whole
-    /// arguments, over the value's span — and keeps its end for
+    /// arguments, over the value's span, or for a value longer than the
+    /// repairer's pieces the start over the first piece and the arguments
+    /// written by each piece's end over that piece (as
+    /// [`crate::json::in_pieces`] feeds it) — and keeps its end for
     /// [`JsonCalls::end_all`]. `None`: not such a value (nothing done).
     #[inline]
     fn feed_fast(&mut self, input: &[u8], cx: &mut Cx<'_>) -> Option<Progress> {
         // A value read whole ends with a `}` in this feed.
         let last = memchr::memrchr(b'}', input)?;
-        let found = super::fastcall::scan(&input[..=last], &cx.cfg.limits)?;
+        // All the parser's data is here: a long value is not cut by the feed.
+        let whole = cx.em.data_end <= cx.abs(input.len());
+        let found = super::fastcall::scan(&input[..=last], &cx.cfg.limits, whole)?;
+        // The arguments' only UTF-8 check (the scan leaves it here): made
+        // text at once, with one copy.
+        let args = simdutf8::basic::from_utf8(&input[found.args.0..found.args.1]).ok()?;
         let name = std::str::from_utf8(&input[found.name.0..found.name.1]).ok()?;
-        let span = Span::new(cx.base, cx.abs(found.end));
         super::fast_call_taken();
+        // Made before the deltas are copied, as the repairer's writer makes
+        // its text before its first delta: in the other order a long
+        // value's buffers were given back to the system after each parse
+        // (glibc: some 20 page faults a parse of 100 KB, none this way).
+        let args = args.to_owned();
         self.began = true;
         self.closed = true;
         self.any_named = true;
-        let local = cx.start(name, None, span);
-        let args = &input[found.args.0..found.args.1];
-        cx.args(local, args, span);
-        self.fast_end = Some(FastEnd {
-            local,
-            args: args.to_vec(),
-        });
+        let end = cx.abs(found.end);
+        let first = match found.cuts.is_empty() {
+            true => end,
+            false => cx.abs(crate::json::PIECE),
+        };
+        let local = cx.start(name, None, Span::new(cx.base, first));
+        let mut from = found.args.0;
+        let mut at = cx.base;
+        for (k, &cut) in found.cuts.iter().enumerate() {
+            let to = cx.abs((k + 1) * crate::json::PIECE);
+            cx.args(local, &input[from..cut], Span::new(at, to));
+            (from, at) = (cut, to);
+        }
+        cx.args(local, &input[from..found.args.1], Span::new(at, end));
+        self.fast_end = Some(FastEnd { local, args });
         Some(Progress {
             consumed: found.end,
             status: Status::Done,
@@ -511,7 +531,7 @@ impl JsonCalls {
                 st.active = false;
                 self.fast_end = Some(FastEnd {
                     local,
-                    args: st.take_args(),
+                    args: crate::json::into_string(st.take_args()),
                 });
                 self.began = true;
                 self.closed = true;
@@ -899,7 +919,7 @@ impl JsonCalls {
             if extra.len() > 1 {
                 extra.sort_unstable();
             }
-            cx.end(f.local, end, crate::json::into_string(f.args), extra, false);
+            cx.end(f.local, end, f.args, extra, false);
             return;
         }
         let open = |t: &Track| t.local.is_some() && !t.ended;

@@ -22,11 +22,11 @@ pub(crate) use complete::completion;
 pub use document::{DocumentEnd, DocumentRepairer, LimitHit};
 pub use repair::{Mark, Progress, Repairer, Sink, Status, ValueKind};
 
-pub(crate) use repair::{Lane, LaneAt};
+pub(crate) use repair::{Lane, LaneAt, STASH_MAX};
 
 /// Most bytes a reader hands its repairer at once when it must do per-feed
 /// bookkeeping within a long feed (see [`in_pieces`]).
-const PIECE: usize = 64 << 10;
+pub(crate) const PIECE: usize = 64 << 10;
 
 /// Feeds `input` to `feed` in pieces of at most [`PIECE`] bytes, stopping at
 /// the first piece that does not end with [`Status::NeedMore`]: a reader's

@@ -686,7 +686,7 @@ pub(crate) fn reuse<T>(slot: &mut Vec<T>, mut old: Vec<T>) {
 
 /// Most bytes [`Repairer::stash`] holds: a longer unit goes to the slow
 /// path, so that no byte is read more than `STASH_MAX / chunk` times.
-const STASH_MAX: usize = 32;
+pub(crate) const STASH_MAX: usize = 32;
 
 /// How far a run of non-ASCII string content is looked at in one step: a
 /// run cut by an invalid byte is read again after it, so the look ahead must
