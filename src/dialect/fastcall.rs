@@ -1,4 +1,5 @@
-//! A validating fast path for a well-formed call object read whole (#48).
+//! Validating fast paths for a well-formed call object (#48): read whole
+//! ([`scan`]) or as it streams in ([`Stream`]).
 //!
 //! Inside call markup (Hermes' `<tool_call>`), most values are exactly
 //! `{"name": "…", "arguments": {…}}`: strict JSON, nothing to repair. When
@@ -26,7 +27,7 @@
 //! the repairer, from its start (the fast path is tried once a value).
 
 use crate::config::Limits;
-use crate::json::LaneAt;
+use crate::json::{escape_len, LaneAt, SHORT_ESCAPE};
 
 /// A well-formed call object at the start of the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +50,12 @@ pub(crate) struct Found {
 const MAX_VALUE: usize = 16 << 10;
 /// Deepest nesting inside the arguments the fast path follows.
 const MAX_NEST: usize = 32;
+/// Levels inside the arguments the fast paths follow: the envelope and
+/// the arguments object are two, and one more is kept short of the limit.
+#[inline]
+fn args_depth(limits: &Limits) -> usize {
+    limits.max_depth.saturating_sub(2).min(MAX_NEST)
+}
 /// Longest name the fast path takes.
 const MAX_NAME: usize = 64;
 
@@ -231,47 +238,6 @@ fn content_end(s: &[u8], mut i: usize) -> usize {
     n
 }
 
-/// Length of the valid escape at the start of `s` (which starts with `\`),
-/// or None if it is invalid or cut off. A high surrogate counts only with
-/// its low half (as the repairer's scan takes escapes).
-#[inline]
-fn escape_len(s: &[u8]) -> Option<usize> {
-    match *s.get(1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => match hex4(s.get(2..6)?)? {
-            0xD800..=0xDBFF => {
-                if s.get(6..8)? != b"\\u" {
-                    return None;
-                }
-                let low = hex4(s.get(8..12)?)?;
-                (0xDC00..=0xDFFF).contains(&low).then_some(12)
-            }
-            0xDC00..=0xDFFF => None,
-            _ => Some(6),
-        },
-        _ => None,
-    }
-}
-
-fn hex4(h: &[u8]) -> Option<u32> {
-    h.iter().try_fold(0u32, |acc, &c| {
-        let d = (c as char).to_digit(16)?;
-        Some(acc << 4 | d)
-    })
-}
-
-/// The bytes after a backslash that make a two-byte escape.
-const SHORT_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let set = b"\"\\/bfnrt";
-    let mut k = 0;
-    while k < set.len() {
-        t[set[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
-
 /// Printable ASCII but `"` and `\\`: string content that needs no look.
 const PLAIN: [bool; 256] = {
     let mut t = [false; 256];
@@ -326,7 +292,7 @@ fn args_object(sc: &mut Scan<'_>, start: usize, limits: &Limits) -> Option<usize
     let max_token = limits.max_token_bytes;
     // Levels inside the arguments: the envelope and the arguments object
     // are two, and one more is kept short of the limit.
-    let max_depth = limits.max_depth.saturating_sub(2).min(MAX_NEST);
+    let max_depth = args_depth(limits);
     if max_depth == 0 {
         return None;
     }
@@ -345,19 +311,6 @@ fn args_object(sc: &mut Scan<'_>, start: usize, limits: &Limits) -> Option<usize
         }
     }
     // Expecting: a key or `}` (object start), a value, or `,`/end.
-    #[derive(PartialEq)]
-    enum Want {
-        /// After `{`: a key or `}`.
-        KeyOrEnd,
-        /// After `[`: a value or `]`.
-        ValueOrEnd,
-        /// After `,` in an object.
-        Key,
-        /// After `:` or `,` in an array.
-        Value,
-        /// After a value.
-        Next,
-    }
     let mut want = Want::KeyOrEnd;
     loop {
         let b = *s.get(i)?;
@@ -922,10 +875,7 @@ impl Stream {
     /// container past (that of the envelope and the arguments, as the
     /// scan's), and the repairer's limit on a held token.
     pub(crate) fn lane_limits(limits: &Limits) -> (usize, usize) {
-        (
-            limits.max_depth.saturating_sub(2).min(MAX_NEST) + 1,
-            limits.max_token_bytes.max(16),
-        )
+        (args_depth(limits) + 1, limits.max_token_bytes.max(16))
     }
 
     /// The lane gave the value back ([`crate::json::Lane::disarm_stream`]):
@@ -1055,7 +1005,7 @@ impl Stream {
                     self.at = At::ArgsKey;
                 }
                 At::ArgsOpen => {
-                    let max_depth = limits.max_depth.saturating_sub(2).min(MAX_NEST);
+                    let max_depth = args_depth(limits);
                     if b != b'{' || max_depth == 0 {
                         break Step::Refuse;
                     }
@@ -1082,7 +1032,7 @@ impl Stream {
                         },
                         Want::ValueOrEnd | Want::Value => match b {
                             b'{' | b'[' => {
-                                let max_depth = limits.max_depth.saturating_sub(2).min(MAX_NEST);
+                                let max_depth = args_depth(limits);
                                 if self.depth >= max_depth {
                                     break Step::Refuse;
                                 }

@@ -49,9 +49,9 @@ pub(crate) fn in_pieces(input: &[u8], mut feed: impl FnMut(&[u8], usize) -> Prog
 
 #[allow(unused_imports)]
 pub(crate) use repair::{
-    block_flags, comma_tail, control_escape, ends_in_blank_line, fits_f64, holds_blank_line,
-    incomplete_utf8_tail, is_json_number, reuse, run_len, run_len_except, str_body, str_tail_cut,
-    utf8_len,
+    block_flags, comma_tail, control_escape, ends_in_blank_line, escape_len, fits_f64,
+    holds_blank_line, incomplete_utf8_tail, is_json_number, reuse, run_len, run_len_except,
+    str_body, str_tail_cut, utf8_len, SHORT_ESCAPE,
 };
 
 use crate::error::NoJson;

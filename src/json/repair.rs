@@ -43,7 +43,7 @@ mod lane;
 mod units;
 
 /// The string scan, for the call fast path (`dialect::fastcall`).
-pub(crate) use fast::{block_flags, str_body, str_tail_cut};
+pub(crate) use fast::{block_flags, escape_len, str_body, str_tail_cut, SHORT_ESCAPE};
 pub(crate) use lane::{Lane, LaneAt};
 
 use units::Units;

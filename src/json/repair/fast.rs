@@ -1281,12 +1281,12 @@ fn utf8_error(run: &[u8]) -> usize {
 }
 
 /// The bytes after a backslash that make a two-byte escape.
-static SHORT_ESCAPE: [bool; 256] = byte_set(b"\"\\/bfnrt");
+pub(crate) static SHORT_ESCAPE: [bool; 256] = byte_set(b"\"\\/bfnrt");
 
 /// Length of the valid escape at the start of `s` (which starts with `\`),
 /// or None if it is invalid or cut off. A high surrogate counts only with
 /// its low half.
-fn escape_len(s: &[u8]) -> Option<usize> {
+pub(crate) fn escape_len(s: &[u8]) -> Option<usize> {
     match *s.get(1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
         b'u' => {

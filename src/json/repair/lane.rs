@@ -732,13 +732,7 @@ impl Lane {
     /// [`Lane::take_held`]).
     pub(crate) fn disarm_stream(&mut self, out: &mut Vec<u8>) -> (LaneAt, u64, usize) {
         debug_assert!(self.armed && self.base == 0);
-        self.armed = false;
-        self.split_held();
-        let at = if clean(self.state) {
-            self.state
-        } else {
-            self.cstate
-        };
+        let at = self.stop_here();
         let at = match at {
             st::STR => LaneAt::Str,
             st::CLEAN_K => LaneAt::Key,
@@ -1161,19 +1155,26 @@ impl Lane {
         self.held = held;
     }
 
+    /// Marks the lane disarmed, splits off the held bytes and returns the
+    /// state at the last commit point (what [`Lane::disarm`] and
+    /// [`Lane::disarm_stream`] hand back).
+    fn stop_here(&mut self) -> u8 {
+        self.armed = false;
+        self.split_held();
+        if clean(self.state) {
+            self.state
+        } else {
+            self.cstate
+        }
+    }
+
     /// Disarms the lane: `rep` gets the state of the last commit point, and
     /// `out` the arguments buffer. Returns the change in depth since the lane
     /// was armed (for the writer's count). Held bytes stay here (see
     /// [`Lane::take_held`]).
     pub(crate) fn disarm(&mut self, rep: &mut Repairer, out: &mut Vec<u8>) -> isize {
         debug_assert!(self.armed);
-        self.armed = false;
-        self.split_held();
-        let at = if clean(self.state) {
-            self.state
-        } else {
-            self.cstate
-        };
+        let at = self.stop_here();
         let (pos, in_str) = match at {
             st::STR => (self.str_pos, true),
             st::CLEAN_K => (Pos::ObjKey, false),
@@ -1242,13 +1243,13 @@ fn skip_plain(input: &[u8], i: usize, long: bool) -> usize {
 
 /// The longest run [`short_content`] reads (longer ones go straight to
 /// the SIMD search).
-const PLAIN_CHUNK_MAX: usize = 64;
+const SHORT_RUN_MAX: usize = 64;
 
-/// [`content_len`] of `input` if it is at most [`PLAIN_CHUNK_MAX`] bytes:
+/// [`content_len`] of `input` if it is at most [`SHORT_RUN_MAX`] bytes:
 /// one pass with none of the scan's set-up.
 #[inline(always)]
 fn short_content(input: &[u8]) -> Option<usize> {
-    if input.len() <= PLAIN_CHUNK_MAX {
+    if input.len() <= SHORT_RUN_MAX {
         content_len(input)
     } else {
         None
